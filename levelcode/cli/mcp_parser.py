@@ -1,0 +1,34 @@
+"""Arguments of `levelcode mcp …`."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+MCP_EPILOG = """\
+examples:
+  levelcode mcp list                         every configured server, its state and tools
+  levelcode mcp call time get_current_time '{"timezone": "UTC"}'
+"""
+
+
+def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    mcp = commands.add_parser(
+        "mcp",
+        parents=[common],
+        help="see and manage MCP servers",
+        description="See and manage MCP servers.",
+        epilog=MCP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
+    listing = actions.add_parser(
+        "list", parents=[common], help="list configured servers, their state and tools"
+    )
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    call = actions.add_parser(
+        "call", parents=[common], help="call one tool and print what the model would get"
+    )
+    call.add_argument("server", help="server name as configured")
+    call.add_argument("tool", help="the server's own tool name")
+    call.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")

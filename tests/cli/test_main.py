@@ -1,0 +1,50 @@
+"""The console script answers --version and --help, as installed and as `python -m levelcode`."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from levelcode import __version__
+from levelcode.cli.main import main
+
+
+def test_version_and_help_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"levelcode {__version__}"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    help_text = capsys.readouterr().out
+    for word in ("run", "mcp", "-C DIR", "--autopilot", "--provider"):
+        assert word in help_text
+
+
+def test_console_script_runs() -> None:
+    script = shutil.which("levelcode")
+    assert script is not None, "the levelcode console script is not installed in this environment"
+    done = subprocess.run([script, "--version"], capture_output=True, text=True, check=True, timeout=30)
+    assert done.stdout.strip() == f"levelcode {__version__}"
+    module = subprocess.run(
+        [sys.executable, "-m", "levelcode", "--help"], capture_output=True, text=True, timeout=30, check=True
+    )
+    assert module.returncode == 0
+    assert "usage: levelcode" in module.stdout
+
+
+def test_startup_does_not_import_the_mcp_sdk_or_provider_sdks() -> None:
+    code = (
+        "import sys; from levelcode.cli.main import build_parser; build_parser();"
+        "import levelcode.mcp.config_files, levelcode.mcp.catalog, levelcode.mcp.policy;"
+        "heavy = ('mcp', 'anthropic', 'openai', 'pydantic', 'httpx');"
+        "bad = [m for m in sys.modules if m.split('.')[0] in heavy];"
+        "print(','.join(bad))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=30
+    )
+    assert done.stdout.strip() == ""

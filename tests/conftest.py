@@ -1,0 +1,34 @@
+"""Every test runs with LEVELCODE_HOME and HOME in a temporary directory: none reads the real user's
+config, state or home, and no provider key leaks in from the developer's shell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+_SCRUBBED = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENROUTER_API_KEY",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path_factory.mktemp("home")
+    levelcode_home = root / "levelcode-home"
+    user_home = root / "user-home"
+    levelcode_home.mkdir()
+    user_home.mkdir()
+    monkeypatch.setenv("LEVELCODE_HOME", str(levelcode_home))
+    monkeypatch.setenv("HOME", str(user_home))
+    for name in _SCRUBBED:
+        monkeypatch.delenv(name, raising=False)
+    return levelcode_home
