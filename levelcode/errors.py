@@ -89,9 +89,12 @@ class ProtocolError(McpError):
 class RemoteError(McpError):
     """The server answered with a JSON-RPC error."""
 
-    def __init__(self, message: str, *, server: str, code: int, tool: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, server: str, code: int, data: object = None, tool: str | None = None
+    ) -> None:
         super().__init__(message, server=server, tool=tool)
         self.code = code
+        self.data = data
 
 
 class CallTimeout(McpError):

@@ -1,0 +1,226 @@
+"""One live MCP server: its negotiated session, its tools, and calls that always end in a string.
+
+`McpConnection.call_tool` returns what the model gets: the rendered result, or `ERROR: …` for a
+timeout, a JSON-RPC error, a malformed answer, or a server that died (with its last stderr lines).
+Capping and spilling long results is the hub's job (it owns the results directory).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from levelcode.errors import CallTimeout, McpError, ProtocolError, ServerExited, ServerStartError
+from levelcode.mcp import jsonrpc
+from levelcode.mcp.config import StdioServerSpec
+from levelcode.mcp.environment import server_environment
+from levelcode.mcp.framing import DEFAULT_MAX_MESSAGE_BYTES
+from levelcode.mcp.handshake import (
+    DEFAULT_HINTED_PROBE_SECONDS,
+    DEFAULT_PROBE_GRACE_SECONDS,
+    Era,
+    ServerInfo,
+    finish_background_closes,
+    negotiate,
+)
+from levelcode.mcp.results import Rendered, render_call_result
+from levelcode.mcp.session import McpSession
+from levelcode.mcp.stdio import StdioLaunch, StdioTransport
+
+DEFAULT_STARTUP_TIMEOUT = 30.0
+DEFAULT_CALL_TIMEOUT = 120.0
+MAX_LIST_PAGES = 100
+MAX_INPUT_ROUNDS = 10
+STDERR_LINES_IN_ERRORS = 8
+
+
+@dataclass(frozen=True)
+class ConnectOptions:
+    workspace: Path
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    probe_grace: float = DEFAULT_PROBE_GRACE_SECONDS
+    hinted_probe: float = DEFAULT_HINTED_PROBE_SECONDS
+    log_dir: Path | None = None
+
+
+def resolve_launch(
+    spec: StdioServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]
+) -> StdioLaunch:
+    """What exactly to run: expands `${VAR}` in env (ServerStartError naming a missing one)."""
+    env = server_environment(spec.env, parent_env, server=spec.name)
+    cwd = options.workspace / spec.cwd if spec.cwd else options.workspace
+    log = options.log_dir / f"{_file_safe(spec.name)}.log" if options.log_dir else None
+    return StdioLaunch(spec.name, (spec.command, *spec.args), env, str(cwd), options.max_message_bytes, log)
+
+
+def _file_safe(name: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80]
+    return safe.strip(".") or "server"
+
+
+ToolsChanged = Callable[["McpConnection"], None]
+
+
+class McpConnection:
+    def __init__(
+        self, spec: StdioServerSpec, session: McpSession, info: ServerInfo, options: ConnectOptions
+    ) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.session = session
+        self.info = info
+        self.call_timeout = spec.timeout or options.call_timeout
+        self.tools: tuple[Mapping[str, object], ...] = ()
+        self.on_tools_changed: ToolsChanged | None = None
+        self._background: set[asyncio.Task[object]] = set()
+        session.on_notification = self._notification
+
+    @property
+    def pid(self) -> int | None:
+        transport = self.session.transport
+        return transport.pid if isinstance(transport, StdioTransport) else None
+
+    async def list_tools(self, *, timeout: float | None = None) -> tuple[Mapping[str, object], ...]:
+        tools: list[Mapping[str, object]] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _page in range(MAX_LIST_PAGES):
+            params = {"cursor": cursor} if cursor else {}
+            result = await self.session.request("tools/list", params, timeout=timeout or self.call_timeout)
+            page = result.get("tools")
+            if not isinstance(page, list):
+                raise ProtocolError("tools/list answered without a list of tools", server=self.name)
+            tools.extend(item for item in page if isinstance(item, Mapping))
+            next_cursor = result.get("nextCursor")
+            if not isinstance(next_cursor, str) or not next_cursor:
+                self.tools = tuple(tools)
+                return self.tools
+            if next_cursor in seen:
+                raise ProtocolError("tools/list repeated a page cursor", server=self.name)
+            seen.add(cursor := next_cursor)
+        raise ProtocolError(f"tools/list went on for more than {MAX_LIST_PAGES} pages", server=self.name)
+
+    async def call_tool(
+        self, tool: str, arguments: Mapping[str, object], *, timeout: float | None = None
+    ) -> Rendered:
+        """The rendered result; every failure becomes an `ERROR: …` string, never an exception."""
+        limit = timeout or self.call_timeout
+        try:
+            return await self._call(tool, arguments, limit)
+        except CallTimeout:
+            return Rendered(
+                f"ERROR: {self.name}/{tool} timed out after {limit:g} s; "
+                "LevelCode asked the server to cancel it",
+                True,
+            )
+        except ServerExited as exc:
+            return Rendered(
+                f"ERROR: server {self.name!r} exited ({exc.detail}) during {tool}{self._stderr()}", True
+            )
+        except McpError as exc:
+            return Rendered(f"ERROR: {self.name}/{tool}: {exc}{self._stderr()}", True)
+
+    async def _call(self, tool: str, arguments: Mapping[str, object], timeout: float) -> Rendered:
+        params: dict[str, object] = {"name": tool, "arguments": dict(arguments)}
+        for round_ in range(MAX_INPUT_ROUNDS):
+            result = await self.session.request("tools/call", params, timeout=timeout, tool=tool)
+            kind = result.get("resultType", "complete")
+            if kind == "complete":
+                return render_call_result(result)
+            if kind != "input_required":
+                raise ProtocolError(f"unknown resultType {kind!r}", server=self.name, tool=tool)
+            if result.get("inputRequests"):
+                return Rendered(
+                    f"ERROR: {self.name}/{tool} asked for input from the user, "
+                    "which LevelCode does not support yet",
+                    True,
+                )
+            params = {**params, "requestState": result.get("requestState")}
+            await asyncio.sleep(min(0.05 * 2**round_, 0.25))
+        raise ProtocolError(
+            f"still asking to retry after {MAX_INPUT_ROUNDS} rounds", server=self.name, tool=tool
+        )
+
+    def _stderr(self) -> str:
+        lines = self.session.diagnostics()[-STDERR_LINES_IN_ERRORS:]
+        return ("\nlast stderr lines:\n" + "\n".join(lines)) if lines else ""
+
+    def _notification(self, message: jsonrpc.Notification) -> None:
+        if message.method == "notifications/tools/list_changed":
+            self._spawn(self._refresh())
+
+    async def _refresh(self) -> None:
+        with contextlib.suppress(McpError):
+            await self.list_tools()
+            if self.on_tools_changed is not None:
+                self.on_tools_changed(self)
+
+    def start_listening(self) -> None:
+        """2026-07-28 delivers list_changed only on a `subscriptions/listen` stream; open one."""
+        if self.info.era == "modern" and self.info.tools_list_changed:
+            params = {"notifications": {"toolsListChanged": True}}
+            self._spawn(self.session.request("subscriptions/listen", params, timeout=None))
+
+    def _spawn(self, work: Coroutine[object, object, object]) -> None:
+        task: asyncio.Task[object] = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[object]) -> None:
+        self._background.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved, so asyncio does not log it; failures here are not fatal
+
+    async def close(self) -> None:
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(self.session.close(), finish_background_closes())
+
+
+async def connect(
+    spec: StdioServerSpec,
+    options: ConnectOptions,
+    *,
+    hint: Era | None = None,
+    parent_env: Mapping[str, str] | None = None,
+) -> McpConnection:
+    """Start the server, negotiate, list its tools — all within its startup timeout."""
+    launch = resolve_launch(spec, options, os.environ if parent_env is None else parent_env)
+    startup = spec.startup_timeout or options.startup_timeout
+
+    async def open_session() -> McpSession:
+        session = McpSession(StdioTransport(launch))
+        await session.open()
+        return session
+
+    sessions: list[McpSession] = []
+    try:
+        async with asyncio.timeout(startup):
+            session, info = await negotiate(
+                open_session, hint, probe_grace=options.probe_grace, hinted_probe=options.hinted_probe
+            )
+            sessions.append(session)
+            connection = McpConnection(spec, session, info, options)
+            await connection.list_tools(timeout=startup)
+    except TimeoutError:
+        await _close_all(sessions)
+        raise ServerStartError(f"did not finish starting within {startup:g} s", server=spec.name) from None
+    except ServerExited as exc:
+        await _close_all(sessions)
+        tail = "; last stderr: " + " | ".join(exc.stderr_tail[-3:]) if exc.stderr_tail else ""
+        raise ServerStartError(f"exited while starting ({exc.detail}){tail}", server=spec.name) from exc
+    except BaseException:
+        await _close_all(sessions)
+        raise
+    connection.start_listening()
+    return connection
+
+
+async def _close_all(sessions: list[McpSession]) -> None:
+    await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)

@@ -1,0 +1,101 @@
+"""A `tools/call` result → the one string the model gets.
+
+Pure. Text blocks are joined; `structuredContent` is shown when there is no text; images, audio
+and binary resources are summarised (type, mime, size), never dumped as base64; `isError` becomes
+`ERROR: …`. The cap on the whole string is applied by `cap_text`, which leaves the full text to
+the caller to spill into a file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+DEFAULT_RESULT_CHARS = 40_000
+
+
+@dataclass(frozen=True)
+class Rendered:
+    text: str
+    is_error: bool
+
+
+def render_call_result(result: Mapping[str, object]) -> Rendered:
+    content = result.get("content")
+    blocks = content if isinstance(content, list) else []
+    parts = [render_block(block) for block in blocks]
+    text = "\n".join(part for part in parts if part)
+    has_text = any(isinstance(b, Mapping) and b.get("type") == "text" for b in blocks)
+    structured = result.get("structuredContent")
+    if not has_text and structured is not None:
+        rendered = json.dumps(structured, indent=2, ensure_ascii=False, default=str)
+        text = f"{text}\n{rendered}" if text else rendered
+    is_error = result.get("isError") is True
+    if is_error:
+        return Rendered("ERROR: " + (text or "the tool reported an error without a message"), True)
+    return Rendered(text or "(the tool returned no content)", False)
+
+
+def render_block(block: object) -> str:
+    if not isinstance(block, Mapping):
+        return "[malformed content block]"
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        return text if isinstance(text, str) else "[malformed text block]"
+    if kind in ("image", "audio"):
+        return f"[{kind}: {_mime(block)}, {_base64_size(block.get('data'))}]"
+    if kind == "resource_link":
+        return _resource_link(block)
+    if kind == "resource":
+        return _embedded_resource(block.get("resource"))
+    return f"[unsupported content block: {str(kind)[:40]}]"
+
+
+def cap_text(text: str, limit: int = DEFAULT_RESULT_CHARS, *, spill_path: str | None = None) -> str:
+    """The text cut to `limit` characters with a note saying where the whole of it is."""
+    if len(text) <= limit:
+        return text
+    where = f"; the full result is in {spill_path}" if spill_path else ""
+    note = f"\n\n[result cut: showing {limit:,} of {len(text):,} characters{where}]"
+    return text[:limit] + note
+
+
+def _mime(block: Mapping[str, object]) -> str:
+    mime = block.get("mimeType")
+    return mime if isinstance(mime, str) and mime else "unknown type"
+
+
+def _base64_size(data: object) -> str:
+    if not isinstance(data, str):
+        return "no data"
+    return human_bytes(len(data) * 3 // 4)
+
+
+def human_bytes(count: int) -> str:
+    if count < 1024:
+        return f"{count} bytes"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.1f} KB"
+    return f"{count / (1024 * 1024):.1f} MB"
+
+
+def _resource_link(block: Mapping[str, object]) -> str:
+    name = block.get("name") or block.get("title") or "resource"
+    details = [_mime(block)] if isinstance(block.get("mimeType"), str) else []
+    size = block.get("size")
+    if isinstance(size, int) and not isinstance(size, bool):
+        details.append(human_bytes(size))
+    suffix = f" ({', '.join(details)})" if details else ""
+    return f"[resource link: {name} <{block.get('uri')}>{suffix}]"
+
+
+def _embedded_resource(resource: object) -> str:
+    if not isinstance(resource, Mapping):
+        return "[malformed resource block]"
+    uri = resource.get("uri")
+    text = resource.get("text")
+    if isinstance(text, str):
+        return f"[resource {uri} ({_mime(resource)})]\n{text}"
+    return f"[resource {uri}: {_mime(resource)}, {_base64_size(resource.get('blob'))}]"

@@ -1,0 +1,93 @@
+"""`levelcode mcp list` and `levelcode mcp call` as a user runs them: real processes, real servers,
+an isolated LEVELCODE_HOME."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.support.cli import run_cli, write_settings
+from tests.support.servers import FAULT_SERVER, node_server
+
+
+def _settings(home: Path, pid_file: Path) -> None:
+    write_settings(
+        home,
+        {
+            "mcpServers": {
+                "fault": {
+                    "command": sys.executable,
+                    "args": [str(FAULT_SERVER)],
+                    "env": {"FAULT_PID_FILE": str(pid_file)},
+                },
+                "everything": {"command": node_server("mcp-server-everything")},
+                "missing": {"command": "no-such-command-anywhere"},
+                "off": {"command": "whatever", "disabled": True},
+            },
+            "mcpToolPolicy": {"fault__echo": "allow"},
+        },
+    )
+
+
+def test_mcp_list_shows_every_configured_server_with_state_and_tools(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    _settings(isolated_home, tmp_path / "pids")
+    marker = tmp_path / "marker"
+    (tmp_path / ".mcp.json").write_text(json.dumps({"repo": {"command": "touch", "args": [str(marker)]}}))
+    done = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "fault · running · user · " in out
+    assert "    fault__echo  [allow]" in out
+    assert "    fault__hang  [ask]" in out
+    assert "everything · running" in out
+    assert "everything__echo" in out
+    assert "missing · failed: cannot start 'no-such-command-anywhere': command not found" in out
+    assert "off · disabled in config" in out
+    assert f"repo · needs approval · workspace · {tmp_path / '.mcp.json'}" in out
+    assert f"  touch {marker}" in out
+    assert not marker.exists()
+
+
+def test_mcp_list_json(isolated_home: Path, tmp_path: Path) -> None:
+    _settings(isolated_home, tmp_path / "pids")
+    done = run_cli(["-C", str(tmp_path), "mcp", "list", "--json"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    servers = {s["name"]: s for s in doc["servers"]}
+    assert servers["fault"]["state"] == "running"
+    assert {"name": "fault__echo", "tool": "echo", "decision": "allow"}.items() <= servers["fault"]["tools"][
+        0
+    ].items()
+    assert servers["missing"]["state"].startswith("failed: ")
+    assert doc["problems"] == []
+
+
+def test_mcp_list_with_nothing_configured_says_how_to_add(isolated_home: Path, tmp_path: Path) -> None:
+    done = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    assert done.returncode == 0
+    assert "No MCP servers are configured." in done.stdout
+    assert "levelcode mcp add" in done.stdout
+
+
+def test_mcp_call_prints_what_the_model_would_get(isolated_home: Path, tmp_path: Path) -> None:
+    _settings(isolated_home, tmp_path / "pids")
+    done = run_cli(["mcp", "call", "fault", "echo", '{"message": "hi there"}'], isolated_home)
+    assert (done.returncode, done.stdout) == (0, "hi there\n")
+    failed = run_cli(["mcp", "call", "fault", "is_error"], isolated_home)
+    assert (failed.returncode, failed.stdout) == (1, "ERROR: the tool failed on purpose\n")
+
+
+def test_mcp_call_errors_say_what_to_do(isolated_home: Path, tmp_path: Path) -> None:
+    _settings(isolated_home, tmp_path / "pids")
+    unknown = run_cli(["mcp", "call", "nope", "echo"], isolated_home)
+    assert unknown.returncode == 2
+    assert "no MCP server named 'nope' (configured: fault, everything, missing, off)" in unknown.stderr
+    bad_json = run_cli(["mcp", "call", "fault", "echo", "{not json"], isolated_home)
+    assert bad_json.returncode == 2
+    assert "ARGUMENTS must be a JSON object" in bad_json.stderr
+    not_running = run_cli(["mcp", "call", "missing", "x"], isolated_home)
+    assert not_running.returncode == 1
+    assert "ERROR: MCP server 'missing' is not running (failed: cannot start" in not_running.stdout

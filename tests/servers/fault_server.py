@@ -1,0 +1,245 @@
+"""A misbehaving MCP server for the tests: each fault the hub must survive, on demand.
+
+Standard library only; speaks newline-delimited JSON-RPC on stdio. Start-up faults are flags:
+    --era legacy|modern|dual|silent-legacy   which handshake it answers (default legacy)
+    --hang-at-start / --exit-at-start / --slow-start SECONDS
+    --ignore-sigterm                         SIGTERM does nothing
+    --linger                                 keep running after stdin closes
+    --grandchildren N                        spawn N sleeping grandchildren that share its stdout
+    --tools N --page-size K                  N extra tools `tool_<i>`, listed K per page
+    --garbage                                write garbage and invalid UTF-8 lines before each answer
+Call faults are tools: echo, hang, crash, crash_with_children, big (one 50 MB line), huge_text,
+image, is_error, rpc_error, garbage_reply, change_tools (list_changed), sleep, whereami (cwd and env).
+Every process it starts (itself, grandchildren) appends its pid to $FAULT_PID_FILE, so tests can
+check by pid that nothing survives.
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+OUT = sys.stdout.buffer
+
+
+def record_pid(pid: int) -> None:
+    path = os.environ.get("FAULT_PID_FILE")
+    if path:
+        with open(path, "a", encoding="ascii") as out:
+            out.write(f"{pid}\n")
+
+
+def send(message: dict) -> None:
+    OUT.write(json.dumps(message).encode() + b"\n")
+    OUT.flush()
+
+
+def reply(request_id: object, result: dict) -> None:
+    send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def text(value: str, *, is_error: bool = False) -> dict:
+    return {"content": [{"type": "text", "text": value}], "isError": is_error}
+
+
+def spawn_sleeper() -> None:
+    child = subprocess.Popen(["sleep", "1000"], stdout=sys.stdout, stderr=subprocess.DEVNULL)
+    record_pid(child.pid)
+
+
+BASE_TOOLS = [
+    "echo",
+    "hang",
+    "crash",
+    "crash_with_children",
+    "big",
+    "huge_text",
+    "image",
+    "is_error",
+    "rpc_error",
+    "garbage_reply",
+    "change_tools",
+    "sleep",
+    "whereami",
+]
+
+
+class Server:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.extra = [f"tool_{i}" for i in range(args.tools)]
+        self.changed = False
+        self.initialized_era: str | None = None
+        self.requests_seen = 0
+        self.silent = False
+
+    def tool_names(self) -> list[str]:
+        names = BASE_TOOLS + self.extra
+        return [*names, "added_later"] if self.changed else names
+
+    def tools_page(self, cursor: object) -> dict:
+        names = self.tool_names()
+        size = self.args.page_size or len(names)
+        start = int(cursor) if isinstance(cursor, str) and cursor.isdigit() else 0
+        page = [
+            {"name": n, "description": f"fault tool {n}", "inputSchema": {"type": "object", "properties": {}}}
+            for n in names[start : start + size]
+        ]
+        result: dict = {"tools": page}
+        if start + size < len(names):
+            result["nextCursor"] = str(start + size)
+        return result
+
+    def handle(self, message: dict) -> None:
+        method, request_id = message.get("method"), message.get("id")
+        params = message.get("params") or {}
+        if "id" not in message:
+            if method == "notifications/cancelled":
+                sys.stderr.write(f"fault-server: cancelled {params.get('requestId')}\n")
+                sys.stderr.flush()
+            return  # notifications (initialized, cancelled) need no answer
+        self.requests_seen += 1
+        if self.args.garbage:
+            OUT.write(b'this is not json\n\xff\xfe invalid utf-8 \xc3\x28\n[1, 2, 3]\n{"jsonrpc": "2.0"}\n')
+            OUT.flush()
+        if self.handshake(method, request_id, params):
+            return
+        if method == "tools/list":
+            reply(request_id, self.tools_page(params.get("cursor")))
+        elif method == "tools/call":
+            self.call(request_id, params.get("name"), params.get("arguments") or {})
+        elif method == "ping":
+            reply(request_id, {})
+        else:
+            send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": f"no {method}"}})
+
+    def handshake(self, method: object, request_id: object, params: dict) -> bool:
+        era = self.args.era
+        if method == "initialize":
+            if era == "modern":
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": request_id,
+                        "error": {"code": -32601, "message": "no initialize"},
+                    }
+                )
+            else:
+                caps = {"tools": {"listChanged": True}}
+                info = {"name": "fault-server", "version": "1.0"}
+                reply(request_id, {"protocolVersion": "2025-06-18", "capabilities": caps, "serverInfo": info})
+            return True
+        if method == "server/discover":
+            if era in ("modern", "dual"):
+                meta = {"io.modelcontextprotocol/serverInfo": {"name": "fault-server", "version": "1.0"}}
+                result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}}
+                reply(request_id, {**result, "ttlMs": 0, "cacheScope": "private", "_meta": meta})
+            elif era == "silent-legacy":
+                self.silent = True
+            else:
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": request_id,
+                        "error": {"code": -32601, "message": "Method not found"},
+                    }
+                )
+            return True
+        return False
+
+    def call(self, request_id: object, name: object, arguments: dict) -> None:
+        if name == "echo":
+            reply(request_id, text(str(arguments.get("message", ""))))
+        elif name == "hang":
+            return
+        elif name == "whereami":
+            reply(request_id, text(json.dumps({"cwd": os.getcwd(), "env": dict(os.environ)})))
+        elif name == "sleep":
+            time.sleep(float(arguments.get("seconds", 1)))
+            reply(request_id, text("slept"))
+        elif name == "crash":
+            sys.stderr.write("fault-server: about to crash\nfatal: simulated crash\n")
+            sys.stderr.flush()
+            os._exit(3)
+        elif name == "crash_with_children":
+            spawn_sleeper()
+            sys.stderr.write("fault-server: crashing, child keeps stdout open\n")
+            sys.stderr.flush()
+            os._exit(4)
+        elif name == "big":
+            OUT.write(b'{"jsonrpc": "2.0", "id": ' + json.dumps(request_id).encode() + b', "result": {"x": "')
+            chunk = b"x" * (1024 * 1024)
+            for _ in range(50):
+                OUT.write(chunk)
+            OUT.write(b'"}}\n')
+            OUT.flush()
+        elif name == "huge_text":
+            reply(request_id, text("line of text\n" * 10_000))
+        elif name == "image":
+            block = {"type": "image", "data": "A" * 40_000, "mimeType": "image/png"}
+            reply(request_id, {"content": [block]})
+        elif name == "is_error":
+            reply(request_id, text("the tool failed on purpose", is_error=True))
+        elif name == "rpc_error":
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": -32000, "message": "rpc failure on purpose"},
+                }
+            )
+        elif name == "garbage_reply":
+            OUT.write(b'{"jsonrpc": "2.0", "id": ' + json.dumps(request_id).encode() + b', "result": {oops\n')
+            OUT.flush()
+        elif name == "change_tools":
+            self.changed = True
+            reply(request_id, text("changed"))
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        else:
+            reply(request_id, text(f"{name} called"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--era", default="legacy", choices=["legacy", "modern", "dual", "silent-legacy"])
+    parser.add_argument("--hang-at-start", action="store_true")
+    parser.add_argument("--exit-at-start", action="store_true")
+    parser.add_argument("--slow-start", type=float, default=0.0)
+    parser.add_argument("--ignore-sigterm", action="store_true")
+    parser.add_argument("--grandchildren", type=int, default=0)
+    parser.add_argument("--tools", type=int, default=0)
+    parser.add_argument("--page-size", type=int, default=0)
+    parser.add_argument("--garbage", action="store_true")
+    parser.add_argument("--linger", action="store_true")
+    args = parser.parse_args()
+    record_pid(os.getpid())
+    if args.ignore_sigterm:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    for _ in range(args.grandchildren):
+        spawn_sleeper()
+    if args.exit_at_start:
+        sys.stderr.write("fault-server: refusing to start\n")
+        sys.exit(2)
+    if args.slow_start:
+        time.sleep(args.slow_start)
+    server = Server(args)
+    for line in sys.stdin.buffer:
+        if args.hang_at_start:
+            continue
+        if server.silent:
+            sys.exit(1)  # like old SDK servers: any line after an ignored first request kills it
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict):
+            server.handle(message)
+    while args.linger:
+        time.sleep(60)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""Running the installed `levelcode` command in tests, with an isolated home and settings."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+LEVELCODE = Path(sys.executable).parent / "levelcode"
+
+
+def write_settings(home: Path, settings: Mapping[str, object]) -> Path:
+    path = home / "settings.json"
+    path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    return path
+
+
+def cli_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ["HOME"],
+        "LEVELCODE_HOME": str(home),
+        "LANG": "C.UTF-8",
+    }
+    env.update(extra)
+    return env
+
+
+def run_cli(
+    args: Sequence[str],
+    home: Path,
+    *,
+    cwd: Path | None = None,
+    timeout: float = 60,
+    input_text: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LEVELCODE), *args],
+        capture_output=True,
+        text=True,
+        env=cli_env(home),
+        cwd=cwd,
+        timeout=timeout,
+        input=input_text,
+        check=False,
+    )
+
+
+def start_cli(args: Sequence[str], home: Path, *, cwd: Path | None = None) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [str(LEVELCODE), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=cli_env(home),
+        cwd=cwd,
+    )

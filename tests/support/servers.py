@@ -1,0 +1,46 @@
+"""Where the test servers are: the fault-injection script and the pinned reference servers."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from levelcode.mcp.config import Provenance, StdioServerSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+FAULT_SERVER = ROOT / "tests" / "servers" / "fault_server.py"
+NODE_BIN = ROOT / "node_modules" / ".bin"
+USER = Provenance("user", "/test/settings.json")
+
+
+def fault_spec(*flags: str, pid_file: Path, name: str = "fault", **overrides: object) -> StdioServerSpec:
+    return StdioServerSpec(
+        name=name,
+        command=sys.executable,
+        args=(str(FAULT_SERVER), *flags),
+        env=(("FAULT_PID_FILE", str(pid_file)),),
+        provenance=USER,
+        **overrides,  # type: ignore[arg-type]
+    )
+
+
+def node_server(binary: str) -> str:
+    path = NODE_BIN / binary
+    if not path.exists():
+        raise RuntimeError(f"{path} is missing: run `npm ci` (scripts/test does it)")
+    return str(path)
+
+
+def npx() -> str:
+    found = shutil.which("npx")
+    if found is None:
+        raise RuntimeError("npx is not on PATH")
+    return found
+
+
+def venv_bin(name: str) -> str:
+    path = Path(sys.executable).parent / name
+    if not path.exists():
+        raise RuntimeError(f"{path} is missing: run `uv sync`")
+    return str(path)
