@@ -23,21 +23,31 @@ def event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
+Interrupt = Callable[[], bool]  # SIGINT hook: True when it handled the signal (e.g. aborted a turn)
+
+
 def run_command(
-    main: Callable[[], Coroutine[Any, Any, int]], cleanup: Callable[[], Awaitable[None]] | None = None
+    main: Callable[[], Coroutine[Any, Any, int]],
+    cleanup: Callable[[], Awaitable[None]] | None = None,
+    *,
+    interrupt: Interrupt | None = None,
 ) -> int:
     with asyncio.Runner(loop_factory=event_loop_factory()) as runner:
-        return runner.run(_guarded(main, cleanup))
+        return runner.run(_guarded(main, cleanup, interrupt))
 
 
 async def _guarded(
-    main: Callable[[], Coroutine[Any, Any, int]], cleanup: Callable[[], Awaitable[None]] | None
+    main: Callable[[], Coroutine[Any, Any, int]],
+    cleanup: Callable[[], Awaitable[None]] | None,
+    interrupt: Interrupt | None,
 ) -> int:
     loop = asyncio.get_running_loop()
     task = asyncio.ensure_future(main())
     received: list[int] = []
 
     def on_signal(signum: int) -> None:
+        if signum == signal.SIGINT and interrupt is not None and interrupt():
+            return
         if not received:
             received.append(signum)
             task.cancel()

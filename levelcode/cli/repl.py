@@ -1,11 +1,143 @@
-"""The interactive session."""
+"""The interactive session: a prompt with history, streamed answers, approval cards, slash commands.
+
+Ctrl-C while the agent works aborts that turn (the transcript stays paired) and returns to the
+prompt; Ctrl-C at the prompt clears the line; Ctrl-D or /exit leaves. SIGTERM and SIGHUP end the
+session, with the same cleanup as /exit.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+from collections.abc import Awaitable, Callable
+
+from rich.console import Console
+from rich.text import Text
+
+from levelcode import __version__, paths
+from levelcode.agent.events import Notice
+from levelcode.cli.aio import run_command
+from levelcode.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
+from levelcode.ui.approval_card import TerminalApprover
+from levelcode.ui.render import ConsoleSink
+
+HELP = """\
+Commands:
+  /help      this help
+  /new       start a new chat (forgets the conversation, ends background commands)
+  /exit      leave (also Ctrl-D)
+Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history"""
+
+Command = Callable[[], Awaitable[bool]]  # returns False to leave
 
 
 def run_repl(args: argparse.Namespace) -> int:
-    print("levelcode: the interactive session is not built yet; see `levelcode --help`.", file=sys.stderr)
-    return 2
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        print(
+            'levelcode: the interactive session needs a terminal; for scripts use: levelcode run "PROMPT"',
+            file=sys.stderr,
+        )
+        return 2
+    from levelcode.cli.session import open_session
+
+    console = Console()
+    try:
+        session = open_session(args, approver=TerminalApprover(console), sink=ConsoleSink(console))
+    except (ConfigError, ProviderAuthError) as exc:
+        console.print(Text(f"levelcode: {exc}", style="red"))
+        return 2
+    repl = Repl(console, session)
+    return run_command(repl.main, session.close, interrupt=repl.interrupt)
+
+
+class Repl:
+    def __init__(self, console: Console, session: object) -> None:
+        from levelcode.cli.session import ChatSession
+
+        assert isinstance(session, ChatSession)
+        self.console = console
+        self.session = session
+        self.turn: asyncio.Task[str] | None = None
+        self.commands: dict[str, Command] = {
+            "/help": self.help,
+            "/new": self.new,
+            "/exit": self.leave,
+            "/quit": self.leave,
+        }
+
+    def banner(self) -> None:
+        settings = self.session.provider.settings
+        self.console.print(
+            Text.assemble(
+                ("LevelCode ", "bold"),
+                (__version__, "dim"),
+                (f" · {settings.provider}/{settings.model}", "cyan"),
+                (f" · {self.session.workspace}", "dim"),
+            )
+        )
+        for problem in self.session.settings.problems:
+            self.console.print(Text(f"config problem: {problem}", style="yellow"))
+        self.console.print(Text("/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves", style="dim"))
+
+    async def main(self) -> int:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory
+
+        paths.state_dir().mkdir(parents=True, exist_ok=True)
+        prompt: PromptSession[str] = PromptSession(history=FileHistory(str(paths.history_path())))
+        self.banner()
+        while True:
+            try:
+                text = await prompt.prompt_async("> ", handle_sigint=False)
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                return 0
+            text = text.strip()
+            if not text:
+                continue
+            if text.startswith("/"):
+                if not await self.command(text):
+                    return 0
+                continue
+            await self.run_turn(text)
+
+    async def command(self, text: str) -> bool:
+        name = text.split(maxsplit=1)[0].lower()
+        handler = self.commands.get(name)
+        if handler is None:
+            self.console.print(Text(f"unknown command {name}; /help lists them", style="yellow"))
+            return True
+        return await handler()
+
+    async def help(self) -> bool:
+        self.console.print(HELP)
+        return True
+
+    async def new(self) -> bool:
+        await self.session.reset()
+        self.console.print(Text("New chat.", style="green"))
+        return True
+
+    async def leave(self) -> bool:
+        return False
+
+    def interrupt(self) -> bool:
+        """Ctrl-C: abort the running turn; at the prompt it is a key, handled there."""
+        if self.turn is not None and not self.turn.done():
+            self.turn.cancel()
+        return True
+
+    async def run_turn(self, text: str) -> None:
+        self.turn = asyncio.ensure_future(self.session.agent.run_turn(text))
+        try:
+            await self.turn
+        except (TurnAborted, asyncio.CancelledError) as exc:
+            if isinstance(exc, asyncio.CancelledError) and not self.turn.cancelled():
+                raise
+            self.session.agent.sink.emit(Notice("⏹ aborted"))
+        except ProviderError as exc:
+            self.console.print(Text(f"error: {exc}", style="red"))
+        finally:
+            self.turn = None

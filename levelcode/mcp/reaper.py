@@ -1,8 +1,8 @@
 """Ending server process groups, whole, in every way LevelCode itself can end.
 
 Three layers, so that no server outlives us:
-- `terminate_group`: the orderly path (reap_all on exit, /new, SIGINT/SIGTERM/SIGHUP): SIGTERM to
-  the whole group, SIGKILL ~1.5 s later to whatever ignored it, grandchildren included.
+- `terminate_group` (process_groups.py): the orderly path (reap_all on exit, /new, signals):
+  SIGTERM to the whole group, SIGKILL ~1.5 s later to whatever ignored it, grandchildren included.
 - the watchdog sidecar (watchdog.py), one per LevelCode process: if we are SIGKILLed it sees its
   pipe close and kills every registered group.
 - a parent-death signal on each server's own process (Linux), which covers the instant between
@@ -12,58 +12,17 @@ Must never kill a group it did not start: only pgids of our own spawned servers 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-TERM_GRACE_SECONDS = 1.5
-_POLL_SECONDS = 0.02
 _WATCHDOG_SCRIPT = Path(__file__).with_name("watchdog.py")
-
-
-def group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def signal_group(pgid: int, sig: int) -> bool:
-    """Send `sig` to the group; False when no process is left in it."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-async def wait_group_gone(pgid: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while group_alive(pgid):
-        if time.monotonic() >= deadline:
-            return False
-        await asyncio.sleep(_POLL_SECONDS)
-    return True
-
-
-async def terminate_group(pgid: int, grace: float = TERM_GRACE_SECONDS) -> None:
-    """SIGTERM the group, then SIGKILL it if anything is left after `grace` seconds."""
-    if not signal_group(pgid, signal.SIGTERM):
-        return
-    if not await wait_group_gone(pgid, grace):
-        signal_group(pgid, signal.SIGKILL)
-        await wait_group_gone(pgid, grace)
 
 
 class Watchdog:

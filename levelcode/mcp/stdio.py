@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import subprocess
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
@@ -21,8 +20,9 @@ from typing import IO, cast
 from levelcode.errors import ServerExited, ServerStartError, TransportError
 from levelcode.mcp import jsonrpc
 from levelcode.mcp.framing import DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, Oversized, StderrRing
-from levelcode.mcp.reaper import WATCHDOG, parent_death_signal, terminate_group, wait_group_gone
+from levelcode.mcp.reaper import WATCHDOG, parent_death_signal
 from levelcode.mcp.transport import MessageSink
+from levelcode.process_groups import describe_exit, terminate_group, wait_group_gone
 
 STDIN_CLOSE_GRACE_SECONDS = 1.0
 EXIT_STDERR_WAIT_SECONDS = 0.1  # after the process ends, how long to wait for its last stderr bytes
@@ -40,15 +40,6 @@ class StdioLaunch:
     cwd: str
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     log_path: Path | None = None
-
-
-def describe_exit(returncode: int) -> str:
-    if returncode < 0:
-        try:
-            return f"killed by signal {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"killed by signal {-returncode}"
-    return f"exit code {returncode}"
 
 
 class StdioTransport:

@@ -1,0 +1,56 @@
+"""One approval interface for every gate: built-in commands and edits, MCP calls, MCP launches.
+
+An approver answers a request with a `Choice`. Anything that is not an explicit yes — Ctrl-C,
+teardown, no terminal, an exception inside the approver — is a denial: `decide_or_deny` enforces
+that for every implementation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+ApprovalKind = Literal["command", "edit", "mcp_call", "mcp_launch"]
+Choice = Literal["once", "always", "deny"]
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    kind: ApprovalKind
+    title: str  # one line: "Run command", "MCP call · filesystem · read_text_file"
+    body: tuple[str, ...] = ()  # shown literally, line by line (command, arguments, diff, env …)
+    warning: str | None = None  # why it is flagged, when it is
+    allow_always: bool = False  # whether "always allow" is offered
+    always_label: str = "always allow"  # what "always" would do, in words
+
+
+class Approver(Protocol):
+    @property
+    def interactive(self) -> bool: ...
+
+    async def decide(self, request: ApprovalRequest) -> Choice: ...
+
+
+class HeadlessApprover:
+    """Nobody to ask: everything that reaches an approver is denied."""
+
+    @property
+    def interactive(self) -> bool:
+        return False
+
+    async def decide(self, request: ApprovalRequest) -> Choice:
+        return "deny"
+
+
+async def decide_or_deny(approver: Approver, request: ApprovalRequest) -> Choice:
+    """The approver's answer; a denial when it raises or is cancelled (unanswered = denied)."""
+    try:
+        choice = await approver.decide(request)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        return "deny"
+    if choice == "always" and not request.allow_always:
+        return "once"
+    return choice if choice in ("once", "always") else "deny"

@@ -1,0 +1,70 @@
+"""What the loop tells the surfaces while it works: text as it streams, tool calls and results,
+the final answer. The REPL renders them, `run` prints them, `run --json` writes one JSON line each.
+
+Tool inputs in events are display-safe: an MCP call's argument values are masked before they
+ever reach an event (G4: arguments carry tokens), so no surface can print them by mistake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+ToolOrigin = Literal["builtin", "mcp", "unknown"]
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallEvent:
+    id: str
+    name: str
+    origin: ToolOrigin
+    shown_input: Mapping[str, object] = field(default_factory=dict[str, object])
+
+
+@dataclass(frozen=True)
+class ToolResultEvent:
+    id: str
+    name: str
+    is_error: bool
+    text: str
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should see that is not the model's text (a refusal, a retry, a cut)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    text: str
+    stop_reason: str
+
+
+AgentEvent = TextDelta | ToolCallEvent | ToolResultEvent | Notice | TurnFinished
+
+
+class EventSink(Protocol):
+    def emit(self, event: AgentEvent) -> None: ...
+
+
+class NullSink:
+    def emit(self, event: AgentEvent) -> None:
+        pass
+
+
+class RecordingSink:
+    """Keeps every event; for tests and for surfaces that render after the fact."""
+
+    def __init__(self) -> None:
+        self.events: list[AgentEvent] = []
+
+    def emit(self, event: AgentEvent) -> None:
+        self.events.append(event)

@@ -1,0 +1,83 @@
+"""The agent loop: prompt → model → tools → model … until the model answers without tools.
+
+Streams text to the sink as it arrives and runs tool calls one after another. The pairing
+invariant holds on every exit path: a provider failure or an abort while the model is
+streaming leaves no unanswered tool use (nothing half-received is kept); an abort or a failure
+while tools run answers every call of that message — run ones with their results, the rest
+as not run — before the abort propagates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from levelcode.agent.events import EventSink, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
+from levelcode.agent.messages import ToolResult, ToolUse
+from levelcode.agent.toolbox import Toolbox
+from levelcode.agent.transcript import Transcript
+from levelcode.errors import TurnAborted
+from levelcode.providers.base import Provider
+
+DEFAULT_MAX_STEPS = 60
+ABORTED_WHILE_RUNNING = "ERROR: the user aborted this tool call while it was running."
+
+
+class Agent:
+    def __init__(
+        self,
+        provider: Provider,
+        toolbox: Toolbox,
+        *,
+        system: str,
+        sink: EventSink,
+        max_steps: int = DEFAULT_MAX_STEPS,
+    ) -> None:
+        self.provider = provider
+        self.toolbox = toolbox
+        self.system = system
+        self.sink = sink
+        self.max_steps = max_steps
+        self.transcript = Transcript()
+
+    async def run_turn(self, prompt: str) -> str:
+        """The model's final text for this prompt. Raises TurnAborted (Ctrl-C) or ProviderError."""
+        self.transcript.add_prompt(prompt)
+        for _step in range(self.max_steps):
+            try:
+                turn = await self.provider.complete(
+                    system=self.system,
+                    messages=list(self.transcript.messages),
+                    tools=self.toolbox.specs(),
+                    on_text=lambda text: self.sink.emit(TextDelta(text)),
+                )
+            except asyncio.CancelledError:
+                raise TurnAborted("aborted while the model was answering") from None
+            self.transcript.add_assistant(turn.message)
+            uses = turn.message.tool_uses
+            if not uses:
+                self.sink.emit(TurnFinished(turn.message.text, turn.stop_reason))
+                return turn.message.text
+            await self._run_tools(uses)
+        note = f"stopped after {self.max_steps} model steps without a final answer"
+        self.sink.emit(Notice(note))
+        self.sink.emit(TurnFinished("", "max_steps"))
+        return ""
+
+    async def _run_tools(self, uses: tuple[ToolUse, ...]) -> None:
+        results: list[ToolResult] = []
+        try:
+            for use in uses:
+                origin = self.toolbox.origin(use.name)
+                self.sink.emit(ToolCallEvent(use.id, use.name, origin, self.toolbox.shown_input(use)))
+                result = await self.toolbox.run(use)
+                results.append(result)
+                self.sink.emit(ToolResultEvent(use.id, use.name, result.is_error, result.content))
+        except asyncio.CancelledError:
+            running = uses[len(results)]
+            results.append(ToolResult(running.id, ABORTED_WHILE_RUNNING, True))
+            self.transcript.answer(uses, results)
+            raise TurnAborted("aborted while a tool was running") from None
+        except BaseException:
+            self.transcript.answer(uses, results)
+            raise
+        self.transcript.answer(uses, results)

@@ -1,0 +1,99 @@
+"""The transcript's shape, shared by the loop, the providers' translate step and the surfaces.
+
+Pure data. The pairing invariant lives on this shape: every `ToolUse` in an assistant message is
+answered by exactly one `ToolResult` (same id) in the user message that follows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+Role = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    id: str
+    name: str
+    input: Mapping[str, object] = field(default_factory=dict[str, object])
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+
+Block = TextBlock | ToolUse | ToolResult
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: tuple[Block, ...]
+
+    @property
+    def tool_uses(self) -> tuple[ToolUse, ...]:
+        return tuple(block for block in self.content if isinstance(block, ToolUse))
+
+    @property
+    def tool_results(self) -> tuple[ToolResult, ...]:
+        return tuple(block for block in self.content if isinstance(block, ToolResult))
+
+    @property
+    def text(self) -> str:
+        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+
+def user_text(text: str) -> Message:
+    return Message("user", (TextBlock(text),))
+
+
+class ToolShape(Protocol):
+    """What a provider needs to offer a tool to the model (built-ins and MCP tools alike)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def input_schema(self) -> Mapping[str, object]: ...
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class AssistantTurn:
+    """One completed model response: the assistant message to append, why it stopped, its cost."""
+
+    message: Message
+    stop_reason: str
+    usage: Usage | None = None
+
+
+def unanswered_tool_uses(messages: Sequence[Message]) -> list[ToolUse]:
+    """Tool uses not answered by exactly one result in the next message (empty when paired)."""
+    missing: list[ToolUse] = []
+    for index, message in enumerate(messages):
+        if message.role != "assistant" or not message.tool_uses:
+            continue
+        following = messages[index + 1] if index + 1 < len(messages) else None
+        answered = (
+            [r.tool_use_id for r in following.tool_results] if following and following.role == "user" else []
+        )
+        missing.extend(use for use in message.tool_uses if answered.count(use.id) != 1)
+    return missing

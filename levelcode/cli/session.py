@@ -1,0 +1,68 @@
+"""One chat's worth of parts, assembled the same way for `run` and the REPL: settings, provider,
+built-in tools, approvals and the loop."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from levelcode.agent.approvals import Approver
+from levelcode.agent.events import EventSink
+from levelcode.agent.loop import Agent
+from levelcode.agent.system_prompt import build_system_prompt
+from levelcode.agent.toolbox import Toolbox
+from levelcode.providers.base import Provider
+from levelcode.providers.factory import close_provider, make_provider, resolve_provider_settings
+from levelcode.settings import Settings, load_settings
+from levelcode.tools.base import ToolContext
+from levelcode.tools.registry import builtin_tools, close_tool_context
+
+
+def workspace_of(args: argparse.Namespace) -> Path:
+    workspace = Path(getattr(args, "workspace", None) or ".").expanduser().resolve()
+    if not workspace.is_dir():
+        from levelcode.errors import ConfigError
+
+        raise ConfigError(f"the workspace {workspace} is not a directory")
+    return workspace
+
+
+@dataclass
+class ChatSession:
+    workspace: Path
+    settings: Settings
+    provider: Provider
+    ctx: ToolContext
+    toolbox: Toolbox
+    agent: Agent
+
+    async def reset(self) -> None:
+        """A new chat: empty transcript, fresh tool state (background jobs ended)."""
+        await close_tool_context(self.ctx)
+        self.agent.transcript.clear()
+        self.toolbox.remembered.clear()
+
+    async def close(self) -> None:
+        await close_tool_context(self.ctx)
+        await close_provider(self.provider)
+
+
+def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSink) -> ChatSession:
+    """Raises ConfigError or ProviderAuthError with a message that says what to do."""
+    workspace = workspace_of(args)
+    settings = load_settings(workspace)
+    provider_settings = resolve_provider_settings(
+        provider=getattr(args, "provider", None),
+        model=getattr(args, "model", None),
+        base_url=getattr(args, "base_url", None),
+        env=os.environ,
+        user_settings=settings.user,
+    )
+    provider = make_provider(provider_settings)
+    autopilot = bool(getattr(args, "autopilot", False)) or settings.autopilot
+    ctx = ToolContext(workspace, extra_roots=settings.allowed_directories(), autopilot=autopilot)
+    toolbox = Toolbox(ctx, approver, builtin_tools())
+    agent = Agent(provider, toolbox, system=build_system_prompt(workspace), sink=sink)
+    return ChatSession(workspace, settings, provider, ctx, toolbox, agent)

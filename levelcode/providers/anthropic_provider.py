@@ -1,0 +1,189 @@
+"""The Anthropic Messages API through the official SDK's async client: streaming, native tools.
+
+This module imports the `anthropic` SDK, so nothing imports it at start-up: `make_provider`
+does, on first use. SDK exceptions are translated here, once, into `ProviderError`s.
+Cancelling the task awaiting `complete` closes the HTTP response (and so its connection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anthropic
+import httpx2
+from anthropic.types import (
+    InputJSONDelta,
+    RawContentBlockDeltaEvent,
+    RawContentBlockStartEvent,
+    RawMessageDeltaEvent,
+    RawMessageStartEvent,
+    RawMessageStopEvent,
+    RawMessageStreamEvent,
+    TextDelta,
+    ToolUseBlock,
+)
+
+from levelcode.agent.messages import AssistantTurn, Block, Message, TextBlock, ToolShape, ToolUse, Usage
+from levelcode.providers.base import ProviderSettings
+from levelcode.providers.failures import (
+    ApiFailure,
+    connection_detail,
+    missing_key_error,
+    provider_error,
+    stream_incomplete_error,
+)
+from levelcode.providers.keys import DEFAULT_BASE_URLS
+from levelcode.providers.loop_client import LoopBoundClient
+from levelcode.providers.translate import anthropic_messages, anthropic_tools, parse_tool_arguments
+
+
+class AnthropicProvider:
+    def __init__(self, settings: ProviderSettings) -> None:
+        if not settings.api_key:
+            raise missing_key_error(settings)
+        self._settings = settings
+        self._clients = LoopBoundClient(self._new_client, _close_client)
+
+    @property
+    def settings(self) -> ProviderSettings:
+        return self._settings
+
+    async def complete(
+        self,
+        *,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolShape],
+        on_text: Callable[[str], None],
+    ) -> AssistantTurn:
+        builder = _TurnBuilder(on_text)
+        try:
+            await self._stream_into(builder, self._request(system, messages, tools))
+        except anthropic.APIError as exc:
+            raise provider_error(_failure(exc, mid_stream=builder.started), self._settings) from exc
+        except httpx2.HTTPError as exc:  # a transport error the SDK let through unwrapped
+            failure = ApiFailure(None, f"{type(exc).__name__}: {exc}", mid_stream=builder.started)
+            raise provider_error(failure, self._settings) from exc
+        return builder.finish(self._settings)
+
+    async def aclose(self) -> None:
+        await self._clients.aclose()
+
+    async def _stream_into(self, builder: _TurnBuilder, request: dict[str, Any]) -> None:
+        stream = await self._clients.get().messages.create(**request, stream=True)
+        async with stream:  # closes the response on every exit, cancellation included
+            async for event in stream:
+                builder.feed(event)
+
+    def _request(
+        self, system: str, messages: Sequence[Message], tools: Sequence[ToolShape]
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self._settings.model,
+            "max_tokens": self._settings.max_tokens,
+            "messages": anthropic_messages(messages),
+        }
+        if system:
+            request["system"] = system
+        if tools:
+            request["tools"] = anthropic_tools(tools)
+        return request
+
+    def _new_client(self) -> anthropic.AsyncAnthropic:
+        return anthropic.AsyncAnthropic(
+            api_key=self._settings.api_key,
+            base_url=self._settings.base_url or DEFAULT_BASE_URLS["anthropic"],
+            max_retries=self._settings.max_retries,
+        )
+
+
+async def _close_client(client: anthropic.AsyncAnthropic) -> None:
+    await client.close()
+
+
+def _failure(exc: anthropic.APIError, *, mid_stream: bool) -> ApiFailure:
+    if isinstance(exc, anthropic.APIStatusError):
+        message = exc.api_message or _body_text(exc.body) or exc.message
+        return ApiFailure(exc.status_code, message, exc.error_code or exc.type)
+    return ApiFailure(None, connection_detail(exc), mid_stream=mid_stream)
+
+
+def _body_text(body: object) -> str:
+    return body.strip() if isinstance(body, str) else ""
+
+
+@dataclass
+class _Part:
+    kind: Literal["text", "tool"]
+    id: str = ""
+    name: str = ""
+    start_input: dict[str, object] = field(default_factory=dict[str, object])
+    pieces: list[str] = field(default_factory=list[str])
+
+    def block(self) -> Block | None:
+        joined = "".join(self.pieces)
+        if self.kind == "text":
+            return TextBlock(joined) if joined else None
+        tool_input = parse_tool_arguments(joined) if self.pieces else self.start_input
+        return ToolUse(self.id, self.name, tool_input)
+
+
+class _TurnBuilder:
+    """Assembles one streamed response: text and tool-use blocks by index, stop reason, usage."""
+
+    def __init__(self, on_text: Callable[[str], None]) -> None:
+        self._on_text = on_text
+        self._parts: dict[int, _Part] = {}
+        self._stop_reason: str | None = None
+        self._usage = Usage()
+        self._started = False
+        self._stopped = False
+
+    def feed(self, event: RawMessageStreamEvent) -> None:
+        self._started = True
+        if isinstance(event, RawMessageStartEvent):
+            self._usage = Usage(event.message.usage.input_tokens, event.message.usage.output_tokens)
+        elif isinstance(event, RawContentBlockStartEvent):
+            self._start_block(event)
+        elif isinstance(event, RawContentBlockDeltaEvent):
+            self._delta(event)
+        elif isinstance(event, RawMessageDeltaEvent):
+            self._stop_reason = event.delta.stop_reason or self._stop_reason
+            input_tokens = event.usage.input_tokens or self._usage.input_tokens
+            self._usage = Usage(input_tokens, event.usage.output_tokens)
+        elif isinstance(event, RawMessageStopEvent):
+            self._stopped = True
+
+    def _start_block(self, event: RawContentBlockStartEvent) -> None:
+        block = event.content_block
+        if isinstance(block, ToolUseBlock):
+            self._parts[event.index] = _Part("tool", block.id, block.name, dict(block.input))
+        elif block.type == "text":
+            self._parts[event.index] = _Part("text", pieces=[block.text])
+            if block.text:
+                self._on_text(block.text)
+        # other block kinds (thinking, server tools) are not requested, so not kept
+
+    def _delta(self, event: RawContentBlockDeltaEvent) -> None:
+        part = self._parts.get(event.index)
+        delta = event.delta
+        if part is None:
+            return
+        if isinstance(delta, TextDelta) and part.kind == "text":
+            part.pieces.append(delta.text)
+            self._on_text(delta.text)
+        elif isinstance(delta, InputJSONDelta) and part.kind == "tool":
+            part.pieces.append(delta.partial_json)
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    def finish(self, settings: ProviderSettings) -> AssistantTurn:
+        if not self._stopped:
+            raise stream_incomplete_error(settings)
+        blocks = [self._parts[index].block() for index in sorted(self._parts)]
+        content = tuple(block for block in blocks if block is not None)
+        return AssistantTurn(Message("assistant", content), self._stop_reason or "end_turn", self._usage)

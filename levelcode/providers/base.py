@@ -1,0 +1,40 @@
+"""The one interface every model provider implements, and the settings that pick one.
+
+A provider turns (system prompt, transcript, tools) into one `AssistantTurn`, calling `on_text`
+with each piece of text as it streams in. Cancelling the awaiting task aborts the request.
+Failures are raised as `ProviderError` subclasses (levelcode/errors.py) with the API's own message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from levelcode.agent.messages import AssistantTurn, Message, ToolShape
+
+ProviderName = Literal["anthropic", "openai"]
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    provider: ProviderName
+    model: str
+    base_url: str | None = None
+    api_key: str | None = None
+    max_tokens: int = 8192
+    max_retries: int = 2  # on 429, 5xx and connection errors, with the SDK's backoff
+
+
+class Provider(Protocol):
+    @property
+    def settings(self) -> ProviderSettings: ...
+
+    async def complete(
+        self,
+        *,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolShape],
+        on_text: Callable[[str], None],
+    ) -> AssistantTurn: ...

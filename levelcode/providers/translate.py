@@ -1,0 +1,185 @@
+"""Between our transcript and tool shapes and each API's wire shapes, both directions.
+
+Pure: plain data in, plain JSON-ready data out. Never imports an SDK, never does I/O.
+
+Rules that are easy to get wrong and are load-bearing:
+- Anthropic: tool results travel as `tool_result` blocks in the user message that follows the
+  assistant's `tool_use` blocks, *before* any text in that message; the system prompt is a
+  top-level parameter; empty text blocks are refused by the API, so none are sent.
+- OpenAI-shaped: each tool result is its own `role: tool` message (with `tool_call_id`) placed
+  right after the assistant message that made the call; the system prompt is the first message;
+  there is no `is_error` flag, so a failed result's text starts with `ERROR: `.
+- Tool arguments that are not a JSON object (OpenAI-shaped servers send a string that can be
+  anything; a truncated Anthropic stream can end mid-object) become an input holding only
+  `INVALID_ARGUMENTS_KEY`. No tool schema accepts that key, and `invalid_arguments_error`
+  lets the loop answer the call with a clear `ERROR:` result instead of running the tool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from levelcode.agent.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse
+
+JsonObject = dict[str, Any]
+
+INVALID_ARGUMENTS_KEY = "_levelcode_invalid_arguments"
+EMPTY_MESSAGE_TEXT = "(empty)"
+ERROR_PREFIX = "ERROR: "
+
+# Our stop reasons follow Anthropic's vocabulary; OpenAI-shaped finish reasons map onto it.
+_OPENAI_STOP_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+
+# --- tools -------------------------------------------------------------------------------------
+
+
+def object_schema(schema: Mapping[str, object]) -> JsonObject:
+    """The tool's input schema, with `type: object` added when missing (both APIs require it)."""
+    result = dict(schema)
+    result.setdefault("type", "object")
+    return result
+
+
+def anthropic_tools(tools: Sequence[ToolShape]) -> list[JsonObject]:
+    return [_anthropic_tool(tool) for tool in tools]
+
+
+def _anthropic_tool(tool: ToolShape) -> JsonObject:
+    shaped: JsonObject = {"name": tool.name, "input_schema": object_schema(tool.input_schema)}
+    if tool.description:
+        shaped["description"] = tool.description
+    return shaped
+
+
+def openai_tools(tools: Sequence[ToolShape]) -> list[JsonObject]:
+    return [_openai_tool(tool) for tool in tools]
+
+
+def _openai_tool(tool: ToolShape) -> JsonObject:
+    function: JsonObject = {"name": tool.name, "parameters": object_schema(tool.input_schema)}
+    if tool.description:
+        function["description"] = tool.description
+    return {"type": "function", "function": function}
+
+
+# --- transcript → Anthropic ------------------------------------------------------------------
+
+
+def anthropic_messages(messages: Sequence[Message]) -> list[JsonObject]:
+    """Our transcript as Anthropic `messages` (the system prompt goes in its own parameter)."""
+    return [{"role": message.role, "content": _anthropic_content(message)} for message in messages]
+
+
+def _anthropic_content(message: Message) -> list[JsonObject]:
+    results = [_anthropic_tool_result(block) for block in message.tool_results]
+    others: list[JsonObject] = []
+    for block in message.content:
+        if isinstance(block, TextBlock) and block.text:
+            others.append({"type": "text", "text": block.text})
+        elif isinstance(block, ToolUse):
+            others.append(
+                {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)}
+            )
+    blocks = results + others
+    # An empty message would make every later request a 400; a visible placeholder keeps the
+    # conversation usable (a model can end a turn with no content at all).
+    return blocks or [{"type": "text", "text": EMPTY_MESSAGE_TEXT}]
+
+
+def _anthropic_tool_result(result: ToolResult) -> JsonObject:
+    shaped: JsonObject = {"type": "tool_result", "tool_use_id": result.tool_use_id, "content": result.content}
+    if result.is_error:
+        shaped["is_error"] = True
+    return shaped
+
+
+# --- transcript → OpenAI-shaped --------------------------------------------------------------
+
+
+def openai_messages(system: str, messages: Sequence[Message]) -> list[JsonObject]:
+    """Our transcript as Chat Completions `messages`, the system prompt first."""
+    shaped: list[JsonObject] = [{"role": "system", "content": system}] if system else []
+    for message in messages:
+        if message.role == "assistant":
+            shaped.append(_openai_assistant(message))
+        else:
+            shaped.extend(_openai_user(message))
+    return shaped
+
+
+def _openai_assistant(message: Message) -> JsonObject:
+    if message.tool_results:
+        raise ValueError("a tool result cannot be part of an assistant message")
+    shaped: JsonObject = {"role": "assistant", "content": message.text or None}
+    if message.tool_uses:
+        shaped["tool_calls"] = [_openai_tool_call(use) for use in message.tool_uses]
+    elif shaped["content"] is None:
+        shaped["content"] = EMPTY_MESSAGE_TEXT
+    return shaped
+
+
+def _openai_tool_call(use: ToolUse) -> JsonObject:
+    arguments = json.dumps(dict(use.input), ensure_ascii=False)
+    return {"id": use.id, "type": "function", "function": {"name": use.name, "arguments": arguments}}
+
+
+def _openai_user(message: Message) -> list[JsonObject]:
+    if message.tool_uses:
+        raise ValueError("a tool use cannot be part of a user message")
+    shaped = [_openai_tool_message(result) for result in message.tool_results]
+    if message.text or not shaped:
+        shaped.append({"role": "user", "content": message.text or EMPTY_MESSAGE_TEXT})
+    return shaped
+
+
+def _openai_tool_message(result: ToolResult) -> JsonObject:
+    content = result.content
+    if result.is_error and not content.startswith("ERROR"):
+        content = ERROR_PREFIX + content
+    return {"role": "tool", "tool_call_id": result.tool_use_id, "content": content}
+
+
+# --- API → ours ------------------------------------------------------------------------------
+
+
+def parse_tool_arguments(raw: str) -> dict[str, object]:
+    """A tool call's arguments text as an input mapping; never raises (see the module docstring)."""
+    if not raw.strip():
+        return {}  # some servers send nothing at all for a tool without parameters
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        return {INVALID_ARGUMENTS_KEY: raw}
+    if not isinstance(parsed, dict):
+        return {INVALID_ARGUMENTS_KEY: raw}
+    return parsed
+
+
+def invalid_arguments_error(tool_input: Mapping[str, object]) -> str | None:
+    """The `ERROR:` text to answer a call whose arguments were not a JSON object; None if they were."""
+    if INVALID_ARGUMENTS_KEY not in tool_input:
+        return None
+    raw = str(tool_input[INVALID_ARGUMENTS_KEY])
+    shown = raw if len(raw) <= 200 else raw[:200] + "…"
+    return (
+        f"{ERROR_PREFIX}the arguments for this tool call were not a valid JSON object, so the tool "
+        f"was not run. Received: {shown!r}. Call the tool again with a JSON object."
+    )
+
+
+def openai_stop_reason(finish_reason: str | None, *, has_tool_calls: bool) -> str:
+    """Our stop reason for an OpenAI-shaped finish reason (some servers say `stop` after tool calls)."""
+    if has_tool_calls:
+        return "tool_use"
+    if finish_reason is None:
+        return "end_turn"
+    return _OPENAI_STOP_REASONS.get(finish_reason, finish_reason)

@@ -1,0 +1,178 @@
+"""Background commands: start one, read what it printed since the last look, stop it.
+
+Jobs live in the session's `ToolContext.state`; `close_background_jobs` stops every job's whole
+process group, so a new chat or exit leaves nothing running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from dataclasses import dataclass, field
+
+from levelcode.errors import ToolError
+from levelcode.tools.arguments import optional_int, required_str
+from levelcode.tools.base import Args, BuiltinTool, ToolContext
+from levelcode.tools.command_approval import background_command_approval
+from levelcode.tools.process_group import ShellProcess, exit_description
+
+JOBS_KEY = "background_jobs"
+MAX_JOBS = 16
+UNREAD_LIMIT = 200_000  # bytes of unread output kept per job; older unread output is dropped
+MAX_WAIT_SECONDS = 60
+
+
+@dataclass
+class JobOutput:
+    """What a job printed that nobody has read yet; `changed` is set on new output and on exit."""
+
+    unread: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def add(self, chunk: bytes) -> None:
+        self.unread += chunk
+        if len(self.unread) > UNREAD_LIMIT:
+            excess = len(self.unread) - UNREAD_LIMIT
+            del self.unread[:excess]
+            self.dropped += excess
+        self.changed.set()
+
+    def take(self) -> str:
+        text = self.unread.decode("utf-8", errors="replace")
+        if self.dropped:
+            text = f"[... {self.dropped} bytes of earlier output were dropped unread ...]\n{text}"
+        self.unread.clear()
+        self.dropped = 0
+        self.changed.clear()
+        return text
+
+
+@dataclass
+class BackgroundJob:
+    id: str
+    command: str
+    process: ShellProcess
+    output: JobOutput
+
+    @property
+    def running(self) -> bool:
+        return self.process.returncode is None
+
+    @property
+    def status(self) -> str:
+        code = self.process.returncode
+        return f"running (pid {self.process.pid})" if code is None else f"exited ({exit_description(code)})"
+
+
+class JobTable:
+    """A session's background jobs by id."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[str, BackgroundJob] = {}
+        self._ids = itertools.count(1)
+
+    def next_id(self) -> str:
+        return f"bg{next(self._ids)}"
+
+
+def job_table(ctx: ToolContext) -> JobTable:
+    table = ctx.state.get(JOBS_KEY)
+    if not isinstance(table, JobTable):
+        table = JobTable()
+        ctx.state[JOBS_KEY] = table
+    return table
+
+
+def _job(ctx: ToolContext, args: Args) -> BackgroundJob:
+    job_id = required_str(args, "job_id")
+    job = job_table(ctx).jobs.get(job_id)
+    if job is None:
+        known = ", ".join(job_table(ctx).jobs) or "none"
+        raise ToolError(f"no background job {job_id!r} (jobs: {known})")
+    return job
+
+
+async def start_background_command(ctx: ToolContext, args: Args) -> str:
+    command = required_str(args, "command")
+    table = job_table(ctx)
+    running = [job for job in table.jobs.values() if job.running]
+    if len(running) >= MAX_JOBS:
+        raise ToolError(f"{len(running)} background jobs are running; stop one first")
+    output = JobOutput()
+    process = await ShellProcess.start(command, ctx.workspace, output.add, output.changed.set)
+    job = BackgroundJob(table.next_id(), command, process, output)
+    table.jobs[job.id] = job
+    return (
+        f"Started background job {job.id} (pid {process.pid}). Read its output with "
+        f"read_background_output and stop it with stop_background_command (job_id {job.id!r})."
+    )
+
+
+async def read_background_output(ctx: ToolContext, args: Args) -> str:
+    job = _job(ctx, args)
+    wait = optional_int(args, "wait_seconds", 0, minimum=0, maximum=MAX_WAIT_SECONDS)
+    if wait and not job.output.unread and job.running:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(job.output.changed.wait(), wait)
+    output = job.output.take().rstrip("\n") or "(no new output)"
+    return f"[job {job.id}: {job.status}]\n{output}"
+
+
+async def stop_background_command(ctx: ToolContext, args: Args) -> str:
+    job = _job(ctx, args)
+    del job_table(ctx).jobs[job.id]
+    await job.process.stop()
+    output = job.output.take().rstrip("\n") or "(no new output)"
+    return f"[job {job.id} stopped: {job.status}]\n{output}"
+
+
+async def close_background_jobs(ctx: ToolContext) -> None:
+    """Stop every job of the session, all at once; one failing stop does not spare the others."""
+    table = job_table(ctx)
+    jobs = list(table.jobs.values())
+    table.jobs.clear()
+    await asyncio.gather(*(job.process.stop() for job in jobs), return_exceptions=True)
+
+
+_JOB_ID = {"type": "string", "description": "The id start_background_command returned, e.g. 'bg1'"}
+
+START_BACKGROUND_COMMAND = BuiltinTool(
+    name="start_background_command",
+    description=(
+        "Start a long-running shell command (a server, a watcher) with bash in the workspace and "
+        "return at once with a job id. It keeps running until stopped or until the session ends."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"command": {"type": "string", "description": "A bash command line"}},
+        "required": ["command"],
+    },
+    run=start_background_command,
+    approval=background_command_approval,
+)
+
+READ_BACKGROUND_OUTPUT = BuiltinTool(
+    name="read_background_output",
+    description=(
+        "Return what a background job printed since the last read, and whether it is still running "
+        "(or its exit code). wait_seconds waits up to that long for new output or exit."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "job_id": _JOB_ID,
+            "wait_seconds": {"type": "integer", "minimum": 0, "maximum": MAX_WAIT_SECONDS, "default": 0},
+        },
+        "required": ["job_id"],
+    },
+    run=read_background_output,
+)
+
+STOP_BACKGROUND_COMMAND = BuiltinTool(
+    name="stop_background_command",
+    description="Stop a background job and everything it started; returns its last output.",
+    input_schema={"type": "object", "properties": {"job_id": _JOB_ID}, "required": ["job_id"]},
+    run=stop_background_command,
+)

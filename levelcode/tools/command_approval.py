@@ -1,0 +1,49 @@
+"""When a shell command may run without asking: the approval rule for run_command and
+start_background_command.
+
+Load-bearing direction: a command the safety classifier flags always asks — autopilot included —
+and never offers "always allow". Only an unflagged command may skip the question, and only on
+autopilot; otherwise the user may allow that exact command for the rest of the session.
+"""
+
+from __future__ import annotations
+
+from levelcode.agent.approvals import ApprovalRequest
+from levelcode.tools.base import Args, ToolContext
+from levelcode.tools.command_safety import classify_command
+from levelcode.tools.output_caps import visible_control_chars
+
+ALWAYS_LABEL = "always allow this exact command this session"
+
+
+def command_approval(ctx: ToolContext, command: str, *, title: str) -> ApprovalRequest | None:
+    verdict = classify_command(command, ctx.workspace, extra_roots=ctx.extra_roots)
+    body = tuple(visible_control_chars(line) for line in command.split("\n"))
+    if verdict.flagged:
+        return ApprovalRequest(
+            kind="command",
+            title=title,
+            body=body,
+            warning="Flagged as potentially dangerous: " + "; ".join(verdict.reasons),
+            allow_always=False,
+        )
+    if ctx.autopilot:
+        return None
+    return ApprovalRequest(
+        kind="command", title=title, body=body, allow_always=True, always_label=ALWAYS_LABEL
+    )
+
+
+def _approval_for(title: str, ctx: ToolContext, args: Args) -> ApprovalRequest | None:
+    command = args.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return None  # nothing runs: the tool refuses a missing or empty command itself
+    return command_approval(ctx, command, title=title)
+
+
+def run_command_approval(ctx: ToolContext, args: Args) -> ApprovalRequest | None:
+    return _approval_for("Run command", ctx, args)
+
+
+def background_command_approval(ctx: ToolContext, args: Args) -> ApprovalRequest | None:
+    return _approval_for("Start background command", ctx, args)

@@ -1,0 +1,137 @@
+"""The read-only file tools `read_file` and `list_directory`.
+
+They never write and need no approval; every path goes through the path guard first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from itertools import islice
+from pathlib import Path
+
+from levelcode.errors import ToolError
+from levelcode.tools.arguments import optional_int, optional_str, required_str
+from levelcode.tools.base import Args, BuiltinTool, ToolContext
+from levelcode.tools.path_guard import display_path, resolve_in_roots
+
+MAX_LINES = 2000
+MAX_OUTPUT_CHARS = 60_000
+MAX_LINE_CHARS = 2000
+MAX_ENTRIES = 500
+SNIFF_BYTES = 8192
+
+
+def looks_binary(path: Path) -> bool:
+    """A NUL byte near the start is what git and grep take as 'binary', and so do we."""
+    with path.open("rb") as handle:
+        return b"\x00" in handle.read(SNIFF_BYTES)
+
+
+def existing_file(ctx: ToolContext, raw: str) -> Path:
+    path = resolve_in_roots(ctx, raw)
+    if path.is_dir():
+        raise ToolError(f"{raw!r} is a directory; use list_directory or find_files to see inside it")
+    if not path.is_file():
+        raise ToolError(f"{raw!r} does not exist (looked at {path})")
+    return path
+
+
+def _numbered(path: Path, start: int, end: int | None) -> tuple[list[str], int | None]:
+    """Numbered lines from `start` to `end` (1-based, inclusive) and the next line number if cut."""
+    lines: list[str] = []
+    size = 0
+    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+        for number, line in enumerate(islice(handle, start - 1, end), start=start):
+            text = line.rstrip("\r\n")
+            if len(text) > MAX_LINE_CHARS:
+                text = text[:MAX_LINE_CHARS] + " ... [line cut]"
+            if len(lines) >= MAX_LINES or size + len(text) > MAX_OUTPUT_CHARS:
+                return lines, number
+            lines.append(f"{number:>6}\t{text}")
+            size += len(text) + 8
+    return lines, None
+
+
+def _read_file_sync(ctx: ToolContext, args: Args) -> str:
+    raw = required_str(args, "path")
+    start = optional_int(args, "start_line", 1, minimum=1, maximum=10**9)
+    end = (
+        None if args.get("end_line") is None else optional_int(args, "end_line", 1, minimum=1, maximum=10**9)
+    )
+    if end is not None and end < start:
+        raise ToolError(f"end_line ({end}) is before start_line ({start})")
+    path = existing_file(ctx, raw)
+    if looks_binary(path):
+        size = path.stat().st_size
+        raise ToolError(f"{raw!r} is a binary file ({size} bytes); read_file only shows text files")
+    lines, next_line = _numbered(path, start, end)
+    if not lines:
+        return f"(no lines: {display_path(ctx, path)} is empty or shorter than line {start})"
+    if next_line is not None:
+        lines.append(
+            f"[output capped: showing lines {start}-{next_line - 1}; "
+            f"call read_file with start_line={next_line} to read on]"
+        )
+    return "\n".join(lines)
+
+
+async def read_file(ctx: ToolContext, args: Args) -> str:
+    return await asyncio.to_thread(_read_file_sync, ctx, args)
+
+
+def _entry_line(entry: os.DirEntry[str]) -> str:
+    if entry.is_symlink():
+        return f"{entry.name} -> {os.readlink(entry.path)}"
+    return entry.name + "/" if entry.is_dir() else entry.name
+
+
+def _list_directory_sync(ctx: ToolContext, args: Args) -> str:
+    raw = optional_str(args, "path", ".")
+    path = resolve_in_roots(ctx, raw)
+    if not path.is_dir():
+        raise ToolError(f"{raw!r} is not a directory (looked at {path})")
+    with os.scandir(path) as entries:
+        lines = sorted(_entry_line(entry) for entry in entries)
+    if not lines:
+        return f"({display_path(ctx, path)} is empty)"
+    if len(lines) > MAX_ENTRIES:
+        more = len(lines) - MAX_ENTRIES
+        lines = [*lines[:MAX_ENTRIES], f"[... and {more} more entries; use find_files to narrow down]"]
+    return "\n".join(lines)
+
+
+async def list_directory(ctx: ToolContext, args: Args) -> str:
+    return await asyncio.to_thread(_list_directory_sync, ctx, args)
+
+
+READ_FILE = BuiltinTool(
+    name="read_file",
+    description=(
+        "Read a text file and return its lines numbered from 1. Use start_line and end_line "
+        f"(1-based, inclusive) for part of a long file; output stops after {MAX_LINES} lines with a "
+        "note saying where to continue. Binary files are refused."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the workspace or absolute"},
+            "start_line": {"type": "integer", "minimum": 1},
+            "end_line": {"type": "integer", "minimum": 1},
+        },
+        "required": ["path"],
+    },
+    run=read_file,
+)
+
+LIST_DIRECTORY = BuiltinTool(
+    name="list_directory",
+    description=(
+        "List one directory's entries, sorted; directories end with '/', symbolic links show their target."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"path": {"type": "string", "description": "Directory; default the workspace"}},
+    },
+    run=list_directory,
+)

@@ -1,0 +1,166 @@
+"""Shell commands in their own process group, and stopping that whole group.
+
+Every command runs as `bash -c` in a new session, so its children and grandchildren share one
+process group we can signal at once: SIGTERM, a short grace, then SIGKILL. A process that leaves
+the group on purpose (setsid, double-fork daemons) is beyond what a group signal reaches.
+
+Exit is observed through the subprocess protocol rather than `Process.wait()`, which (on the
+Python versions we support) may not return while a grandchild still holds the output pipe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from levelcode.errors import ToolError
+from levelcode.process_groups import describe_exit as exit_description
+from levelcode.process_groups import group_alive, signal_group
+
+STOP_GRACE_SECONDS = 1.5
+__all__ = ["ShellProcess", "exit_description", "group_alive"]
+DRAIN_SECONDS = 2.0  # how long to wait for the last output once the group is gone
+_POLL_SECONDS = 0.05
+
+
+# LevelCode's own credentials: a command the model runs has no business reading them, and a
+# prompt-injected `curl … -d "$ANTHROPIC_API_KEY"` must find nothing there.
+HIDDEN_VARIABLES = frozenset(
+    {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "LEVELCODE_API_KEY"}
+)
+
+
+def command_environment(parent: Mapping[str, str]) -> dict[str, str]:
+    return {key: value for key, value in parent.items() if key not in HIDDEN_VARIABLES}
+
+
+class _ShellProtocol(asyncio.SubprocessProtocol):
+    def __init__(self, on_output: Callable[[bytes], None], on_exit: Callable[[], None]) -> None:
+        self._on_output = on_output
+        self._on_exit = on_exit
+        self.exited = asyncio.Event()
+        self.output_closed = asyncio.Event()
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        self._on_output(data.encode() if isinstance(data, str) else data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        self.output_closed.set()
+
+    def process_exited(self) -> None:
+        self.exited.set()
+        self._on_exit()
+
+
+async def _bounded(event: asyncio.Event, seconds: float | None) -> bool:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(event.wait(), seconds)
+    return event.is_set()
+
+
+class ShellProcess:
+    """One running `bash -c` command, its merged stdout and stderr streamed to a callback."""
+
+    def __init__(self, transport: asyncio.SubprocessTransport, protocol: _ShellProtocol) -> None:
+        self._transport = transport
+        self._protocol = protocol
+        self.pid = transport.get_pid()  # a new session's leader: its pid is also the group id
+
+    @property
+    def returncode(self) -> int | None:
+        return self._transport.get_returncode()
+
+    @classmethod
+    async def start(
+        cls,
+        command: str,
+        cwd: Path,
+        on_output: Callable[[bytes], None],
+        on_exit: Callable[[], None] = lambda: None,
+    ) -> ShellProcess:
+        """Start `bash -c command` in `cwd` with stdin closed, in a new session.
+
+        The command already runs while asyncio connects its pipes; a cancellation arriving then
+        must still stop its group, so the spawn is shielded and cleaned up here.
+        """
+        spawning = asyncio.ensure_future(cls._spawn(command, cwd, on_output, on_exit))
+        try:
+            return await asyncio.shield(spawning)
+        except asyncio.CancelledError:
+            try:
+                await (await spawning).stop()
+            except asyncio.CancelledError:
+                spawning.add_done_callback(_kill_spawned_group)  # cancelled again: no grace left
+                raise
+            except ToolError:
+                pass
+            raise
+
+    @classmethod
+    async def _spawn(
+        cls, command: str, cwd: Path, on_output: Callable[[bytes], None], on_exit: Callable[[], None]
+    ) -> ShellProcess:
+        loop = asyncio.get_running_loop()
+        try:
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _ShellProtocol(on_output, on_exit),
+                "bash",
+                "-c",
+                command,
+                cwd=cwd,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                env=command_environment(os.environ),
+            )
+        except OSError as exc:
+            raise ToolError(f"could not start the command: {exc.strerror or exc}") from exc
+        return cls(transport, protocol)
+
+    async def wait(self, seconds: float | None = None) -> bool:
+        """Whether the shell exited within `seconds` (its children may live on)."""
+        return await _bounded(self._protocol.exited, seconds)
+
+    async def stop(self, *, grace: float = STOP_GRACE_SECONDS) -> None:
+        """SIGTERM the whole group, SIGKILL whatever is left after `grace` seconds, then collect the
+        last output and release the pipes. Safe to call when everything has already ended.
+
+        The SIGKILL runs in a `finally`, so a second cancellation during the grace period still
+        leaves nothing running.
+        """
+        gone = not group_alive(self.pid)
+        try:
+            try:
+                if not gone:
+                    signal_group(self.pid, signal.SIGTERM)
+                    gone = await self._until_group_gone(grace)
+            finally:
+                if not gone:
+                    signal_group(self.pid, signal.SIGKILL)
+            await _bounded(self._protocol.exited, grace)
+            await _bounded(self._protocol.output_closed, DRAIN_SECONDS)
+        finally:
+            self._transport.close()
+
+    def abandon(self) -> None:
+        """Stop at once, without grace or waiting: for when there is no time left to await."""
+        signal_group(self.pid, signal.SIGKILL)
+        self._transport.close()
+
+    async def _until_group_gone(self, grace: float) -> bool:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        await _bounded(self._protocol.exited, grace)
+        while group_alive(self.pid) and loop.time() < deadline:
+            await asyncio.sleep(_POLL_SECONDS)  # no event tells us when orphans in the group die
+        return not group_alive(self.pid)
+
+
+def _kill_spawned_group(spawning: asyncio.Future[ShellProcess]) -> None:
+    if not spawning.cancelled() and spawning.exception() is None:
+        spawning.result().abandon()

@@ -1,0 +1,106 @@
+"""Turning agent events into terminal output (REPL and plain `run`) or JSON lines (`run --json`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import IO
+
+from rich.console import Console
+from rich.text import Text
+
+from levelcode.agent.events import AgentEvent, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
+from levelcode.ui.markdown_stream import MarkdownStream
+
+MAX_SHOWN_ARG = 80
+MAX_RESULT_LINES = 6
+
+
+def summarize_input(shown: Mapping[str, object]) -> str:
+    parts = []
+    for key, value in shown.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        text = " ".join(text.split())
+        if len(text) > MAX_SHOWN_ARG:
+            text = text[: MAX_SHOWN_ARG - 1] + "…"
+        parts.append(f"{key}={text}")
+    return "  ".join(parts)
+
+
+def summarize_result(text: str) -> str:
+    lines = text.splitlines() or [""]
+    head = lines[:MAX_RESULT_LINES]
+    more = len(lines) - len(head)
+    return "\n".join(head) + (f"\n… {more} more lines" if more > 0 else "")
+
+
+class ConsoleSink:
+    """Markdown streamed as it arrives; tool activity as compact dim lines."""
+
+    def __init__(self, console: Console, activity: Console | None = None) -> None:
+        self.markdown = MarkdownStream(console)
+        self.console = activity or console  # `run` sends tool activity to stderr, the answer to stdout
+
+    def emit(self, event: AgentEvent) -> None:
+        if isinstance(event, TextDelta):
+            self.markdown.feed(event.text)
+            return
+        self.markdown.flush()
+        if isinstance(event, ToolCallEvent):
+            origin = "  [mcp]" if event.origin == "mcp" else ""
+            line = Text.assemble(("● ", "cyan"), (event.name, "bold cyan"), (origin, "magenta"))
+            args = summarize_input(event.shown_input)
+            if args:
+                line.append("  " + args, style="dim")
+            self.console.print(line)
+        elif isinstance(event, ToolResultEvent):
+            style = "red" if event.is_error else "dim"
+            body = summarize_result(event.text) if event.is_error else _result_size(event.text)
+            self.console.print(Text("  ⎿ ", style="dim") + Text(body, style=style))
+        elif isinstance(event, Notice):
+            self.console.print(Text(event.text, style="yellow"))
+        elif isinstance(event, TurnFinished):
+            self.console.print()
+
+
+def _result_size(text: str) -> str:
+    lines = text.count("\n") + 1 if text else 0
+    first = " ".join(text.split("\n", 1)[0].split())[:70]
+    return f"{first}{' …' if lines > 1 else ''}  ({lines} lines, {len(text):,} chars)"
+
+
+class JsonLinesSink:
+    """`run --json`: one JSON object per line: tool_call, tool_result, notice, final."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+
+    def write(self, record: Mapping[str, object]) -> None:
+        self.out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self.out.flush()
+
+    def emit(self, event: AgentEvent) -> None:
+        if isinstance(event, ToolCallEvent):
+            self.write(
+                {
+                    "type": "tool_call",
+                    "id": event.id,
+                    "name": event.name,
+                    "origin": event.origin,
+                    "input": dict(event.shown_input),
+                }
+            )
+        elif isinstance(event, ToolResultEvent):
+            self.write(
+                {
+                    "type": "tool_result",
+                    "id": event.id,
+                    "name": event.name,
+                    "is_error": event.is_error,
+                    "text": event.text,
+                }
+            )
+        elif isinstance(event, Notice):
+            self.write({"type": "notice", "text": event.text})
+        elif isinstance(event, TurnFinished):
+            self.write({"type": "final", "text": event.text, "stop_reason": event.stop_reason})

@@ -1,0 +1,88 @@
+"""The interactive session in a real terminal (tmux): streamed answers, slash commands, an
+approval card answered with one key, Ctrl-C aborting a turn without leaving, Ctrl-D leaving."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.scripted_server import Reply, ToolCall
+from tests.providers.support import OPENAI
+from tests.support.cli import LEVELCODE, cli_env
+from tests.support.terminal import Terminal
+
+
+@pytest.fixture
+def terminal(request: pytest.FixtureRequest) -> Iterator[Terminal]:
+    term = Terminal(request.node.name[:40].replace("[", "-").replace("]", ""))
+    yield term
+    term.close()
+
+
+def test_repl_streams_asks_aborts_and_leaves(terminal: Terminal, isolated_home: Path, tmp_path: Path) -> None:
+    steps = [
+        Reply(text="Hello from the **model**.\n\n- one\n- two"),
+        Reply(text="thinking…", hang=True),
+        Reply(text="Still here after the abort."),
+        Reply(tool_calls=(ToolCall("run_command", {"command": "echo hi > out.txt"}),)),
+        Reply(text="Wrote out.txt."),
+    ]
+    with OPENAI.fake(steps) as server:
+        env = cli_env(isolated_home, OPENAI_API_KEY="test-key", TERM="xterm-256color")
+        argv = [
+            str(LEVELCODE),
+            "--provider",
+            "openai",
+            "--base-url",
+            server.base_url,
+            "--model",
+            OPENAI.model,
+        ]
+        terminal.start(argv, env, cwd=str(tmp_path))
+        terminal.wait_for("/help for commands")
+        terminal.type("hi")
+        terminal.send("Enter")
+        screen = terminal.wait_for("Hello from the model.")
+        assert "• one" in screen
+        terminal.type("/help")
+        terminal.send("Enter")
+        terminal.wait_for("/new       start a new chat")
+        terminal.type("take your time")
+        terminal.send("Enter")
+        assert server.hanging.wait(20)
+        terminal.send("C-c")
+        terminal.wait_for("⏹ aborted")
+        terminal.type("are you there?")
+        terminal.send("Enter")
+        terminal.wait_for("Still here after the abort.")
+        terminal.type("write a file")
+        terminal.send("Enter")
+        screen = terminal.wait_for("[y] allow once")
+        assert "Run a command?" in screen
+        assert "echo hi > out.txt" in screen
+        terminal.send("y")
+        terminal.wait_for("Wrote out.txt.")
+        assert (tmp_path / "out.txt").read_text() == "hi\n"
+        terminal.type("/new")
+        terminal.send("Enter")
+        terminal.wait_for("New chat.")
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+
+
+def test_repl_refuses_without_a_terminal(isolated_home: Path) -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [str(LEVELCODE)],
+        capture_output=True,
+        text=True,
+        env=cli_env(isolated_home),
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "levelcode run" in done.stderr

@@ -1,0 +1,213 @@
+"""The translate step, pure. Load-bearing: whatever paired transcript the loop holds (empty texts,
+several tool uses, failed results), each API's translation is one that API accepts — checked with
+the fake servers' own validators — with tool results where each API wants them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from levelcode.agent.messages import Message, TextBlock, ToolResult, ToolUse, user_text
+from levelcode.providers.translate import (
+    EMPTY_MESSAGE_TEXT,
+    INVALID_ARGUMENTS_KEY,
+    anthropic_messages,
+    anthropic_tools,
+    invalid_arguments_error,
+    openai_messages,
+    openai_stop_reason,
+    openai_tools,
+    parse_tool_arguments,
+)
+from tests.fakes.fake_anthropic import AnthropicShape
+from tests.fakes.fake_openai import OpenAIShape
+from tests.providers.support import SchemaTool
+
+USE_A = ToolUse("id_a", "read_file", {"path": "a.txt"})
+USE_B = ToolUse("id_b", "run_command", {"command": "ls"})
+TRANSCRIPT = [
+    user_text("look at a.txt"),
+    Message("assistant", (TextBlock("Reading."), USE_A, USE_B)),
+    Message(
+        "user", (TextBlock("also, hurry"), ToolResult("id_a", "hello"), ToolResult("id_b", "denied", True))
+    ),
+]
+
+
+def test_anthropic_results_lead_the_next_user_message() -> None:
+    shaped = anthropic_messages(TRANSCRIPT)
+    assert shaped[1]["content"] == [
+        {"type": "text", "text": "Reading."},
+        {"type": "tool_use", "id": "id_a", "name": "read_file", "input": {"path": "a.txt"}},
+        {"type": "tool_use", "id": "id_b", "name": "run_command", "input": {"command": "ls"}},
+    ]
+    assert shaped[2] == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "id_a", "content": "hello"},
+            {"type": "tool_result", "tool_use_id": "id_b", "content": "denied", "is_error": True},
+            {"type": "text", "text": "also, hurry"},
+        ],
+    }
+
+
+def test_anthropic_system_prompt_is_not_a_message() -> None:
+    assert [message["role"] for message in anthropic_messages(TRANSCRIPT)] == ["user", "assistant", "user"]
+
+
+def test_openai_results_are_tool_messages_right_after_the_call() -> None:
+    shaped = openai_messages("Be brief.", TRANSCRIPT)
+    assert shaped[0] == {"role": "system", "content": "Be brief."}
+    assert shaped[2] == {
+        "role": "assistant",
+        "content": "Reading.",
+        "tool_calls": [
+            {
+                "id": "id_a",
+                "type": "function",
+                "function": {"name": "read_file", "arguments": '{"path": "a.txt"}'},
+            },
+            {
+                "id": "id_b",
+                "type": "function",
+                "function": {"name": "run_command", "arguments": '{"command": "ls"}'},
+            },
+        ],
+    }
+    assert shaped[3:] == [
+        {"role": "tool", "tool_call_id": "id_a", "content": "hello"},
+        {"role": "tool", "tool_call_id": "id_b", "content": "ERROR: denied"},
+        {"role": "user", "content": "also, hurry"},
+    ]
+
+
+def test_openai_error_prefix_is_not_doubled() -> None:
+    shaped = openai_messages("", [Message("user", (ToolResult("x", "ERROR: no such file", True),))])
+    assert shaped == [{"role": "tool", "tool_call_id": "x", "content": "ERROR: no such file"}]
+
+
+def test_openai_without_system_prompt_and_call_without_text() -> None:
+    shaped = openai_messages("", [user_text("hi"), Message("assistant", (USE_A,))])
+    assert shaped[0] == {"role": "user", "content": "hi"}
+    assert shaped[1]["content"] is None
+
+
+def test_empty_messages_get_a_placeholder_rather_than_poisoning_the_transcript() -> None:
+    empty = Message("assistant", (TextBlock(""),))
+    assert anthropic_messages([empty])[0]["content"] == [{"type": "text", "text": EMPTY_MESSAGE_TEXT}]
+    assert openai_messages("", [empty]) == [{"role": "assistant", "content": EMPTY_MESSAGE_TEXT}]
+
+
+def test_blocks_in_the_wrong_role_are_a_programming_error() -> None:
+    with pytest.raises(ValueError, match="user message"):
+        openai_messages("", [Message("user", (USE_A,))])
+    with pytest.raises(ValueError, match="assistant message"):
+        openai_messages("", [Message("assistant", (ToolResult("x", "y"),))])
+
+
+def test_tool_shapes() -> None:
+    schema = {"properties": {"path": {"type": "string"}}}
+    tool = SchemaTool("read_file", "Reads.", schema)
+    expected_schema = {"type": "object", **schema}
+    assert anthropic_tools([tool]) == [
+        {"name": "read_file", "description": "Reads.", "input_schema": expected_schema}
+    ]
+    assert openai_tools([tool]) == [
+        {
+            "type": "function",
+            "function": {"name": "read_file", "description": "Reads.", "parameters": expected_schema},
+        }
+    ]
+    assert "description" not in anthropic_tools([SchemaTool("t", "")])[0]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ('{"path": "a"}', {"path": "a"}),
+        ("", {}),
+        ("  ", {}),
+        ('{"path": "a"', {INVALID_ARGUMENTS_KEY: '{"path": "a"'}),
+        ("[1, 2]", {INVALID_ARGUMENTS_KEY: "[1, 2]"}),
+        ('"just a string"', {INVALID_ARGUMENTS_KEY: '"just a string"'}),
+        ("null", {INVALID_ARGUMENTS_KEY: "null"}),
+    ],
+)
+def test_parse_tool_arguments(raw: str, expected: dict[str, object]) -> None:
+    assert parse_tool_arguments(raw) == expected
+
+
+def test_invalid_arguments_error_only_for_the_marker() -> None:
+    assert invalid_arguments_error({"path": "a"}) is None
+    error = invalid_arguments_error({INVALID_ARGUMENTS_KEY: "{oops"})
+    assert error is not None
+    assert error.startswith("ERROR: ")
+    assert "{oops" in error
+
+
+@given(st.text())
+def test_parse_tool_arguments_never_raises(raw: str) -> None:
+    assert isinstance(parse_tool_arguments(raw), dict)
+
+
+@given(
+    st.dictionaries(st.text(), st.recursive(st.none() | st.integers() | st.text(), st.lists, max_leaves=5))
+)
+def test_parse_tool_arguments_round_trips_objects(value: dict[str, Any]) -> None:
+    assert parse_tool_arguments(json.dumps(value)) == value
+
+
+@pytest.mark.parametrize(
+    ("finish", "has_calls", "expected"),
+    [
+        ("stop", False, "end_turn"),
+        ("length", False, "max_tokens"),
+        ("tool_calls", True, "tool_use"),
+        ("stop", True, "tool_use"),  # some local servers say "stop" after tool calls
+        (None, False, "end_turn"),
+        ("something_new", False, "something_new"),
+    ],
+)
+def test_openai_stop_reason(finish: str | None, has_calls: bool, expected: str) -> None:
+    assert openai_stop_reason(finish, has_tool_calls=has_calls) == expected
+
+
+# --- property: every paired transcript translates into a request the API accepts ---------------
+
+names = st.from_regex(r"[a-zA-Z0-9_-]{1,64}", fullmatch=True)
+texts = st.sampled_from(["", "ok", "line\nbreak", "ünïcode 🙂"])
+
+
+@st.composite
+def paired_transcripts(draw: st.DrawFn) -> list[Message]:
+    messages = [user_text(draw(texts) or "start")]
+    for round_number in range(draw(st.integers(0, 4))):
+        uses = [
+            ToolUse(f"id_{round_number}_{i}", draw(names), {"n": i}) for i in range(draw(st.integers(0, 3)))
+        ]
+        messages.append(Message("assistant", (TextBlock(draw(texts)), *uses)))
+        results = [
+            ToolResult(use.id, draw(texts), draw(st.booleans())) for use in draw(st.permutations(uses))
+        ]
+        messages.append(Message("user", (TextBlock(draw(texts)), *results)))
+    return messages
+
+
+@given(paired_transcripts(), st.lists(names, unique=True, max_size=4), texts)
+def test_paired_transcripts_are_accepted_by_both_apis(
+    messages: list[Message], tool_names: list[str], system: str
+) -> None:
+    tools = [SchemaTool(name) for name in tool_names]
+    anthropic_body = {
+        "model": "m",
+        "max_tokens": 10,
+        "messages": anthropic_messages(messages),
+        "tools": anthropic_tools(tools),
+    }
+    openai_body = {"model": "m", "messages": openai_messages(system, messages), "tools": openai_tools(tools)}
+    assert AnthropicShape().validate(anthropic_body) is None
+    assert OpenAIShape().validate(openai_body) is None
