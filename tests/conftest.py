@@ -3,9 +3,12 @@ config, state or home, and no provider key leaks in from the developer's shell."
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.terminal import Terminal
 
 _SCRUBBED = (
     "ANTHROPIC_API_KEY",
@@ -32,3 +35,11 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     for name in _SCRUBBED:
         monkeypatch.delenv(name, raising=False)
     return levelcode_home
+
+
+@pytest.fixture
+def terminal(request: pytest.FixtureRequest) -> Iterator[Terminal]:
+    """A real terminal (tmux on a private socket), killed after the test."""
+    term = Terminal(request.node.name[:40].replace("[", "-").replace("]", ""))
+    yield term
+    term.close()

@@ -38,6 +38,7 @@ def run_headless(args: argparse.Namespace) -> int:
         sink.emit(Notice(f"config problem: {problem}"))
 
     async def main() -> int:
+        await session.start()
         try:
             text = await session.agent.run_turn(args.prompt)
         except ProviderError as exc:

@@ -9,6 +9,7 @@ MCP_EPILOG = """\
 examples:
   levelcode mcp list                         every configured server, its state and tools
   levelcode mcp call time get_current_time '{"timezone": "UTC"}'
+  levelcode mcp trust NAME                   review a repository's server and approve it here
 """
 
 
@@ -32,3 +33,7 @@ def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     call.add_argument("server", help="server name as configured")
     call.add_argument("tool", help="the server's own tool name")
     call.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
+    trust = actions.add_parser(
+        "trust", parents=[common], help="review and approve a repository's server for this workspace"
+    )
+    trust.add_argument("server", help="server name as the repository's config names it")

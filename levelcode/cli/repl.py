@@ -78,7 +78,6 @@ class Repl:
         )
         for problem in self.session.settings.problems:
             self.console.print(Text(f"config problem: {problem}", style="yellow"))
-        self.console.print(Text("/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves", style="dim"))
 
     async def main(self) -> int:
         from prompt_toolkit import PromptSession
@@ -87,6 +86,8 @@ class Repl:
         paths.state_dir().mkdir(parents=True, exist_ok=True)
         prompt: PromptSession[str] = PromptSession(history=FileHistory(str(paths.history_path())))
         self.banner()
+        await self.session.start()
+        self.console.print(Text("/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves", style="dim"))
         while True:
             try:
                 text = await prompt.prompt_async("> ", handle_sigint=False)

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from levelcode.agent.approvals import Approver
-from levelcode.agent.events import EventSink
+from levelcode.agent.events import EventSink, Notice
 from levelcode.agent.loop import Agent
 from levelcode.agent.system_prompt import build_system_prompt
 from levelcode.agent.toolbox import Toolbox
+from levelcode.debug_log import DebugSink, configure_debug_log, debug_enabled
+from levelcode.mcp.runtime import McpRuntime, load_config
 from levelcode.providers.base import Provider
 from levelcode.providers.factory import close_provider, make_provider, resolve_provider_settings
 from levelcode.settings import Settings, load_settings
@@ -37,20 +39,37 @@ class ChatSession:
     ctx: ToolContext
     toolbox: Toolbox
     agent: Agent
+    mcp: McpRuntime
+
+    async def start(self) -> None:
+        """Start the MCP servers the launch gate permits, and say what the model will have."""
+        for problem in self.mcp.config.problems:
+            self.agent.sink.emit(Notice(f"config problem: {problem}"))
+        await self.mcp.start()
+        summary = self.mcp.chip()
+        if summary:
+            self.agent.sink.emit(Notice(summary))
 
     async def reset(self) -> None:
-        """A new chat: empty transcript, fresh tool state (background jobs ended)."""
+        """A new chat: empty transcript, fresh tool state (background jobs ended), MCP restarted."""
         await close_tool_context(self.ctx)
         self.agent.transcript.clear()
         self.toolbox.remembered.clear()
+        await self.mcp.restart()
 
     async def close(self) -> None:
-        await close_tool_context(self.ctx)
-        await close_provider(self.provider)
+        try:
+            await self.mcp.close()
+        finally:
+            await close_tool_context(self.ctx)
+            await close_provider(self.provider)
 
 
 def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSink) -> ChatSession:
     """Raises ConfigError or ProviderAuthError with a message that says what to do."""
+    configure_debug_log()
+    if debug_enabled():
+        sink = DebugSink(sink)
     workspace = workspace_of(args)
     settings = load_settings(workspace)
     provider_settings = resolve_provider_settings(
@@ -63,6 +82,11 @@ def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSin
     provider = make_provider(provider_settings)
     autopilot = bool(getattr(args, "autopilot", False)) or settings.autopilot
     ctx = ToolContext(workspace, extra_roots=settings.allowed_directories(), autopilot=autopilot)
-    toolbox = Toolbox(ctx, approver, builtin_tools())
+    builtins = builtin_tools()
+    notify = lambda text: sink.emit(Notice(text))  # noqa: E731
+    mcp = McpRuntime(
+        workspace, load_config(workspace), approver, reserved={t.name for t in builtins}, notify=notify
+    )
+    toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
     agent = Agent(provider, toolbox, system=build_system_prompt(workspace), sink=sink)
-    return ChatSession(workspace, settings, provider, ctx, toolbox, agent)
+    return ChatSession(workspace, settings, provider, ctx, toolbox, agent, mcp)

@@ -1,24 +1,40 @@
-"""Putting the MCP layer together for one workspace: config → launch gate → hub.
+"""The MCP layer for one workspace: config → launch gate (G1) → hub → router, and the summary
+every view shows.
 
-The edge where the pure core meets processes and files. Which servers may start is decided here,
-once, for every surface (`mcp list`, `mcp call`, `run`, the REPL): a repository's servers never
-start without the user's approval.
+The gate fails closed. User-tier servers start without asking. A repository's server starts
+only when the trust store holds the fingerprint of exactly this launch; otherwise an
+interactive approver shows the consent card (literal command, every argument and env entry),
+and with nobody to ask it is not started, and the notice names the command that approves it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from levelcode import paths
+from levelcode.agent.approvals import Approver, HeadlessApprover, decide_or_deny
+from levelcode.mcp.cards import launch_card
 from levelcode.mcp.config import McpConfig, ServerSpec
 from levelcode.mcp.config_files import load_mcp_config
 from levelcode.mcp.connection import ConnectOptions
 from levelcode.mcp.hub import McpHub
+from levelcode.mcp.overview import (
+    COMMAND_CHANGED,
+    DENIED,
+    NEEDS_APPROVAL,
+    ServerStatus,
+    ServerSummary,
+    chip,
+    launch_text,
+    summarize,
+)
 from levelcode.mcp.protocol_memory import ProtocolMemory
-from levelcode.mcp.trust import needs_launch_approval
+from levelcode.mcp.router import McpRouter
+from levelcode.mcp.trust import TrustState, needs_launch_approval
+from levelcode.mcp.trust_store import TrustStore
 
-NEEDS_APPROVAL = "needs approval"
+Notify = Callable[[str], None]
 
 
 def make_hub(workspace: Path) -> McpHub:
@@ -31,12 +47,99 @@ def load_config(workspace: Path) -> McpConfig:
     return load_mcp_config(workspace)
 
 
-async def start_permitted(hub: McpHub, specs: Iterable[ServerSpec]) -> None:
-    """Start the servers that may start; record the others as not started, with the reason."""
-    permitted: list[ServerSpec] = []
-    for spec in specs:
-        if needs_launch_approval(spec) and not spec.disabled:
-            hub.mark_not_started(spec, NEEDS_APPROVAL)
-        else:
-            permitted.append(spec)
-    await hub.start(permitted)
+def approval_hint(spec: ServerSpec, trust: TrustState) -> str:
+    why = "its command changed since you approved it" if trust == "changed" else "a repository asked for it"
+    return (
+        f"MCP server {spec.name!r} ({spec.provenance.file}) was not started: it needs your approval ({why}). "
+        f"Review and approve it in a terminal with: levelcode mcp trust {spec.name}"
+    )
+
+
+class McpRuntime:
+    def __init__(
+        self,
+        workspace: Path,
+        config: McpConfig,
+        approver: Approver,
+        *,
+        reserved: Collection[str] = (),
+        notify: Notify = lambda _text: None,
+        store: TrustStore | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.config = config
+        self.approver = approver
+        self.notify = notify
+        self.store = store or TrustStore()
+        self.hub = make_hub(workspace)
+        self.router = McpRouter(
+            self.hub,
+            dict(config.tool_policy),
+            approver,
+            reserved=reserved,
+            settings_file=paths.user_settings_path(),
+        )
+        self.denied: set[str] = set()
+
+    def trust_states(self) -> dict[str, TrustState]:
+        return {
+            s.name: self.store.state(self.workspace, s)
+            for s in self.config.servers
+            if needs_launch_approval(s)
+        }
+
+    async def start(self) -> None:
+        """Pass every server through the gate, then start the permitted ones concurrently."""
+        if self.store.warning:
+            self.notify(f"warning: {self.store.warning}")
+        permitted: list[ServerSpec] = []
+        for spec in self.config.servers:
+            if await self._may_start(spec):
+                permitted.append(spec)
+        await self.hub.start(permitted)
+        self.router.rebuild()
+        for state in self.hub.states.values():
+            if state.status == "failed":
+                self.notify(f"MCP server {state.spec.name!r} failed: {state.reason}")
+
+    async def _may_start(self, spec: ServerSpec) -> bool:
+        if spec.disabled or not needs_launch_approval(spec):
+            return True
+        trust = self.store.state(self.workspace, spec)
+        if trust == "approved":
+            return True
+        reason = COMMAND_CHANGED if trust == "changed" else NEEDS_APPROVAL
+        if spec.name in self.denied:
+            self.hub.mark_not_started(spec, DENIED)
+            return False
+        if not self.approver.interactive:
+            self.hub.mark_not_started(spec, reason)
+            self.notify(approval_hint(spec, trust))
+            return False
+        choice = await decide_or_deny(self.approver, launch_card(spec, trust, self.workspace))
+        if choice == "deny":
+            self.denied.add(spec.name)
+            self.hub.mark_not_started(spec, DENIED)
+            return False
+        self.store.approve(self.workspace, spec, launch_text(spec))
+        return True
+
+    def summaries(self) -> tuple[ServerSummary, ...]:
+        statuses = {name: ServerStatus(s.status, s.reason) for name, s in self.hub.states.items()}
+        return summarize(self.config, statuses, self.trust_states(), self.router.current())
+
+    def chip(self) -> str | None:
+        return chip(self.summaries())
+
+    async def restart(self) -> None:
+        """A new chat: every server ends (whole process groups), then the gate runs again."""
+        await self.hub.reap_all()
+        self.hub.states.clear()
+        await self.start()
+
+    async def close(self) -> None:
+        await self.hub.reap_all()
+
+
+def headless_runtime(workspace: Path, config: McpConfig, notify: Notify) -> McpRuntime:
+    return McpRuntime(workspace, config, HeadlessApprover(), notify=notify)

@@ -1,15 +1,17 @@
 """The interactive approval card: what would happen, shown literally, and a one-key answer.
 
-Anything but an explicit yes is a denial: Ctrl-C, Ctrl-D, Escape, a closed terminal.
+Anything but an explicit yes is a denial: Ctrl-C, Ctrl-D, Escape, a closed terminal. Card text is
+shown with control characters escaped, and a launch card is never shortened.
 """
 
 from __future__ import annotations
 
-from rich.console import Console, Group
-from rich.panel import Panel
+from rich.console import Console, Group, RenderableType
+from rich.rule import Rule
 from rich.text import Text
 
 from levelcode.agent.approvals import ApprovalRequest, Choice
+from levelcode.ui.visible import visible
 
 KIND_TITLES = {
     "command": "Run a command?",
@@ -20,18 +22,22 @@ KIND_TITLES = {
 MAX_BODY_LINES = 40
 
 
-def render_card(request: ApprovalRequest) -> Panel:
-    parts: list[Text] = [Text(request.title, style="bold")]
-    if request.warning:
-        parts.append(Text("⚠ " + request.warning, style="bold red"))
-    body = list(request.body)
-    if len(body) > MAX_BODY_LINES:
-        body = [*body[:MAX_BODY_LINES], f"… {len(request.body) - MAX_BODY_LINES} more lines"]
-    parts.extend(Text(line, no_wrap=False) for line in body)
+def render_card(request: ApprovalRequest) -> Group:
+    """Rules above and below, the body in between with no border: a long command line wraps as
+    one run of text, so it reads — and copies — exactly as it would run."""
     style = "red" if request.warning else "yellow"
-    return Panel(
-        Group(*parts), title=KIND_TITLES.get(request.kind, "Approve?"), border_style=style, expand=False
-    )
+    parts: list[RenderableType] = [
+        Rule(KIND_TITLES.get(request.kind, "Approve?"), style=style, align="left"),
+        Text(visible(request.title), style="bold"),
+    ]
+    if request.warning:
+        parts.append(Text("⚠ " + visible(request.warning), style="bold red"))
+    body = [visible(line) for line in request.body]
+    if len(body) > MAX_BODY_LINES and request.kind != "mcp_launch":  # a launch card is never cut
+        body = [*body[:MAX_BODY_LINES], f"… {len(request.body) - MAX_BODY_LINES} more lines"]
+    parts.extend(Text(line, overflow="fold") for line in body)
+    parts.append(Rule(style=style))
+    return Group(*parts)
 
 
 def options_for(request: ApprovalRequest) -> list[tuple[str, Choice, str]]:
@@ -75,12 +81,9 @@ async def read_choice(options: list[tuple[str, Choice, str]]) -> Choice:
         bindings.add(key.upper())(lambda event, v=value: event.app.exit(result=v))
     for key in ("c-c", "c-d", "escape"):
         bindings.add(key)(lambda event: event.app.exit(result="deny"))
-    prompt = "  " + "   ".join(f"[{key}] {label}" for key, _value, label in options) + "  "
-    app: Application[Choice] = Application(
-        layout=Layout(Window(FormattedTextControl(prompt), height=1)),
-        key_bindings=bindings,
-        full_screen=False,
-    )
+    prompt = "\n".join(f"  [{key}] {label}" for key, _value, label in options) + "\n  press a key: "
+    window = Window(FormattedTextControl(prompt), wrap_lines=True, dont_extend_height=True)
+    app: Application[Choice] = Application(layout=Layout(window), key_bindings=bindings, full_screen=False)
     try:
         return await app.run_async(handle_sigint=False)
     except (EOFError, KeyboardInterrupt, OSError):

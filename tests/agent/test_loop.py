@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from levelcode.agent.approvals import ApprovalRequest, Choice, HeadlessApprover
+from levelcode.agent.approvals import HeadlessApprover
 from levelcode.agent.events import RecordingSink, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
 from levelcode.agent.loop import ABORTED_WHILE_RUNNING, Agent
 from levelcode.agent.toolbox import Toolbox
@@ -22,6 +22,7 @@ from levelcode.tools.base import BuiltinTool, ToolContext
 from levelcode.tools.registry import builtin_tools
 from tests.fakes.scripted_server import Fail, Reply, ScriptedServer, ToolCall
 from tests.providers.support import Api, Connect
+from tests.support.approvers import ScriptedApprover
 from tests.support.processes import survivors
 
 
@@ -35,20 +36,6 @@ async def _interrupts(_ctx: ToolContext, _args: Mapping[str, Any]) -> str:
 
 BROKEN = BuiltinTool("broken_tool", "Always raises.", {"type": "object", "properties": {}}, _raises)
 INTERRUPTING = BuiltinTool("interrupting_tool", "Raises KeyboardInterrupt.", {"type": "object"}, _interrupts)
-
-
-class ScriptedApprover:
-    def __init__(self, *answers: Choice) -> None:
-        self.answers = list(answers)
-        self.asked: list[ApprovalRequest] = []
-
-    @property
-    def interactive(self) -> bool:
-        return True
-
-    async def decide(self, request: ApprovalRequest) -> Choice:
-        self.asked.append(request)
-        return self.answers.pop(0)
 
 
 def _agent(

@@ -45,7 +45,7 @@ def test_mcp_list_shows_every_configured_server_with_state_and_tools(
     assert "everything · running" in out
     assert "everything__echo" in out
     assert "missing · failed: cannot start 'no-such-command-anywhere': command not found" in out
-    assert "off · disabled in config" in out
+    assert "off · disabled · user" in out
     assert f"repo · needs approval · workspace · {tmp_path / '.mcp.json'}" in out
     assert f"  touch {marker}" in out
     assert not marker.exists()

@@ -3,22 +3,12 @@ approval card answered with one key, Ctrl-C aborting a turn without leaving, Ctr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import OPENAI
-from tests.support.cli import LEVELCODE, cli_env
+from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags
 from tests.support.terminal import Terminal
-
-
-@pytest.fixture
-def terminal(request: pytest.FixtureRequest) -> Iterator[Terminal]:
-    term = Terminal(request.node.name[:40].replace("[", "-").replace("]", ""))
-    yield term
-    term.close()
 
 
 def test_repl_streams_asks_aborts_and_leaves(terminal: Terminal, isolated_home: Path, tmp_path: Path) -> None:
@@ -30,22 +20,14 @@ def test_repl_streams_asks_aborts_and_leaves(terminal: Terminal, isolated_home: 
         Reply(text="Wrote out.txt."),
     ]
     with OPENAI.fake(steps) as server:
-        env = cli_env(isolated_home, OPENAI_API_KEY="test-key", TERM="xterm-256color")
-        argv = [
-            str(LEVELCODE),
-            "--provider",
-            "openai",
-            "--base-url",
-            server.base_url,
-            "--model",
-            OPENAI.model,
-        ]
+        env = provider_env(isolated_home, "openai", TERM="xterm-256color")
+        argv = [str(LEVELCODE), *provider_flags("openai", server.base_url, OPENAI.model)]
         terminal.start(argv, env, cwd=str(tmp_path))
         terminal.wait_for("/help for commands")
         terminal.type("hi")
         terminal.send("Enter")
-        screen = terminal.wait_for("Hello from the model.")
-        assert "• one" in screen
+        screen = terminal.wait_for("• two")
+        assert "Hello from the model." in screen
         terminal.type("/help")
         terminal.send("Enter")
         terminal.wait_for("/new       start a new chat")

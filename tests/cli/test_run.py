@@ -11,27 +11,21 @@ import pytest
 
 from tests.fakes.scripted_server import Reply, ScriptedServer, ToolCall
 from tests.providers.support import ANTHROPIC, OPENAI, Api
-from tests.support.cli import LEVELCODE, cli_env
+from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags
 
 
 def _run(
     api: Api, server: ScriptedServer, home: Path, workspace: Path, *args: str
 ) -> subprocess.CompletedProcess[str]:
-    key_var = "ANTHROPIC_API_KEY" if api.name == "anthropic" else "OPENAI_API_KEY"
-    env = cli_env(home, **{key_var: "test-key"})
     command = [
         str(LEVELCODE),
         "run",
         "-C",
         str(workspace),
-        "--provider",
-        api.name,
-        "--base-url",
-        server.base_url,
-        "--model",
-        api.model,
+        *provider_flags(api.name, server.base_url, api.model),
         *args,
     ]
+    env = provider_env(home, api.name)
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, check=False)
 
 
@@ -117,18 +111,13 @@ def test_missing_key_says_which_variable(isolated_home: Path, tmp_path: Path) ->
 
 def test_an_api_error_is_shown_and_the_run_fails(isolated_home: Path, tmp_path: Path) -> None:
     with OPENAI.fake([Reply(text="never")]) as server:
-        env = cli_env(isolated_home, OPENAI_API_KEY="test-key")
+        env = provider_env(isolated_home, "openai")
         command = [
             str(LEVELCODE),
             "run",
             "-C",
             str(tmp_path),
-            "--provider",
-            "openai",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "no-such-model",
+            *provider_flags("openai", server.base_url, "no-such-model"),
             "hi",
         ]
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, check=False)

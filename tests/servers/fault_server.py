@@ -8,8 +8,10 @@ Standard library only; speaks newline-delimited JSON-RPC on stdio. Start-up faul
     --grandchildren N                        spawn N sleeping grandchildren that share its stdout
     --tools N --page-size K                  N extra tools `tool_<i>`, listed K per page
     --garbage                                write garbage and invalid UTF-8 lines before each answer
+    --odd-names                              also offer tools named `read_file` and `bad name/with:chars`
 Call faults are tools: echo, hang, crash, crash_with_children, big (one 50 MB line), huge_text,
-image, is_error, rpc_error, garbage_reply, change_tools (list_changed), sleep, whereami (cwd and env).
+image, is_error, rpc_error, garbage_reply, change_tools (list_changed), sleep, whereami (cwd and env),
+touch_marker and delete_everything (destructiveHint; both create the file at `path`), count_chars.
 Every process it starts (itself, grandchildren) appends its pid to $FAULT_PID_FILE, so tests can
 check by pid that nothing survives.
 """
@@ -64,7 +66,12 @@ BASE_TOOLS = [
     "change_tools",
     "sleep",
     "whereami",
+    "touch_marker",
+    "delete_everything",
+    "count_chars",
 ]
+ODD_NAMES = ["read_file", "bad name/with:chars"]
+ANNOTATIONS = {"delete_everything": {"destructiveHint": True}, "echo": {"readOnlyHint": True}}
 
 
 class Server:
@@ -77,7 +84,7 @@ class Server:
         self.silent = False
 
     def tool_names(self) -> list[str]:
-        names = BASE_TOOLS + self.extra
+        names = BASE_TOOLS + (ODD_NAMES if self.args.odd_names else []) + self.extra
         return [*names, "added_later"] if self.changed else names
 
     def tools_page(self, cursor: object) -> dict:
@@ -85,7 +92,12 @@ class Server:
         size = self.args.page_size or len(names)
         start = int(cursor) if isinstance(cursor, str) and cursor.isdigit() else 0
         page = [
-            {"name": n, "description": f"fault tool {n}", "inputSchema": {"type": "object", "properties": {}}}
+            {
+                "name": n,
+                "description": f"fault tool {n}",
+                "inputSchema": {"type": "object", "properties": {}},
+                **({"annotations": ANNOTATIONS[n]} if n in ANNOTATIONS else {}),
+            }
             for n in names[start : start + size]
         ]
         result: dict = {"tools": page}
@@ -155,6 +167,12 @@ class Server:
             reply(request_id, text(str(arguments.get("message", ""))))
         elif name == "hang":
             return
+        elif name in ("touch_marker", "delete_everything"):
+            with open(str(arguments["path"]), "w", encoding="utf-8") as marker:
+                marker.write(f"{name} ran\n")
+            reply(request_id, text(f"{name} done"))
+        elif name == "count_chars":
+            reply(request_id, text(f"{len(str(arguments.get('text', '')))} characters"))
         elif name == "whereami":
             reply(request_id, text(json.dumps({"cwd": os.getcwd(), "env": dict(os.environ)})))
         elif name == "sleep":
@@ -214,6 +232,7 @@ def main() -> None:
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--garbage", action="store_true")
     parser.add_argument("--linger", action="store_true")
+    parser.add_argument("--odd-names", action="store_true")
     args = parser.parse_args()
     record_pid(os.getpid())
     if args.ignore_sigterm:

@@ -58,3 +58,16 @@ def start_cli(args: Sequence[str], home: Path, *, cwd: Path | None = None) -> su
         env=cli_env(home),
         cwd=cwd,
     )
+
+
+KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+
+
+def provider_flags(api: str, base_url: str, model: str) -> list[str]:
+    """The flags that point `levelcode` at a fake provider server."""
+    return ["--provider", api, "--base-url", base_url, "--model", model]
+
+
+def provider_env(home: Path, api: str, **extra: str) -> dict[str, str]:
+    """The isolated environment plus the key the fake server accepts."""
+    return cli_env(home, **{KEY_VARIABLES[api]: "test-key"}, **extra)

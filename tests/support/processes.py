@@ -4,6 +4,9 @@ and in a container nobody may ever reap it."""
 from __future__ import annotations
 
 import os
+import selectors
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -91,3 +94,46 @@ def wait_for_output(stream: object, needle: str, within: float = 30.0) -> str:
                 raise EOFError(f"stream ended before {needle!r}; got {seen.decode(errors='replace')!r}")
             seen += chunk
     return seen.decode(errors="replace")
+
+
+RACE_WAIT = 60.0
+
+
+def run_together(argvs: list[list[str]], env: dict[str, str] | None = None) -> None:
+    """Start one `python -c` per argv, release them all at once, and wait (bounded) for each."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", *argv],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).resolve().parents[2],
+            env=env,
+        )
+        for argv in argvs
+    ]
+    try:
+        for proc in procs:
+            assert _first_line(proc) == "ready"
+        for proc in procs:
+            assert proc.stdin is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        for proc in procs:
+            _out, err = proc.communicate(timeout=RACE_WAIT)
+            assert proc.returncode == 0, err
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate(timeout=RACE_WAIT)
+
+
+def _first_line(proc: subprocess.Popen[str]) -> str:
+    assert proc.stdout is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        if not selector.select(timeout=RACE_WAIT):
+            raise AssertionError(f"process {proc.pid} did not start within {RACE_WAIT}s")
+    return proc.stdout.readline().strip()

@@ -1,0 +1,95 @@
+"""What the user is asked before an MCP server starts (G1) or an MCP tool runs (G2/G3), and how
+MCP arguments are shown anywhere else (G4: masked).
+
+Pure. The launch card shows the literal command, every argument and every env entry exactly as
+written — nothing summarised — so what the user approves is what the fingerprint covers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from levelcode.agent.approvals import ApprovalRequest
+from levelcode.mcp.config import HttpServerSpec, ServerSpec
+from levelcode.mcp.overview import launch_text
+from levelcode.mcp.policy import McpVerdict
+from levelcode.mcp.trust import TrustState
+
+MASK = "<masked>"
+MAX_ARGUMENT_CHARS = 300
+MAX_ARGUMENT_LINES = 30
+
+
+def launch_card(spec: ServerSpec, trust: TrustState, workspace: Path) -> ApprovalRequest:
+    origin = f"asked for by {spec.provenance.file} — written by the repository, not by you"
+    body = [f"server:  {spec.name}", f"from:    {origin}", f"for:     {workspace}", ""]
+    body.extend(launch_lines(spec))
+    body.extend(["", "Approve to let LevelCode start exactly this in this workspace; any change asks again."])
+    warning = (
+        "command changed since you approved it — review it again"
+        if trust == "changed"
+        else "a repository wants to run a program on your machine"
+    )
+    title = f"{'command changed' if trust == 'changed' else 'new'} · MCP server {spec.name!r}"
+    return ApprovalRequest("mcp_launch", title, tuple(body), warning=warning)
+
+
+def launch_lines(spec: ServerSpec) -> list[str]:
+    """Every part of the launch, as written: the command line, then each piece on its own line."""
+    if isinstance(spec, HttpServerSpec):
+        lines = [f"url:     {spec.url}"]
+        lines.extend(f"header:  {key}: {value}" for key, value in spec.headers)
+        return lines
+    lines = [f"runs:    {launch_text(spec)}", f"command: {spec.command}"]
+    lines.extend(f"arg {index}:   {arg}" for index, arg in enumerate(spec.args, 1))
+    lines.extend(f"env:     {key}={value}" for key, value in spec.env)
+    if spec.cwd:
+        lines.append(f"cwd:     {spec.cwd}")
+    return lines
+
+
+def call_card(
+    server: str, tool: str, verdict: McpVerdict, arguments: Mapping[str, object], settings_file: str
+) -> ApprovalRequest:
+    body = [f"server: {server}", f"tool:   {tool}", "arguments:", *format_arguments(arguments)]
+    warning = "the server marks this tool destructive" if verdict.destructive else None
+    label = (
+        f'always allow {verdict.name} (adds "{verdict.name}": "allow" to mcpToolPolicy in {settings_file})'
+    )
+    return ApprovalRequest(
+        "mcp_call",
+        f"MCP call · {server} · {tool}",
+        tuple(body),
+        warning=warning,
+        allow_always=verdict.allowlistable,
+        always_label=label,
+    )
+
+
+def format_arguments(arguments: Mapping[str, object]) -> list[str]:
+    """Pretty-printed, each long value cut, the whole bounded in lines."""
+    if not arguments:
+        return ["  (none)"]
+    shown = {key: _cut(value) for key, value in arguments.items()}
+    lines = [
+        "  " + line for line in json.dumps(shown, indent=2, ensure_ascii=False, default=str).splitlines()
+    ]
+    if len(lines) > MAX_ARGUMENT_LINES:
+        lines = [*lines[:MAX_ARGUMENT_LINES], f"  … {len(lines) - MAX_ARGUMENT_LINES} more lines"]
+    return lines
+
+
+def _cut(value: object) -> object:
+    if isinstance(value, str) and len(value) > MAX_ARGUMENT_CHARS:
+        return value[:MAX_ARGUMENT_CHARS] + f"… [{len(value) - MAX_ARGUMENT_CHARS} more chars]"
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return _cut(text) if len(text) > MAX_ARGUMENT_CHARS else value
+
+
+def mask_arguments(arguments: Mapping[str, object]) -> dict[str, object]:
+    """Keys kept, values masked: what logs, `--json` and the chat show of an MCP call."""
+    return {str(key): MASK for key in arguments}

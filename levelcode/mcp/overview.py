@@ -1,0 +1,132 @@
+"""One summary of every configured MCP server, for every view: the run-start chip, `levelcode mcp
+list`, and `/mcp`. Pure: built from the config, the servers' states, the trust decisions and the
+same catalog and classifier the router uses, so no view can claim a tool is allowed that the
+router would refuse.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from levelcode.mcp.catalog import Catalog
+from levelcode.mcp.config import McpConfig, ServerSpec, StdioServerSpec, Tier
+from levelcode.mcp.policy import Decision, classify_mcp_tool
+from levelcode.mcp.trust import TrustState
+
+NEEDS_APPROVAL = "needs approval"
+COMMAND_CHANGED = "command changed — needs approval"
+DENIED = "not approved (you said no this session)"
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """What the hub knows of one server: running, failed, disabled or not started (and why)."""
+
+    status: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolLine:
+    name: str  # as the model sees it
+    tool: str  # as the server calls it
+    decision: Decision
+    reason: str
+
+
+@dataclass(frozen=True)
+class ServerSummary:
+    name: str
+    state: str
+    tier: Tier
+    file: str
+    launch: str
+    trust: TrustState | None  # workspace servers only
+    tools: tuple[ToolLine, ...] = ()
+    dropped: int = 0
+    malformed: int = 0
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
+
+
+def launch_text(spec: ServerSpec) -> str:
+    """The literal command line (or URL), quoted so that it reads back as exactly what runs."""
+    if isinstance(spec, StdioServerSpec):
+        return shlex.join((spec.command, *spec.args))
+    return spec.url
+
+
+def state_text(spec: ServerSpec, status: ServerStatus | None, trust: TrustState | None) -> str:
+    if spec.disabled:
+        return "disabled"
+    if status is not None and status.status == "running":
+        return "running"
+    if status is not None and status.status == "failed":
+        return f"failed: {status.reason}"
+    if status is not None and status.reason == DENIED:
+        return DENIED
+    if trust == "changed":
+        return COMMAND_CHANGED
+    if trust == "never_approved":
+        return NEEDS_APPROVAL
+    return (status.reason if status is not None and status.reason else None) or "not started"
+
+
+def summarize(
+    config: McpConfig,
+    statuses: Mapping[str, ServerStatus],
+    trust: Mapping[str, TrustState],
+    catalog: Catalog,
+) -> tuple[ServerSummary, ...]:
+    lines: dict[str, list[ToolLine]] = {}
+    for tool in catalog.tools:
+        route = catalog.routes[tool.name]
+        verdict = classify_mcp_tool(tool.name, route.annotations, config.tool_policy)
+        lines.setdefault(route.server, []).append(
+            ToolLine(tool.name, route.tool, verdict.decision, verdict.reason)
+        )
+    summaries = []
+    for spec in config.servers:
+        counts = catalog.counts.get(spec.name)
+        summaries.append(
+            ServerSummary(
+                name=spec.name,
+                state=state_text(spec, statuses.get(spec.name), trust.get(spec.name)),
+                tier=spec.provenance.tier,
+                file=spec.provenance.file,
+                launch=launch_text(spec),
+                trust=trust.get(spec.name),
+                tools=tuple(lines.get(spec.name, ())),
+                dropped=counts.dropped if counts else 0,
+                malformed=counts.malformed if counts else 0,
+            )
+        )
+    return tuple(summaries)
+
+
+def chip(summaries: Sequence[ServerSummary]) -> str | None:
+    """`mcp · filesystem (11) · github (41) · 3/52 allow-listed · 1 server needs approval`."""
+    if not summaries:
+        return None
+    running = [s for s in summaries if s.running]
+    parts = ["mcp", *(f"{s.name} ({len(s.tools)})" for s in running)]
+    total = sum(len(s.tools) for s in running)
+    allowed = sum(1 for s in running for t in s.tools if t.decision == "allow")
+    if running:
+        parts.append(f"{allowed}/{total} allow-listed")
+    waiting = sum(1 for s in summaries if s.state in (NEEDS_APPROVAL, COMMAND_CHANGED))
+    failed = sum(1 for s in summaries if s.state.startswith("failed"))
+    parts.extend(_count(waiting, "server needs approval", "servers need approval"))
+    parts.extend(_count(failed, "server failed", "servers failed"))
+    parts.extend(f"{s.name}: {s.dropped} tools over the cap left out" for s in running if s.dropped)
+    return " · ".join(parts)
+
+
+def _count(number: int, one: str, many: str) -> list[str]:
+    if number == 0:
+        return []
+    return [f"{number} {one if number == 1 else many}"]

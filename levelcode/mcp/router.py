@@ -1,0 +1,103 @@
+"""The MCP router: where a tool name no built-in has falls through to. Every call goes
+classify → approve → call, and returns the hub's string.
+
+Gates G2/G3 live here: the classifier sees the user's allow-list and the server's annotations,
+never autopilot; anything not allowed asks, and with nobody to ask it is refused with
+`explain_mcp_refusal`'s message. "Always allow" writes the user-tier allow-list, and is not
+offered for a tool its server marks destructive.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Mapping, MutableMapping, Sequence
+from pathlib import Path
+
+from levelcode.agent.approvals import Approver, decide_or_deny
+from levelcode.agent.messages import ToolShape, ToolUse
+from levelcode.errors import ConfigError
+from levelcode.mcp.cards import call_card, mask_arguments
+from levelcode.mcp.catalog import Catalog, build_catalog
+from levelcode.mcp.hub import McpHub
+from levelcode.mcp.policy import McpVerdict, classify_mcp_tool, explain_mcp_refusal
+from levelcode.settings_store import allow_mcp_tool
+
+log = logging.getLogger("levelcode.mcp")
+
+
+class McpRouter:
+    def __init__(
+        self,
+        hub: McpHub,
+        tool_policy: MutableMapping[str, str],
+        approver: Approver,
+        *,
+        reserved: Collection[str],
+        settings_file: Path,
+    ) -> None:
+        self.hub = hub
+        self.tool_policy = tool_policy
+        self.approver = approver
+        self.reserved = frozenset(reserved)
+        self.settings_file = settings_file
+        self.catalog = Catalog()
+        self._stale = True
+        hub.on_tools_changed = self._tools_changed
+
+    def _tools_changed(self, server: str) -> None:
+        log.info("tools of %s changed; the catalog is rebuilt before the next model call", server)
+        self._stale = True
+
+    def rebuild(self) -> Catalog:
+        self.catalog = build_catalog(self.hub.listings(), reserved=self.reserved)
+        self._stale = False
+        return self.catalog
+
+    def current(self) -> Catalog:
+        return self.rebuild() if self._stale else self.catalog
+
+    def specs(self) -> Sequence[ToolShape]:
+        return self.current().tools
+
+    def handles(self, name: str) -> bool:
+        return name in self.current().routes
+
+    def shown_input(self, name: str, tool_input: Mapping[str, object]) -> Mapping[str, object]:
+        return mask_arguments(tool_input)
+
+    def verdict(self, name: str) -> McpVerdict | None:
+        route = self.current().route(name)
+        return None if route is None else classify_mcp_tool(name, route.annotations, self.tool_policy)
+
+    async def call(self, use: ToolUse) -> tuple[str, bool]:
+        route = self.current().route(use.name)
+        verdict = self.verdict(use.name)
+        if route is None or verdict is None:
+            return f"ERROR: no MCP tool named {use.name!r} is available now", True
+        if verdict.decision == "ask":
+            refusal = await self._ask(route.server, route.tool, verdict, use.input)
+            if refusal is not None:
+                log.info(
+                    "mcp call %s refused (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input)
+                )
+                return refusal, True
+        log.info("mcp call %s (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input))
+        return await self.hub.call(route.server, route.tool, use.input)
+
+    async def _ask(
+        self, server: str, tool: str, verdict: McpVerdict, arguments: Mapping[str, object]
+    ) -> str | None:
+        """None when the user allowed the call; otherwise the refusal the model gets."""
+        settings = str(self.settings_file)
+        if not self.approver.interactive:
+            return explain_mcp_refusal(verdict, settings_file=settings)
+        choice = await decide_or_deny(self.approver, call_card(server, tool, verdict, arguments, settings))
+        if choice == "deny":
+            return explain_mcp_refusal(verdict, denied_by_user=True, settings_file=settings)
+        if choice == "always" and verdict.allowlistable:
+            self.tool_policy[verdict.name] = "allow"
+            try:
+                allow_mcp_tool(verdict.name, self.settings_file)
+            except ConfigError as exc:
+                log.warning("could not save the allow entry: %s", exc)
+        return None

@@ -1,0 +1,129 @@
+"""The trust store (gate G1): which launches the user approved, per workspace and server name.
+
+Maps the workspace's real path + server name → the launch fingerprint that was approved (plus
+the literal command, for showing). Written atomically with mode 0600 under a lock, so two
+LevelCode processes approving at once both land. A corrupt or unreadable store means nothing is
+trusted — fail closed — with a warning; the next approval sets the bad file aside and starts anew.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from levelcode import paths
+from levelcode.json_store import JsonDoc, UnreadableFile, locked, read_json_object, write_atomically
+from levelcode.mcp.config import ServerSpec
+from levelcode.mcp.trust import TrustState, launch_fingerprint, trust_state
+
+STORE_VERSION = 1
+
+
+def workspace_key(workspace: Path) -> str:
+    return os.path.realpath(workspace)
+
+
+class TrustStore:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or paths.trust_store_path()
+        self.warning: str | None = None
+        self._doc = self._read()
+
+    def _read(self) -> JsonDoc:
+        try:
+            doc = read_json_object(self.path)
+        except UnreadableFile as exc:
+            self.warning = (
+                f"the trust store {self.path} {exc}; no repository server is trusted until approved again"
+            )
+            return {}
+        if not isinstance(doc.get("workspaces", {}), dict):
+            self.warning = (
+                f"the trust store {self.path} has an unexpected shape; no repository server is trusted"
+            )
+            return {}
+        return doc
+
+    def _entries(self, doc: JsonDoc, workspace: Path) -> dict[str, object]:
+        workspaces = doc.get("workspaces")
+        entries = workspaces.get(workspace_key(workspace)) if isinstance(workspaces, dict) else None
+        return entries if isinstance(entries, dict) else {}
+
+    def recorded(self, workspace: Path, server: str) -> str | None:
+        entry = self._entries(self._doc, workspace).get(server)
+        fingerprint = entry.get("fingerprint") if isinstance(entry, dict) else None
+        return fingerprint if isinstance(fingerprint, str) else None
+
+    def state(self, workspace: Path, spec: ServerSpec) -> TrustState:
+        return trust_state(spec, self.recorded(workspace, spec.name))
+
+    def approved_servers(self, workspace: Path) -> dict[str, str]:
+        """server name → the launch text recorded when it was approved."""
+        entries = self._entries(self._doc, workspace)
+        return {
+            name: str(entry.get("launch", "")) for name, entry in entries.items() if isinstance(entry, dict)
+        }
+
+    def approve(self, workspace: Path, spec: ServerSpec, launch_text: str) -> None:
+        entry = {
+            "fingerprint": launch_fingerprint(spec),
+            "launch": launch_text,
+            "approvedAt": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        }
+
+        def record(doc: JsonDoc) -> None:
+            self._workspace_entries(doc, workspace)[spec.name] = entry
+
+        self._update(record)
+
+    def revoke(self, workspace: Path, server: str) -> bool:
+        """Forget one approval; whether there was one (counted on the file as it is now)."""
+        removed: list[object] = []
+
+        def forget(doc: JsonDoc) -> None:
+            removed.append(self._workspace_entries(doc, workspace).pop(server, None))
+
+        self._update(forget)
+        return removed[0] is not None
+
+    def revoke_all(self, workspace: Path) -> int:
+        """Forget every approval for this workspace; how many there were."""
+        counted: list[int] = []
+
+        def clear(doc: JsonDoc) -> None:
+            entries = self._workspace_entries(doc, workspace)
+            counted.append(len(entries))
+            entries.clear()
+
+        self._update(clear)
+        return counted[0]
+
+    def _workspace_entries(self, doc: JsonDoc, workspace: Path) -> dict[str, object]:
+        workspaces: dict[str, object] = doc.setdefault("workspaces", {})
+        entries = workspaces.get(workspace_key(workspace))
+        if not isinstance(entries, dict):
+            entries = workspaces[workspace_key(workspace)] = {}
+        return entries
+
+    def _update(self, change: Callable[[JsonDoc], None]) -> None:
+        with locked(self.path):
+            try:
+                doc = read_json_object(self.path)
+            except UnreadableFile:
+                doc = {"workspaces": None}
+            if not isinstance(doc.get("workspaces", {}), dict):  # unreadable or the wrong shape
+                self._set_aside()
+                doc = {}
+            doc.setdefault("workspaces", {})
+            doc["version"] = STORE_VERSION
+            change(doc)
+            write_atomically(self.path, doc, mode=0o600)
+            self._doc, self.warning = doc, None
+
+    def _set_aside(self) -> None:
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S.%f") + f"-{os.getpid()}"
+        with contextlib.suppress(OSError):
+            self.path.replace(self.path.with_name(f"{self.path.name}.unreadable-{stamp}"))

@@ -1,0 +1,158 @@
+"""The MCP approval cards in a real terminal (tmux): the consent card shows the literal command
+line and answering it works; a changed command says so; autopilot still shows the call card;
+`/new` ends the old servers; `levelcode mcp trust` approves for later runs. Load-bearing
+direction: after a "no", the marker a hostile command would create never appears."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from levelcode.mcp.config import parse_workspace_file
+from levelcode.mcp.overview import launch_text
+from levelcode.mcp.trust_store import TrustStore
+from tests.fakes.scripted_server import Reply, ToolCall
+from tests.providers.support import OPENAI
+from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, run_cli, write_settings
+from tests.support.processes import read_pids, survivors
+from tests.support.servers import FAULT_SERVER
+from tests.support.terminal import Terminal
+
+MARKER_CODE = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('pwned')"
+
+
+def start_repl(terminal: Terminal, home: Path, workspace: Path, base_url: str, *flags: str) -> None:
+    env = provider_env(home, "openai", TERM="xterm-256color")
+    argv = [str(LEVELCODE), *provider_flags("openai", base_url, OPENAI.model), *flags]
+    terminal.start(argv, env, cwd=str(workspace))
+
+
+def fault_entry(pid_file: Path) -> dict[str, Any]:
+    return {"command": sys.executable, "args": [str(FAULT_SERVER)], "env": {"FAULT_PID_FILE": str(pid_file)}}
+
+
+def test_consent_card_shows_the_literal_command_and_no_means_no(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "marker"
+    args = ["-c", MARKER_CODE, str(marker)]
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps(
+            {"mcpServers": {"helper": {"command": sys.executable, "args": args, "env": {"A": "${HOME}"}}}}
+        )
+    )
+    with OPENAI.fake([Reply(text="fine")]) as server:
+        start_repl(terminal, isolated_home, tmp_path, server.base_url)
+        screen = terminal.wait_for("[n] deny")
+        assert "Start an MCP server?" in screen
+        assert "new · MCP server 'helper'" in screen
+        assert shlex.join([sys.executable, *args]) in screen.replace("\n", "")
+        assert "env:     A=${HOME}" in screen
+        assert f"arg 3:   {marker}" in screen
+        terminal.send("n")
+        screen = terminal.wait_for("/help for commands")
+        assert "1 server needs approval" not in screen or "helper" in screen
+        terminal.type("hello")
+        terminal.send("Enter")
+        terminal.wait_for("fine")
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+    assert not marker.exists()
+
+
+def test_approving_the_card_starts_the_server_and_remembers_it(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pids"
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"fault": fault_entry(pid_file)}}))
+    with OPENAI.fake([]) as server:
+        start_repl(terminal, isolated_home, tmp_path, server.base_url)
+        terminal.wait_for("[n] deny")
+        terminal.send("y")
+        screen = terminal.wait_for("mcp · fault (")
+        assert "0/" in screen
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+    store = TrustStore(isolated_home / "state" / "trust.json")
+    assert store.approved_servers(tmp_path) == {"fault": launch_text(_spec(tmp_path))}
+    assert survivors(read_pids(pid_file)) == []
+
+
+def test_a_changed_command_says_so_on_the_card(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pids"
+    config = tmp_path / ".mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"fault": fault_entry(pid_file)}}))
+    TrustStore(isolated_home / "state" / "trust.json").approve(tmp_path, _spec(tmp_path), "old")
+    changed = fault_entry(pid_file)
+    changed["env"]["NODE_OPTIONS"] = "--require /tmp/evil.js"
+    config.write_text(json.dumps({"mcpServers": {"fault": changed}}))
+    with OPENAI.fake([]) as server:
+        start_repl(terminal, isolated_home, tmp_path, server.base_url)
+        screen = terminal.wait_for("[n] deny")
+        assert "command changed · MCP server 'fault'" in screen
+        assert "command changed since you approved it" in screen
+        assert "env:     NODE_OPTIONS=--require /tmp/evil.js" in screen
+        terminal.send("n")
+        terminal.wait_for("/help for commands")
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+    assert read_pids(pid_file) == []
+
+
+def test_autopilot_still_shows_the_call_card_and_new_chat_reaps_servers(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    pid_file, marker = tmp_path / "pids", tmp_path / "marker"
+    write_settings(isolated_home, {"mcpServers": {"fault": fault_entry(pid_file)}})
+    steps = [
+        Reply(tool_calls=(ToolCall("fault__touch_marker", {"path": str(marker)}),)),
+        Reply(text="ok then"),
+    ]
+    with OPENAI.fake(steps) as server:
+        start_repl(terminal, isolated_home, tmp_path, server.base_url, "--autopilot")
+        terminal.wait_for("/help for commands")
+        first = read_pids(pid_file)
+        terminal.type("touch it")
+        terminal.send("Enter")
+        screen = terminal.wait_for("[n] deny")
+        assert "Call an MCP tool?" in screen
+        assert "MCP call · fault · touch_marker" in screen
+        assert f'"path": "{marker}"' in screen
+        assert "[a] always allow fault__touch_marker" in screen
+        terminal.send("n")
+        terminal.wait_for("ok then")
+        assert not marker.exists()
+        terminal.type("/new")
+        terminal.send("Enter")
+        terminal.wait_for("New chat.")
+        assert survivors(first) == []
+        assert len(read_pids(pid_file)) > len(first)  # the gate ran again and the server restarted
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+    assert survivors(read_pids(pid_file)) == []
+
+
+def test_mcp_trust_shows_the_card_and_approves_for_later_runs(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pids"
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"fault": fault_entry(pid_file)}}))
+    env = cli_env(isolated_home, TERM="xterm-256color")
+    terminal.start([str(LEVELCODE), "mcp", "trust", "fault"], env, cwd=str(tmp_path))
+    screen = terminal.wait_for("[y] approve")
+    assert launch_text(_spec(tmp_path)) in screen.replace("\n", "")
+    terminal.send("y")
+    terminal.wait_for("Approved: LevelCode will start 'fault'")
+    terminal.wait_for("[exited 0]")
+    listed = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    assert "fault · running · workspace" in listed.stdout
+
+
+def _spec(workspace: Path) -> Any:
+    doc = json.loads((workspace / ".mcp.json").read_text())
+    return parse_workspace_file(doc, file=str(workspace / ".mcp.json")).servers[0]
