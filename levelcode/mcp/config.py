@@ -252,7 +252,7 @@ class _Reporter:
 
 def _transport_kind(entry: Mapping[object, object], report: _Reporter) -> Literal["stdio", "http"] | None:
     declared = entry.get("type")
-    if declared is not None and declared not in _STDIO_TYPES | _HTTP_TYPES:
+    if declared is not None and (not isinstance(declared, str) or declared not in _STDIO_TYPES | _HTTP_TYPES):
         report.fail("type", f'expected "stdio" or "http"; got {declared!r}')
         return None
     has_command, has_url = "command" in entry, "url" in entry

@@ -22,11 +22,18 @@ from levelcode.mcp.config import (
 
 WORKSPACE_MCP_FILES = (Path(".levelcode") / "mcp.json", Path(".mcp.json"))
 PROJECT_SETTINGS_FILE = Path(".levelcode") / "settings.json"
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
 def read_json_file(path: Path) -> tuple[object, ConfigProblem | None]:
     """The parsed document (None when missing or blank), or a problem naming the file."""
     try:
+        if path.exists() and not path.is_file():  # a FIFO or device would block or never end
+            return None, ConfigProblem(str(path), "(file)", "not a regular file; ignored")
+        if path.exists() and path.stat().st_size > MAX_CONFIG_BYTES:
+            return None, ConfigProblem(
+                str(path), "(file)", f"larger than {MAX_CONFIG_BYTES:,} bytes; ignored"
+            )
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None, None

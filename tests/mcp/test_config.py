@@ -277,3 +277,22 @@ def test_a_repo_settings_file_never_passes_a_user_only_key(doc: dict[str, object
     allowed, problems = check_project_settings(doc, file=REPO)
     assert not {"mcpServers", "mcpToolPolicy", "autopilot"} & set(allowed)
     assert {"mcpToolPolicy", "autopilot"} <= {p.key for p in problems}
+
+
+def test_a_fifo_or_huge_file_in_place_of_a_config_is_a_problem_not_a_hang(tmp_path: Path) -> None:
+    """Load-bearing: a repository cannot stall LevelCode's start by making .mcp.json a FIFO."""
+    import os
+
+    os.mkfifo(tmp_path / ".mcp.json")
+    (tmp_path / ".levelcode").mkdir()
+    (tmp_path / ".levelcode" / "mcp.json").write_text(" " * (5 * 1024 * 1024))
+    config = load_mcp_config(tmp_path, tmp_path / "settings.json")
+    messages = sorted(p.message for p in config.problems)
+    assert messages == ["larger than 4,194,304 bytes; ignored", "not a regular file; ignored"]
+
+
+@pytest.mark.parametrize("declared", [[], {}, 3, True, None])
+def test_a_non_string_type_is_a_problem_not_a_crash(declared: object) -> None:
+    entry = {"command": "x", "type": declared}
+    tier = parse_workspace_file({"s": entry, "ok": {"command": "y"}}, file=REPO)
+    assert [s.name for s in tier.servers] == (["s", "ok"] if declared is None else ["ok"])
