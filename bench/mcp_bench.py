@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 from levelcode.cli.aio import event_loop_factory  # noqa: E402
 from levelcode.mcp.config import Provenance, StdioServerSpec  # noqa: E402
 from levelcode.mcp.connection import ConnectOptions, McpConnection, connect  # noqa: E402
+from levelcode.mcp.handshake import Era  # noqa: E402
 from levelcode.mcp.hub import McpHub  # noqa: E402
 
 USER = Provenance("user", "bench")
@@ -120,9 +121,9 @@ def spec_for(argv: list[str], name: str = "bench") -> StdioServerSpec:
 OPTIONS = ConnectOptions(workspace=ROOT)
 
 
-async def levelcode_connect(argv: list[str]) -> float:
+async def levelcode_connect(argv: list[str], hint: Era | None = "legacy") -> float:
     began = time.perf_counter()
-    connection = await connect(spec_for(argv), OPTIONS, hint="legacy")
+    connection = await connect(spec_for(argv), OPTIONS, hint=hint)
     elapsed = time.perf_counter() - began
     await connection.close()
     return elapsed
@@ -310,6 +311,28 @@ def report_concurrency(label: str, servers: list[list[str]], runs: int) -> None:
     print(f"  floor, five on threads   {ms(floor)}   {floor / slowest:5.2f}x  (what this machine allows)")
 
 
+SILENT_LEGACY = [
+    sys.executable,
+    str(ROOT / "tests" / "servers" / "fault_server.py"),
+    "--era",
+    "silent-legacy",
+]
+
+
+def report_probe(runs: int) -> None:
+    """First contact (nothing remembered) against the era-known connection: the probe's cost."""
+    print(f"\n== protocol probe on first contact (median of {runs}) ==")
+    for label, argv in (
+        ("server-everything (legacy)", EVERYTHING[1]),
+        ("silent legacy server", SILENT_LEGACY),
+    ):
+        known = statistics.median(repeat_async(lambda a=argv: levelcode_connect(a, "legacy"), runs))
+        first = statistics.median(repeat_async(lambda a=argv: levelcode_connect(a, None), runs))
+        print(
+            f"  {label:28s} era known {ms(known)}   first contact {ms(first)}   +{ms(first - known).strip()}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -320,6 +343,7 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}")
     for label, argv, tool, args in (ECHO, EVERYTHING):
         report_server(label, argv, tool, args, runs, calls)
+    report_probe(runs)
     report_concurrency("start-up is waiting (0.5 s sleep each)", SLEEPY, runs)
     report_concurrency("echo, everything, filesystem, memory, time (CPU-bound start-up)", MIXED, runs)
     ours, sdk = mcp_list_times(runs)
