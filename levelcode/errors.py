@@ -2,9 +2,12 @@
 
 LevelCodeError
 ├── ConfigError                a request about configuration that cannot be met (unknown server
-│                              name, unparsable command line); a bad *entry* in a config file is
-│                              not raised but reported as a `ConfigProblem` (data), so one bad
-│                              server never hides the others
+│   │                          name, unparsable command line); a bad *entry* in a config file is
+│   │                          not raised but reported as a `ConfigProblem` (data), so one bad
+│   │                          server never hides the others
+│   ├── EntryRefused           `mcp add`: an entry config loading would report (mcp/config_edit.py)
+│   ├── ServerExists           `mcp add`: the name is taken (without --replace)
+│   └── ServerNotFound         `mcp remove/enable/disable`: no such server in your settings
 ├── McpError                   carries the server name (and tool, where there is one)
 │   ├── ServerStartError       the server could not be started: spawn failed, a `${VAR}` in its
 │   │                          env is not set, the handshake failed or timed out

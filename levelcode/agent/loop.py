@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 
 from levelcode.agent.events import EventSink, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
-from levelcode.agent.messages import ToolResult, ToolUse
+from levelcode.agent.messages import ToolResult, ToolUse, Usage
 from levelcode.agent.toolbox import Toolbox
 from levelcode.agent.transcript import Transcript
 from levelcode.errors import TurnAborted
@@ -38,6 +38,7 @@ class Agent:
         self.sink = sink
         self.max_steps = max_steps
         self.transcript = Transcript()
+        self.last_usage: Usage | None = None
 
     async def run_turn(self, prompt: str) -> str:
         """The model's final text for this prompt. Raises TurnAborted (Ctrl-C) or ProviderError."""
@@ -52,6 +53,7 @@ class Agent:
                 )
             except asyncio.CancelledError:
                 raise TurnAborted("aborted while the model was answering") from None
+            self.last_usage = turn.usage or self.last_usage
             self.transcript.add_assistant(turn.message)
             uses = turn.message.tool_uses
             if not uses:

@@ -36,6 +36,13 @@ def _common_options() -> argparse.ArgumentParser:
         "--base-url", dest="base_url", metavar="URL", help="API base URL (OpenAI-compatible servers)"
     )
     common.add_argument(
+        "--add-dir",
+        dest="add_dirs",
+        metavar="DIR",
+        action="append",
+        help="let the tools use DIR as well as the workspace (repeatable)",
+    )
+    common.add_argument(
         "--autopilot",
         action="store_true",
         help="run commands the safety classifier calls safe without asking (MCP calls still ask)",

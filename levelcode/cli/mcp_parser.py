@@ -10,6 +10,8 @@ examples:
   levelcode mcp list                         every configured server, its state and tools
   levelcode mcp call time get_current_time '{"timezone": "UTC"}'
   levelcode mcp trust NAME                   review a repository's server and approve it here
+  levelcode mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects
+  levelcode mcp import                       show servers configured for other tools; --yes adds them
 """
 
 
@@ -37,3 +39,13 @@ def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "trust", parents=[common], help="review and approve a repository's server for this workspace"
     )
     trust.add_argument("server", help="server name as the repository's config names it")
+    revoke = actions.add_parser(
+        "revoke", parents=[common], help="forget approvals of a repository's servers in this workspace"
+    )
+    revoke.add_argument("name", metavar="NAME", nargs="?")
+    revoke.add_argument("--all", action="store_true", help="every approval for this workspace")
+    from levelcode.cli.mcp_import import add_import_parser
+    from levelcode.cli.mcp_manage import add_manage_parsers
+
+    add_manage_parsers(actions, common)
+    add_import_parser(actions, common)

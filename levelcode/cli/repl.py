@@ -20,12 +20,16 @@ from levelcode.agent.events import Notice
 from levelcode.cli.aio import run_command
 from levelcode.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
 from levelcode.ui.approval_card import TerminalApprover
+from levelcode.ui.context_view import render_context
+from levelcode.ui.mcp_views import print_list
 from levelcode.ui.render import ConsoleSink
 
 HELP = """\
 Commands:
   /help      this help
-  /new       start a new chat (forgets the conversation, ends background commands)
+  /mcp       MCP servers: state, origin, command, tools (allow/ask)
+  /context   where the context goes: system prompt, tools (built-in, MCP per server), messages
+  /new       start a new chat (forgets the conversation, ends background commands, restarts MCP)
   /exit      leave (also Ctrl-D)
 Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history"""
 
@@ -60,6 +64,8 @@ class Repl:
         self.session = session
         self.turn: asyncio.Task[str] | None = None
         self.commands: dict[str, Command] = {
+            "/mcp": self.mcp,
+            "/context": self.context,
             "/help": self.help,
             "/new": self.new,
             "/exit": self.leave,
@@ -114,6 +120,16 @@ class Repl:
 
     async def help(self) -> bool:
         self.console.print(HELP)
+        return True
+
+    async def mcp(self) -> bool:
+        print_list(self.console, self.session.mcp.list_view())
+        return True
+
+    async def context(self) -> bool:
+        self.console.out(
+            render_context(self.session.context_usage(), last=self.session.agent.last_usage), highlight=False
+        )
         return True
 
     async def new(self) -> bool:

@@ -9,10 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from levelcode.agent.approvals import Approver
+from levelcode.agent.context_meter import ContextUsage, measure_context
 from levelcode.agent.events import EventSink, Notice
 from levelcode.agent.loop import Agent
+from levelcode.agent.messages import ToolShape
 from levelcode.agent.system_prompt import build_system_prompt
 from levelcode.agent.toolbox import Toolbox
+from levelcode.cli.printing import workspace_of
 from levelcode.debug_log import DebugSink, configure_debug_log, debug_enabled
 from levelcode.mcp.runtime import McpRuntime, load_config
 from levelcode.providers.base import Provider
@@ -20,15 +23,6 @@ from levelcode.providers.factory import close_provider, make_provider, resolve_p
 from levelcode.settings import Settings, load_settings
 from levelcode.tools.base import ToolContext
 from levelcode.tools.registry import builtin_tools, close_tool_context
-
-
-def workspace_of(args: argparse.Namespace) -> Path:
-    workspace = Path(getattr(args, "workspace", None) or ".").expanduser().resolve()
-    if not workspace.is_dir():
-        from levelcode.errors import ConfigError
-
-        raise ConfigError(f"the workspace {workspace} is not a directory")
-    return workspace
 
 
 @dataclass
@@ -49,6 +43,16 @@ class ChatSession:
         summary = self.mcp.chip()
         if summary:
             self.agent.sink.emit(Notice(summary))
+
+    def context_usage(self) -> ContextUsage:
+        catalog = self.mcp.router.current()
+        by_server: dict[str, list[ToolShape]] = {
+            state: [] for state in self.mcp.hub.states if self.mcp.hub.connection(state)
+        }
+        for tool in catalog.tools:
+            by_server.setdefault(catalog.routes[tool.name].server, []).append(tool)
+        builtins = list(self.toolbox.builtins.values())
+        return measure_context(self.agent.system, builtins, by_server, self.agent.transcript.messages)
 
     async def reset(self) -> None:
         """A new chat: empty transcript, fresh tool state (background jobs ended), MCP restarted."""
@@ -81,7 +85,8 @@ def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSin
     )
     provider = make_provider(provider_settings)
     autopilot = bool(getattr(args, "autopilot", False)) or settings.autopilot
-    ctx = ToolContext(workspace, extra_roots=settings.allowed_directories(), autopilot=autopilot)
+    added = tuple(Path(d).expanduser().resolve() for d in getattr(args, "add_dirs", None) or ())
+    ctx = ToolContext(workspace, extra_roots=(*settings.allowed_directories(), *added), autopilot=autopilot)
     builtins = builtin_tools()
     notify = lambda text: sink.emit(Notice(text))  # noqa: E731
     mcp = McpRuntime(

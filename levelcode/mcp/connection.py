@@ -55,13 +55,14 @@ def resolve_launch(
     """What exactly to run: expands `${VAR}` in env (ServerStartError naming a missing one)."""
     env = server_environment(spec.env, parent_env, server=spec.name)
     cwd = options.workspace / spec.cwd if spec.cwd else options.workspace
-    log = options.log_dir / f"{_file_safe(spec.name)}.log" if options.log_dir else None
+    log = options.log_dir / log_file_name(spec.name) if options.log_dir else None
     return StdioLaunch(spec.name, (spec.command, *spec.args), env, str(cwd), options.max_message_bytes, log)
 
 
-def _file_safe(name: str) -> str:
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80]
-    return safe.strip(".") or "server"
+def log_file_name(server: str) -> str:
+    """The server's stderr log, under the state dir's logs/."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in server)[:80]
+    return (safe.strip(".") or "server") + ".log"
 
 
 ToolsChanged = Callable[["McpConnection"], None]

@@ -14,10 +14,11 @@ from levelcode.mcp.catalog import Catalog
 from levelcode.mcp.config import McpConfig, ServerSpec, StdioServerSpec, Tier
 from levelcode.mcp.policy import Decision, classify_mcp_tool
 from levelcode.mcp.trust import TrustState
+from levelcode.token_estimate import tool_tokens
 
 NEEDS_APPROVAL = "needs approval"
 COMMAND_CHANGED = "command changed — needs approval"
-DENIED = "not approved (you said no this session)"
+DENIED = "not approved — you said no this session"
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class ServerSummary:
     tools: tuple[ToolLine, ...] = ()
     dropped: int = 0
     malformed: int = 0
+    schema_tokens: int = 0  # the standing cost of its tool schemas, sent with every request
 
     @property
     def running(self) -> bool:
@@ -68,7 +70,7 @@ def state_text(spec: ServerSpec, status: ServerStatus | None, trust: TrustState 
     if status is not None and status.status == "failed":
         return f"failed: {status.reason}"
     if status is not None and status.reason == DENIED:
-        return DENIED
+        return "command changed — you said no this session" if trust == "changed" else DENIED
     if trust == "changed":
         return COMMAND_CHANGED
     if trust == "never_approved":
@@ -83,12 +85,14 @@ def summarize(
     catalog: Catalog,
 ) -> tuple[ServerSummary, ...]:
     lines: dict[str, list[ToolLine]] = {}
+    tokens: dict[str, int] = {}
     for tool in catalog.tools:
         route = catalog.routes[tool.name]
         verdict = classify_mcp_tool(tool.name, route.annotations, config.tool_policy)
         lines.setdefault(route.server, []).append(
             ToolLine(tool.name, route.tool, verdict.decision, verdict.reason)
         )
+        tokens[route.server] = tokens.get(route.server, 0) + tool_tokens(tool)
     summaries = []
     for spec in config.servers:
         counts = catalog.counts.get(spec.name)
@@ -103,6 +107,7 @@ def summarize(
                 tools=tuple(lines.get(spec.name, ())),
                 dropped=counts.dropped if counts else 0,
                 malformed=counts.malformed if counts else 0,
+                schema_tokens=tokens.get(spec.name, 0),
             )
         )
     return tuple(summaries)
@@ -118,12 +123,20 @@ def chip(summaries: Sequence[ServerSummary]) -> str | None:
     allowed = sum(1 for s in running for t in s.tools if t.decision == "allow")
     if running:
         parts.append(f"{allowed}/{total} allow-listed")
-    waiting = sum(1 for s in summaries if s.state in (NEEDS_APPROVAL, COMMAND_CHANGED))
+    waiting = sum(1 for s in summaries if s.state == NEEDS_APPROVAL)
+    changed = sum(1 for s in summaries if s.state == COMMAND_CHANGED)
     failed = sum(1 for s in summaries if s.state.startswith("failed"))
     parts.extend(_count(waiting, "server needs approval", "servers need approval"))
+    parts.extend(_count(changed, "server's command changed", "servers' commands changed"))
     parts.extend(_count(failed, "server failed", "servers failed"))
     parts.extend(f"{s.name}: {s.dropped} tools over the cap left out" for s in running if s.dropped)
     return " · ".join(parts)
+
+
+def stale_approvals(config: McpConfig, approved: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(name, launch as approved) of approvals for servers this workspace no longer configures."""
+    configured = {spec.name for spec in config.servers if spec.provenance.tier == "workspace"}
+    return [(name, launch) for name, launch in sorted(approved.items()) if name not in configured]
 
 
 def _count(number: int, one: str, many: str) -> list[str]:

@@ -27,12 +27,14 @@ from levelcode.mcp.overview import (
     ServerSummary,
     chip,
     launch_text,
+    stale_approvals,
     summarize,
 )
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.router import McpRouter
 from levelcode.mcp.trust import TrustState, needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
+from levelcode.ui.mcp_views import ListView
 
 Notify = Callable[[str], None]
 
@@ -131,10 +133,19 @@ class McpRuntime:
     def chip(self) -> str | None:
         return chip(self.summaries())
 
+    def list_view(self) -> ListView:
+        stale = stale_approvals(self.config, self.store.approved_servers(self.workspace))
+        return ListView(self.summaries(), self.config.problems, stale, self.store.warning)
+
     async def restart(self) -> None:
-        """A new chat: every server ends (whole process groups), then the gate runs again."""
+        """A new chat: every server ends (whole process groups); config, allow-list and approvals
+        are read again (so `mcp revoke`, `disable` or an edit since take effect), and the gate runs."""
         await self.hub.reap_all()
         self.hub.states.clear()
+        self.config = load_config(self.workspace)
+        self.store = TrustStore(self.store.path)
+        self.router.tool_policy.clear()
+        self.router.tool_policy.update(self.config.tool_policy)
         await self.start()
 
     async def close(self) -> None:

@@ -1,43 +1,135 @@
-"""Text and JSON views of the MCP server summary (mcp/overview.py), for `mcp list` and `/mcp`."""
+"""Views of the MCP server summary (mcp/overview.py) for `mcp list` and `/mcp`: rich in a terminal,
+plain text when piped, JSON for scripts. All three show the same facts from the same summary."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
+from rich.columns import Columns
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.text import Text
+
+from levelcode import paths
 from levelcode.errors import ConfigProblem
-from levelcode.mcp.overview import ServerSummary
+from levelcode.mcp.connection import log_file_name
+from levelcode.mcp.overview import COMMAND_CHANGED, NEEDS_APPROVAL, ServerSummary
 from levelcode.ui.visible import visible
 
+ADD_HINT = "Add one with: levelcode mcp add NAME -- COMMAND [ARGS...]  (or: levelcode mcp import)"
 
-def render_list(
-    summaries: Sequence[ServerSummary], problems: Sequence[ConfigProblem], *, store_warning: str | None = None
-) -> str:
-    if not summaries:
-        lines = [
-            "No MCP servers are configured.",
-            "Add one with: levelcode mcp add NAME -- COMMAND [ARGS...]",
-        ]
-    else:
-        lines = []
-        for summary in summaries:
-            lines.append(visible(f"{summary.name} · {summary.state} · {summary.tier} · {summary.file}"))
-            lines.append(f"  {visible(summary.launch)}")
-            if summary.state in ("needs approval", "command changed — needs approval"):
-                lines.append(f"  approve with: levelcode mcp trust {summary.name}")
-            if summary.tools:
-                lines.append(f"  tools ({len(summary.tools)}):")
-                lines.extend(f"    {tool.name}  [{tool.decision}]" for tool in summary.tools)
-            if summary.dropped:
-                lines.append(f"  {summary.dropped} more tools over the per-server cap were left out")
-    if store_warning:
-        lines.append(f"warning: {store_warning}")
-    lines.extend(f"problem: {p}" for p in problems)
+
+@dataclass(frozen=True)
+class ListView:
+    summaries: Sequence[ServerSummary]
+    problems: Sequence[ConfigProblem] = ()
+    stale: Sequence[tuple[str, str]] = ()  # approvals for servers no longer configured
+    warning: str | None = None
+    notes: Sequence[str] = field(default_factory=tuple)
+
+
+def next_step(summary: ServerSummary) -> str | None:
+    if summary.state in (NEEDS_APPROVAL, COMMAND_CHANGED):
+        return f"approve with: levelcode mcp trust {summary.name}"
+    if summary.state == "disabled":
+        return f"enable with: levelcode mcp enable {summary.name}"
+    if summary.state.startswith("failed"):
+        return f"its stderr: {paths.logs_dir() / log_file_name(summary.name)}"
+    return None
+
+
+def tools_line(summary: ServerSummary) -> str:
+    allowed = sum(1 for tool in summary.tools if tool.decision == "allow")
+    parts = [
+        f"{len(summary.tools)} tools",
+        f"~{summary.schema_tokens:,} tokens per turn",
+        f"{allowed} allow-listed",
+    ]
+    if summary.dropped:
+        parts.append(f"{summary.dropped} over the cap left out")
+    return " · ".join(parts)
+
+
+def render_list(view: ListView) -> str:
+    """Plain text, for pipes and logs."""
+    lines: list[str] = []
+    if not view.summaries:
+        lines += ["No MCP servers are configured.", ADD_HINT]
+    for summary in view.summaries:
+        lines.append(visible(f"{summary.name} · {summary.state} · {summary.tier} · {summary.file}"))
+        lines.append(f"  {visible(summary.launch)}")
+        if (step := next_step(summary)) is not None:
+            lines.append(f"  {step}")
+        if summary.tools:
+            lines.append(f"  {tools_line(summary)}:")
+            lines.extend(f"    {tool.name}  [{tool.decision}]" for tool in summary.tools)
+    lines.extend(_footer(view))
     return "\n".join(lines)
 
 
-def summaries_json(
-    summaries: Sequence[ServerSummary], problems: Sequence[ConfigProblem]
-) -> dict[str, object]:
+def _footer(view: ListView) -> list[str]:
+    lines: list[str] = []
+    if view.stale:
+        lines.append("Approved servers this workspace no longer configures")
+        lines.append("(forget with: levelcode mcp revoke NAME):")
+        lines.extend(f"  {name}: {visible(launch)}" for name, launch in view.stale)
+    if view.warning:
+        lines.append(f"warning: {view.warning}")
+    lines.extend(f"problem: {visible(str(problem))}" for problem in view.problems)
+    lines.extend(view.notes)
+    return lines
+
+
+_MARKS = {"running": ("●", "green"), "disabled": ("○", "dim")}
+
+
+def _header(summary: ServerSummary) -> Text:
+    mark, style = _MARKS.get(summary.state, ("✗" if summary.state.startswith("failed") else "◌", "yellow"))
+    if summary.state.startswith("failed"):
+        style = "red"
+    line = Text.assemble(
+        (f"{mark} ", style), (visible(summary.name), "bold"), "  ", (visible(summary.state), style)
+    )
+    line.append(f"   {summary.tier} · {visible(summary.file)}", style="dim")
+    return line
+
+
+def render_list_rich(view: ListView) -> RenderableType:
+    parts: list[RenderableType] = []
+    if not view.summaries:
+        parts += [Text("No MCP servers are configured."), Text(ADD_HINT, style="dim")]
+    for summary in view.summaries:
+        parts.append(_header(summary))
+        parts.append(Text("  " + visible(summary.launch), style="cyan", overflow="fold"))
+        if (step := next_step(summary)) is not None:
+            parts.append(Text("  " + step, style="yellow"))
+        if summary.tools:
+            parts.append(Text("  " + tools_line(summary), style="dim"))
+            cells = [
+                Text.assemble(
+                    ("✓ " if t.decision == "allow" else "? ", "green" if t.decision == "allow" else "dim"),
+                    t.name,
+                )
+                for t in summary.tools
+            ]
+            parts.append(Padding(Columns(cells, padding=(0, 3), expand=False), (0, 0, 0, 4)))
+        parts.append(Text(""))
+    parts.extend(
+        Text(line, style="yellow" if line.startswith(("warning", "problem")) else "")
+        for line in _footer(view)
+    )
+    return Group(*parts)
+
+
+def print_list(console: Console, view: ListView) -> None:
+    if console.is_terminal:
+        console.print(render_list_rich(view))
+    else:
+        console.out(render_list(view), highlight=False)
+
+
+def summaries_json(view: ListView) -> dict[str, object]:
     servers = [
         {
             "name": s.name,
@@ -46,11 +138,17 @@ def summaries_json(
             "file": s.file,
             "launch": s.launch,
             "trust": s.trust,
+            "schema_tokens": s.schema_tokens,
             "tools": [
                 {"name": t.name, "tool": t.tool, "decision": t.decision, "reason": t.reason} for t in s.tools
             ],
             "dropped": s.dropped,
         }
-        for s in summaries
+        for s in view.summaries
     ]
-    return {"servers": servers, "problems": [str(p) for p in problems]}
+    return {
+        "servers": servers,
+        "stale_approvals": [{"name": name, "launch": launch} for name, launch in view.stale],
+        "problems": [str(p) for p in view.problems],
+        "warning": view.warning,
+    }

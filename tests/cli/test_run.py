@@ -137,3 +137,26 @@ def test_agents_md_joins_the_system_prompt_marked_as_repo_authored(
     assert "written by the repository's authors" in system
     assert "AGENTS.md cut at 12,000 characters" in system
     assert len(system) < 15_000
+
+
+def test_add_dir_lets_the_tools_reach_another_directory(isolated_home: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "data.txt").write_text("outside data\n")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    steps = [
+        Reply(tool_calls=(ToolCall("read_file", {"path": str(outside / "data.txt")}),)),
+        Reply(text="ok"),
+    ]
+    with OPENAI.fake(steps + steps) as server:
+        refused = _run(OPENAI, server, isolated_home, workspace, "--json", "read it")
+        allowed = _run(
+            OPENAI, server, isolated_home, workspace, "--json", "--add-dir", str(outside), "read it"
+        )
+    first = next(json.loads(line) for line in refused.stdout.splitlines() if '"tool_result"' in line)
+    second = next(json.loads(line) for line in allowed.stdout.splitlines() if '"tool_result"' in line)
+    assert first["is_error"]
+    assert "--add-dir" in first["text"]
+    assert not second["is_error"]
+    assert "outside data" in second["text"]

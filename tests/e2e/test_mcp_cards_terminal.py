@@ -156,3 +156,25 @@ def test_mcp_trust_shows_the_card_and_approves_for_later_runs(
 def _spec(workspace: Path) -> Any:
     doc = json.loads((workspace / ".mcp.json").read_text())
     return parse_workspace_file(doc, file=str(workspace / ".mcp.json")).servers[0]
+
+
+def test_a_revoke_takes_effect_at_the_next_new_chat(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pids"
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"fault": fault_entry(pid_file)}}))
+    TrustStore(isolated_home / "state" / "trust.json").approve(tmp_path, _spec(tmp_path), "approved")
+    with OPENAI.fake([]) as server:
+        start_repl(terminal, isolated_home, tmp_path, server.base_url)
+        terminal.wait_for("mcp · fault (")
+        revoked = run_cli(["-C", str(tmp_path), "mcp", "revoke", "fault"], isolated_home)
+        assert "LevelCode will ask before starting fault again" in revoked.stdout
+        terminal.type("/new")
+        terminal.send("Enter")
+        screen = terminal.wait_for("[n] deny")
+        assert "new · MCP server 'fault'" in screen
+        terminal.send("n")
+        terminal.wait_for("New chat.")
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+    assert survivors(read_pids(pid_file)) == []

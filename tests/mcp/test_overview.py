@@ -77,9 +77,9 @@ STATES = [
     (False, None, "never_approved", "needs approval"),
     (
         False,
-        ServerStatus("not_started", "not approved (you said no this session)"),
+        ServerStatus("not_started", "not approved — you said no this session"),
         "never_approved",
-        "not approved (you said no this session)",
+        "not approved — you said no this session",
     ),
     (False, ServerStatus("not_started", "waiting"), "approved", "waiting"),
     (False, None, "approved", "not started"),
@@ -209,14 +209,14 @@ def test_the_chip_counts_failures_approvals_and_tools_left_out() -> None:
         max_tools=3,
     )
     assert chip(summaries) == (
-        "mcp · gh (3) · empty (0) · 0/3 allow-listed · 2 servers need approval · 2 servers failed"
-        " · gh: 2 tools over the cap left out"
+        "mcp · gh (3) · empty (0) · 0/3 allow-listed · 1 server needs approval"
+        " · 1 server's command changed · 2 servers failed · gh: 2 tools over the cap left out"
     )
 
 
 def test_the_chip_with_nothing_running_leaves_out_the_tool_count() -> None:
     summaries = _summaries([_spec("repo", provenance=REPO)], [], trust={"repo": "changed"})
-    assert chip(summaries) == "mcp · 1 server needs approval"
+    assert chip(summaries) == "mcp · 1 server's command changed"
 
 
 def test_no_servers_means_no_chip() -> None:

@@ -1,0 +1,62 @@
+"""How the context a model sees each turn is spent: system prompt, tools (built-in and MCP, per
+server), messages. Pure.
+
+Token counts are estimates (about four characters of the JSON each part is sent as per token),
+made the same way for every part so they compare and add up: the parts always sum to the total,
+and the MCP share is carved out of the tools share, never counted beside it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from levelcode.agent.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse
+from levelcode.token_estimate import estimate_tokens, tool_tokens
+
+
+def message_tokens(message: Message) -> int:
+    parts: list[object] = []
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            parts.append(block.text)
+        elif isinstance(block, ToolUse):
+            parts.append({"name": block.name, "input": dict(block.input)})
+        elif isinstance(block, ToolResult):
+            parts.append(block.content)
+    return estimate_tokens(json.dumps(parts, ensure_ascii=False, default=str))
+
+
+@dataclass(frozen=True)
+class ContextUsage:
+    system: int
+    builtin_tools: int
+    mcp_by_server: Mapping[str, int]
+    messages: int
+
+    @property
+    def mcp_tools(self) -> int:
+        return sum(self.mcp_by_server.values())
+
+    @property
+    def tools(self) -> int:
+        return self.builtin_tools + self.mcp_tools
+
+    @property
+    def total(self) -> int:
+        return self.system + self.tools + self.messages
+
+
+def measure_context(
+    system: str,
+    builtin: Sequence[ToolShape],
+    mcp_by_server: Mapping[str, Sequence[ToolShape]],
+    messages: Sequence[Message],
+) -> ContextUsage:
+    return ContextUsage(
+        system=estimate_tokens(system),
+        builtin_tools=sum(tool_tokens(tool) for tool in builtin),
+        mcp_by_server={server: sum(tool_tokens(t) for t in tools) for server, tools in mcp_by_server.items()},
+        messages=sum(message_tokens(message) for message in messages),
+    )

@@ -1,0 +1,74 @@
+"""The server list views: plain text when piped, rich in a terminal, JSON for scripts — the same
+facts from the same summary; stale approvals are named and say how to forget them."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+
+from levelcode.mcp.overview import ServerSummary, ToolLine
+from levelcode.ui.mcp_views import ListView, print_list, render_list, summaries_json
+
+RUNNING = ServerSummary(
+    "fs",
+    "running",
+    "user",
+    "/u/settings.json",
+    "npx -y fs /tmp",
+    None,
+    (ToolLine("fs__read", "read", "allow", "r"), ToolLine("fs__write", "write", "ask", "r")),
+    schema_tokens=321,
+)
+CHANGED = ServerSummary(
+    "repo", "command changed — needs approval", "workspace", "/r/.mcp.json", "node x.js", "changed"
+)
+NEVER = ServerSummary(
+    "new", "needs approval", "workspace", "/r/.mcp.json", "python s.py\nfake line", "never_approved"
+)
+VIEW = ListView((RUNNING, CHANGED, NEVER), stale=(("gone", "npx old-server"),))
+
+
+def test_plain_text_names_every_state_and_the_next_step() -> None:
+    text = render_list(VIEW)
+    assert "fs · running · user · /u/settings.json" in text
+    assert "  2 tools · ~321 tokens per turn · 1 allow-listed:" in text
+    assert "    fs__read  [allow]" in text
+    assert "repo · command changed — needs approval · workspace · /r/.mcp.json" in text
+    assert "new · needs approval · workspace" in text
+    assert text.count("approve with: levelcode mcp trust") == 2
+    assert "python s.py\\nfake line" in text  # control characters escaped, never a fake line
+    assert "levelcode mcp revoke NAME" in text
+    assert "  gone: npx old-server" in text
+
+
+def test_piped_output_is_plain_and_a_terminal_gets_the_rich_view() -> None:
+    piped = Console(record=True, force_terminal=False, width=100)
+    print_list(piped, VIEW)
+    assert piped.export_text().strip() == render_list(VIEW).strip()
+    terminal = Console(record=True, force_terminal=True, width=100)
+    print_list(terminal, VIEW)
+    shown = terminal.export_text()
+    assert "● fs  running" in shown
+    assert "✓ fs__read" in shown
+    assert "? fs__write" in shown
+    assert "command changed — needs approval" in shown
+
+
+def test_json_view() -> None:
+    doc = summaries_json(VIEW)
+    assert [s["state"] for s in doc["servers"]] == [
+        "running",
+        "command changed — needs approval",
+        "needs approval",
+    ]
+    assert doc["servers"][1]["trust"] == "changed"
+    assert doc["stale_approvals"] == [{"name": "gone", "launch": "npx old-server"}]
+    json.dumps(doc)
+
+
+def test_nothing_configured_says_how_to_add() -> None:
+    text = render_list(ListView(()))
+    assert "No MCP servers are configured." in text
+    assert "levelcode mcp add" in text
+    assert "levelcode mcp import" in text
