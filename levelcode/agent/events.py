@@ -55,11 +55,6 @@ class EventSink(Protocol):
     def emit(self, event: AgentEvent) -> None: ...
 
 
-class NullSink:
-    def emit(self, event: AgentEvent) -> None:
-        pass
-
-
 class RecordingSink:
     """Keeps every event; for tests and for surfaces that render after the fact."""
 

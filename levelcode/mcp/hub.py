@@ -33,7 +33,6 @@ class ServerState:
     status: ServerStatus
     reason: str | None = None
     connection: McpConnection | None = None
-    started_in: float | None = None  # seconds from spawn to tools listed
 
 
 class McpHub:
@@ -72,14 +71,12 @@ class McpHub:
             state.status, state.reason = "failed", "HTTP servers are not supported yet"
             return
         fingerprint = launch_fingerprint(spec)
-        began = time.perf_counter()
         try:
             connection = await connect(spec, self.options, hint=self.memory.get(fingerprint))
         except McpError as exc:
             state.status, state.reason = "failed", str(exc)
             return
         state.status, state.connection = "running", connection
-        state.started_in = time.perf_counter() - began
         connection.on_tools_changed = self._tools_changed
         self.memory.remember(fingerprint, connection.info.era)
 

@@ -15,9 +15,6 @@ from dataclasses import dataclass
 RequestId = int | str
 
 METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 
 @dataclass(frozen=True)

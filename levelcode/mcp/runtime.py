@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from levelcode import paths
-from levelcode.agent.approvals import Approver, HeadlessApprover, decide_or_deny
+from levelcode.agent.approvals import Approver, decide_or_deny
 from levelcode.mcp.cards import launch_card
 from levelcode.mcp.config import McpConfig, ServerSpec
 from levelcode.mcp.config_files import load_mcp_config
@@ -150,7 +150,3 @@ class McpRuntime:
 
     async def close(self) -> None:
         await self.hub.reap_all()
-
-
-def headless_runtime(workspace: Path, config: McpConfig, notify: Notify) -> McpRuntime:
-    return McpRuntime(workspace, config, HeadlessApprover(), notify=notify)

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anthropic
-import httpx2
 from anthropic.types import (
     InputJSONDelta,
     RawContentBlockDeltaEvent,
@@ -30,46 +29,21 @@ from levelcode.providers.base import ProviderSettings
 from levelcode.providers.failures import (
     ApiFailure,
     connection_detail,
-    missing_key_error,
-    provider_error,
     stream_incomplete_error,
 )
 from levelcode.providers.keys import DEFAULT_BASE_URLS
-from levelcode.providers.loop_client import LoopBoundClient
+from levelcode.providers.sdk_provider import SdkProvider
 from levelcode.providers.translate import anthropic_messages, anthropic_tools, parse_tool_arguments
 
 
-class AnthropicProvider:
-    def __init__(self, settings: ProviderSettings) -> None:
-        if not settings.api_key:
-            raise missing_key_error(settings)
-        self._settings = settings
-        self._clients = LoopBoundClient(self._new_client, _close_client)
+class AnthropicProvider(SdkProvider):
+    api_error = anthropic.APIError
 
-    @property
-    def settings(self) -> ProviderSettings:
-        return self._settings
+    def _builder(self, on_text: Callable[[str], None]) -> _TurnBuilder:
+        return _TurnBuilder(on_text)
 
-    async def complete(
-        self,
-        *,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolShape],
-        on_text: Callable[[str], None],
-    ) -> AssistantTurn:
-        builder = _TurnBuilder(on_text)
-        try:
-            await self._stream_into(builder, self._request(system, messages, tools))
-        except anthropic.APIError as exc:
-            raise provider_error(_failure(exc, mid_stream=builder.started), self._settings) from exc
-        except httpx2.HTTPError as exc:  # a transport error the SDK let through unwrapped
-            failure = ApiFailure(None, f"{type(exc).__name__}: {exc}", mid_stream=builder.started)
-            raise provider_error(failure, self._settings) from exc
-        return builder.finish(self._settings)
-
-    async def aclose(self) -> None:
-        await self._clients.aclose()
+    def _failure(self, exc: anthropic.APIError, *, mid_stream: bool) -> ApiFailure:
+        return _failure(exc, mid_stream=mid_stream)
 
     async def _stream_into(self, builder: _TurnBuilder, request: dict[str, Any]) -> None:
         stream = await self._clients.get().messages.create(**request, stream=True)
@@ -97,10 +71,6 @@ class AnthropicProvider:
             base_url=self._settings.base_url or DEFAULT_BASE_URLS["anthropic"],
             max_retries=self._settings.max_retries,
         )
-
-
-async def _close_client(client: anthropic.AsyncAnthropic) -> None:
-    await client.close()
 
 
 def _failure(exc: anthropic.APIError, *, mid_stream: bool) -> ApiFailure:

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx2
 import openai
 from openai.types.chat import ChatCompletionChunk
 from openai.types.chat.chat_completion_chunk import ChoiceDelta, ChoiceDeltaToolCall
@@ -23,12 +22,10 @@ from levelcode.providers.base import ProviderSettings
 from levelcode.providers.failures import (
     ApiFailure,
     connection_detail,
-    missing_key_error,
-    provider_error,
     stream_incomplete_error,
 )
 from levelcode.providers.keys import DEFAULT_BASE_URLS, is_official_openai
-from levelcode.providers.loop_client import LoopBoundClient
+from levelcode.providers.sdk_provider import SdkProvider
 from levelcode.providers.translate import (
     openai_messages,
     openai_stop_reason,
@@ -37,37 +34,14 @@ from levelcode.providers.translate import (
 )
 
 
-class OpenAIProvider:
-    def __init__(self, settings: ProviderSettings) -> None:
-        if not settings.api_key:
-            raise missing_key_error(settings)
-        self._settings = settings
-        self._clients = LoopBoundClient(self._new_client, _close_client)
+class OpenAIProvider(SdkProvider):
+    api_error = openai.APIError
 
-    @property
-    def settings(self) -> ProviderSettings:
-        return self._settings
+    def _builder(self, on_text: Callable[[str], None]) -> _TurnBuilder:
+        return _TurnBuilder(on_text)
 
-    async def complete(
-        self,
-        *,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolShape],
-        on_text: Callable[[str], None],
-    ) -> AssistantTurn:
-        builder = _TurnBuilder(on_text)
-        try:
-            await self._stream_into(builder, self._request(system, messages, tools))
-        except openai.APIError as exc:
-            raise provider_error(_failure(exc, mid_stream=builder.started), self._settings) from exc
-        except httpx2.HTTPError as exc:  # a transport error the SDK let through unwrapped
-            failure = ApiFailure(None, f"{type(exc).__name__}: {exc}", mid_stream=builder.started)
-            raise provider_error(failure, self._settings) from exc
-        return builder.finish(self._settings)
-
-    async def aclose(self) -> None:
-        await self._clients.aclose()
+    def _failure(self, exc: openai.APIError, *, mid_stream: bool) -> ApiFailure:
+        return _failure(exc, mid_stream=mid_stream)
 
     async def _stream_into(self, builder: _TurnBuilder, request: dict[str, Any]) -> None:
         stream = await self._clients.get().chat.completions.create(**request, stream=True)
@@ -96,10 +70,6 @@ class OpenAIProvider:
             base_url=self._settings.base_url or DEFAULT_BASE_URLS["openai"],
             max_retries=self._settings.max_retries,
         )
-
-
-async def _close_client(client: openai.AsyncOpenAI) -> None:
-    await client.close()
 
 
 def _failure(exc: openai.APIError, *, mid_stream: bool) -> ApiFailure:
