@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -62,7 +65,7 @@ class Repl:
         assert isinstance(session, ChatSession)
         self.console = console
         self.session = session
-        self.turn: asyncio.Task[str] | None = None
+        self.turn: asyncio.Future[Any] | None = None  # what Ctrl-C aborts: a turn, or MCP start-up
         self.commands: dict[str, Command] = {
             "/mcp": self.mcp,
             "/context": self.context,
@@ -92,7 +95,7 @@ class Repl:
         paths.state_dir().mkdir(parents=True, exist_ok=True)
         prompt: PromptSession[str] = PromptSession(history=FileHistory(str(paths.history_path())))
         self.banner()
-        await self.session.start()
+        await self.start_servers(self.session.start())
         self.console.print(Text("/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves", style="dim"))
         while True:
             try:
@@ -133,9 +136,34 @@ class Repl:
         return True
 
     async def new(self) -> bool:
-        await self.session.reset()
+        await self.start_servers(self.session.reset())
         self.console.print(Text("New chat.", style="green"))
         return True
+
+    async def start_servers(self, work: Coroutine[object, object, None]) -> None:
+        """MCP start-up can take seconds: show progress, and let Ctrl-C give up on the slow ones."""
+        self.session.mcp.starting = self.starting_status
+        starting = asyncio.ensure_future(work)
+        self.turn = starting
+        try:
+            await starting
+        except asyncio.CancelledError:
+            if not starting.cancelled():
+                raise
+            self.console.print(
+                Text(
+                    "⏹ MCP start-up interrupted: servers that had not started are not running "
+                    "(/mcp shows which; /new tries again)",
+                    style="yellow",
+                )
+            )
+        finally:
+            self.turn = None
+
+    def starting_status(self, names: Sequence[str]) -> AbstractContextManager[object]:
+        if not names:
+            return contextlib.nullcontext()
+        return self.console.status(f"starting MCP servers: {', '.join(names)}… (Ctrl-C to skip)")
 
     async def leave(self) -> bool:
         return False
@@ -147,11 +175,12 @@ class Repl:
         return True
 
     async def run_turn(self, text: str) -> None:
-        self.turn = asyncio.ensure_future(self.session.agent.run_turn(text))
+        turn = asyncio.ensure_future(self.session.agent.run_turn(text))
+        self.turn = turn
         try:
-            await self.turn
+            await turn
         except (TurnAborted, asyncio.CancelledError) as exc:
-            if isinstance(exc, asyncio.CancelledError) and not self.turn.cancelled():
+            if isinstance(exc, asyncio.CancelledError) and not turn.cancelled():
                 raise
             self.session.agent.sink.emit(Notice("⏹ aborted"))
         except ProviderError as exc:

@@ -9,7 +9,9 @@ and with nobody to ask it is not started, and the notice names the command that 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+import contextlib
+from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from levelcode import paths
@@ -37,6 +39,10 @@ from levelcode.mcp.trust_store import TrustStore
 from levelcode.ui.mcp_views import ListView
 
 Notify = Callable[[str], None]
+
+
+def _no_progress(_names: Sequence[str]) -> AbstractContextManager[object]:
+    return contextlib.nullcontext()
 
 
 def make_hub(workspace: Path) -> McpHub:
@@ -82,6 +88,8 @@ class McpRuntime:
             settings_file=paths.user_settings_path(),
         )
         self.denied: set[str] = set()
+        # wraps the concurrent start of the permitted servers (the REPL shows a spinner there)
+        self.starting: Callable[[Sequence[str]], AbstractContextManager[object]] = _no_progress
 
     def trust_states(self) -> dict[str, TrustState]:
         return {
@@ -98,7 +106,8 @@ class McpRuntime:
         for spec in self.config.servers:
             if await self._may_start(spec):
                 permitted.append(spec)
-        await self.hub.start(permitted)
+        with self.starting([spec.name for spec in permitted if not spec.disabled]):
+            await self.hub.start(permitted)
         self.router.rebuild()
         for state in self.hub.states.values():
             if state.status == "failed":

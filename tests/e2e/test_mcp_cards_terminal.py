@@ -178,3 +178,24 @@ def test_a_revoke_takes_effect_at_the_next_new_chat(
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     assert survivors(read_pids(pid_file)) == []
+
+
+def test_slow_server_start_shows_progress_and_ctrl_c_skips_it(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pids"
+    slow = fault_entry(pid_file)
+    slow["args"] = [*slow["args"], "--slow-start", "60"]
+    write_settings(isolated_home, {"mcpServers": {"slow": slow}})
+    with OPENAI.fake([Reply(text="still usable")]) as server:
+        start_repl(terminal, isolated_home, tmp_path, server.base_url)
+        terminal.wait_for("starting MCP servers: slow… (Ctrl-C to skip)")
+        terminal.send("C-c")
+        terminal.wait_for("MCP start-up interrupted")
+        terminal.wait_for("/help for commands")
+        assert survivors(read_pids(pid_file)) == []
+        terminal.type("hello")
+        terminal.send("Enter")
+        terminal.wait_for("still usable")
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
