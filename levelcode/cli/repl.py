@@ -31,12 +31,14 @@ HELP = """\
 Commands:
   /help      this help
   /mcp       MCP servers: state, origin, command, tools (allow/ask)
+  /mcp stop NAME     end one server now (whole process group); /new starts it again
+  /mcp revoke NAME   forget a repository server's approval here (it keeps running unless stopped)
   /context   where the context goes: system prompt, tools (built-in, MCP per server), messages
   /new       start a new chat (forgets the conversation, ends background commands, restarts MCP)
   /exit      leave (also Ctrl-D)
 Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history"""
 
-Command = Callable[[], Awaitable[bool]]  # returns False to leave
+Command = Callable[[list[str]], Awaitable[bool]]  # given the words after the command; False to leave
 
 
 def run_repl(args: argparse.Namespace) -> int:
@@ -114,28 +116,40 @@ class Repl:
             await self.run_turn(text)
 
     async def command(self, text: str) -> bool:
-        name = text.split(maxsplit=1)[0].lower()
-        handler = self.commands.get(name)
+        name, *words = text.split()
+        handler = self.commands.get(name.lower())
         if handler is None:
             self.console.print(Text(f"unknown command {name}; /help lists them", style="yellow"))
             return True
-        return await handler()
+        return await handler(words)
 
-    async def help(self) -> bool:
+    async def help(self, _words: list[str]) -> bool:
         self.console.print(HELP)
         return True
 
-    async def mcp(self) -> bool:
-        print_list(self.console, self.session.mcp.list_view())
+    async def mcp(self, words: list[str]) -> bool:
+        """`/mcp` lists; `/mcp stop NAME` ends a server now; `/mcp revoke NAME` forgets its approval."""
+        if not words:
+            print_list(self.console, self.session.mcp.list_view())
+            return True
+        action, names = words[0], words[1:]
+        if action not in ("stop", "revoke") or len(names) != 1:
+            self.console.print(Text("usage: /mcp · /mcp stop NAME · /mcp revoke NAME", style="yellow"))
+            return True
+        lines = await (
+            self.session.mcp.stop(names[0]) if action == "stop" else self.session.mcp.revoke(names[0])
+        )
+        for line in lines:
+            self.console.print(Text(line))
         return True
 
-    async def context(self) -> bool:
+    async def context(self, _words: list[str]) -> bool:
         self.console.out(
             render_context(self.session.context_usage(), last=self.session.agent.last_usage), highlight=False
         )
         return True
 
-    async def new(self) -> bool:
+    async def new(self, _words: list[str]) -> bool:
         await self.start_servers(self.session.reset())
         self.console.print(Text("New chat.", style="green"))
         return True
@@ -165,7 +179,7 @@ class Repl:
             return contextlib.nullcontext()
         return self.console.status(f"starting MCP servers: {', '.join(names)}… (Ctrl-C to skip)")
 
-    async def leave(self) -> bool:
+    async def leave(self, _words: list[str]) -> bool:
         return False
 
     def interrupt(self) -> bool:

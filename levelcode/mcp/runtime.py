@@ -157,5 +157,24 @@ class McpRuntime:
         self.router.tool_policy.update(self.config.tool_policy)
         await self.start()
 
+    async def stop(self, name: str) -> list[str]:
+        """End one running server (its whole process group); its tools leave the next request."""
+        if self.hub.connection(name) is None:
+            return [f"{name!r} is not running in this session."]
+        await self.hub.stop(name)
+        self.router.rebuild()
+        return [
+            f"Stopped {name!r}; its tools are gone from the next request. /new starts it again if permitted."
+        ]
+
+    async def revoke(self, name: str) -> list[str]:
+        """Forget a repository server's approval for this workspace; a running server is left alone."""
+        if not self.store.revoke(self.workspace, name):
+            return [f"{name!r} was never approved in {self.workspace}; nothing to forget."]
+        lines = [f"Forgot the approval of {name!r}: LevelCode will ask before starting {name} again here."]
+        if self.hub.connection(name) is not None:
+            lines.append(f"It is still running in this session; /mcp stop {name} stops it now.")
+        return lines
+
     async def close(self) -> None:
         await self.hub.reap_all()

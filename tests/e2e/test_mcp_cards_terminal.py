@@ -199,3 +199,30 @@ def test_slow_server_start_shows_progress_and_ctrl_c_skips_it(
         terminal.wait_for("still usable")
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
+
+
+def test_revoke_in_the_repl_leaves_the_server_running_until_asked_to_stop(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pids"
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"fault": fault_entry(pid_file)}}))
+    TrustStore(isolated_home / "state" / "trust.json").approve(tmp_path, _spec(tmp_path), "approved")
+    with OPENAI.fake([]) as server:
+        start_repl(terminal, isolated_home, tmp_path, server.base_url)
+        terminal.wait_for("mcp · fault (")
+        pids = read_pids(pid_file)
+        terminal.type("/mcp revoke fault")
+        terminal.send("Enter")
+        terminal.wait_for("LevelCode will ask before starting fault again here.")
+        terminal.wait_for("It is still running in this session; /mcp stop fault stops it now.")
+        assert survivors(pids, within=0)  # the running server was not killed by the revoke
+        terminal.type("/mcp stop fault")
+        terminal.send("Enter")
+        terminal.wait_for("Stopped 'fault'")
+        assert survivors(pids) == []
+        terminal.type("/mcp")
+        terminal.send("Enter")
+        terminal.wait_for("fault  needs approval")
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+    assert TrustStore(isolated_home / "state" / "trust.json").approved_servers(tmp_path) == {}
