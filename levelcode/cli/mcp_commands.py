@@ -17,12 +17,8 @@ from levelcode.agent.approvals import HeadlessApprover
 from levelcode.cli.aio import run_command
 from levelcode.cli.printing import workspace_of
 from levelcode.mcp.runtime import McpRuntime, load_config
-from levelcode.tools.registry import builtin_tools
+from levelcode.tools.names import BUILTIN_TOOL_NAMES
 from levelcode.ui.mcp_views import print_list, summaries_json
-
-
-def builtin_names() -> frozenset[str]:
-    return frozenset(tool.name for tool in builtin_tools())
 
 
 def run_mcp_command(args: argparse.Namespace) -> int:
@@ -52,7 +48,7 @@ def progress(message: str) -> None:
 def mcp_list(args: argparse.Namespace) -> int:
     workspace = workspace_of(args)
     config = load_config(workspace)
-    runtime = McpRuntime(workspace, config, HeadlessApprover(), reserved=builtin_names())
+    runtime = McpRuntime(workspace, config, HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES)
 
     async def main() -> int:
         if config.servers and sys.stderr.isatty():
@@ -85,7 +81,7 @@ def mcp_call(args: argparse.Namespace) -> int:
         print(f"levelcode: no MCP server named {args.server!r} (configured: {names})", file=sys.stderr)
         return 2
     only = dataclasses.replace(config, servers=(spec,))
-    runtime = McpRuntime(workspace, only, HeadlessApprover(), reserved=builtin_names(), notify=progress)
+    runtime = McpRuntime(workspace, only, HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES, notify=progress)
 
     async def main() -> int:
         progress(f"starting {spec.name}…")

@@ -34,6 +34,13 @@ def fault_entry(pid_file: Path) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(FAULT_SERVER)], "env": {"FAULT_PID_FILE": str(pid_file)}}
 
 
+def repo_server(workspace: Path, pid_file: Path, *, approved_in: Path | None = None) -> None:
+    """The fault server in the workspace's .mcp.json; approved when given the LevelCode home."""
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"fault": fault_entry(pid_file)}}))
+    if approved_in is not None:
+        TrustStore(approved_in / "state" / "trust.json").approve(workspace, _spec(workspace), "approved")
+
+
 def test_consent_card_shows_the_literal_command_and_no_means_no(
     terminal: Terminal, isolated_home: Path, tmp_path: Path
 ) -> None:
@@ -67,7 +74,7 @@ def test_approving_the_card_starts_the_server_and_remembers_it(
     terminal: Terminal, isolated_home: Path, tmp_path: Path
 ) -> None:
     pid_file = tmp_path / "pids"
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"fault": fault_entry(pid_file)}}))
+    repo_server(tmp_path, pid_file)
     with OPENAI.fake([]) as server:
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
         terminal.wait_for("[n] deny")
@@ -141,7 +148,7 @@ def test_mcp_trust_shows_the_card_and_approves_for_later_runs(
     terminal: Terminal, isolated_home: Path, tmp_path: Path
 ) -> None:
     pid_file = tmp_path / "pids"
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"fault": fault_entry(pid_file)}}))
+    repo_server(tmp_path, pid_file)
     env = cli_env(isolated_home, TERM="xterm-256color")
     terminal.start([str(LEVELCODE), "mcp", "trust", "fault"], env, cwd=str(tmp_path))
     screen = terminal.wait_for("[y] approve")
@@ -162,8 +169,7 @@ def test_a_revoke_takes_effect_at_the_next_new_chat(
     terminal: Terminal, isolated_home: Path, tmp_path: Path
 ) -> None:
     pid_file = tmp_path / "pids"
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"fault": fault_entry(pid_file)}}))
-    TrustStore(isolated_home / "state" / "trust.json").approve(tmp_path, _spec(tmp_path), "approved")
+    repo_server(tmp_path, pid_file, approved_in=isolated_home)
     with OPENAI.fake([]) as server:
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
         terminal.wait_for("mcp · fault (")
@@ -205,8 +211,7 @@ def test_revoke_in_the_repl_leaves_the_server_running_until_asked_to_stop(
     terminal: Terminal, isolated_home: Path, tmp_path: Path
 ) -> None:
     pid_file = tmp_path / "pids"
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"fault": fault_entry(pid_file)}}))
-    TrustStore(isolated_home / "state" / "trust.json").approve(tmp_path, _spec(tmp_path), "approved")
+    repo_server(tmp_path, pid_file, approved_in=isolated_home)
     with OPENAI.fake([]) as server:
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
         terminal.wait_for("mcp · fault (")

@@ -60,3 +60,10 @@ def test_approval_rules_are_wired(tmp_path: Path) -> None:
     ctx = ToolContext(workspace=tmp_path)
     for name in READ_ONLY:
         assert tools[name].approval(ctx, {"path": "x", "job_id": "bg1", "pattern": "x"}) is None
+
+
+def test_the_name_list_matches_the_registry() -> None:
+    from levelcode.tools.names import BUILTIN_TOOL_NAMES
+    from levelcode.tools.registry import builtin_tools
+
+    assert {tool.name for tool in builtin_tools()} == BUILTIN_TOOL_NAMES
