@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from levelcode import __version__
+from levelcode.errors import ConfigError
 
 DESCRIPTION = "LevelCode: a terminal AI coding agent that uses tools from MCP servers, safely."
 EPILOG = """\
@@ -77,6 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return _dispatch(args)
+    except ConfigError as exc:  # a request that cannot be met: say so, no traceback
+        print(f"levelcode: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

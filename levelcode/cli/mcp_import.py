@@ -17,22 +17,20 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from levelcode import paths
+from levelcode.cli.printing import workspace_of
 from levelcode.errors import ConfigError, ConfigProblem
 from levelcode.json_store import JsonDoc, UnreadableFile, read_json_object
 from levelcode.mcp.config import SERVERS_KEY, HttpServerSpec
+from levelcode.mcp.import_tools import TOOL_LABELS, TOOLS, Tool
 from levelcode.mcp.importers import (
-    TOOL_LABELS,
-    TOOLS,
     Candidate,
     ImportPlan,
     SearchRoots,
     Skipped,
     SourceFile,
     SourceReading,
-    Tool,
     add_to_settings,
     plan_import,
     read_source,
@@ -45,24 +43,6 @@ from levelcode.ui.visible import visible
 MAX_SOURCE_BYTES = 128 * 1024 * 1024  # ~/.claude.json keeps growing with use
 MAX_REPO_SOURCE_BYTES = 4 * 1024 * 1024  # a repository's config file has no reason to be large
 REPO_MARK = "! written by the repository, not by you"
-
-IMPORT_EPILOG = """\
-where it looks (the user's own files first):
-  Claude Desktop  claude_desktop_config.json in ~/Library/Application Support/Claude (macOS),
-                  %APPDATA%\\Claude (Windows), ~/.config/Claude (Linux)
-  Claude Code     ~/.claude.json (your servers, and those you added for this project);
-                  .mcp.json in the workspace (written by the repository)
-  Cursor          ~/.cursor/mcp.json; .cursor/mcp.json in the workspace (written by the repository)
-  VS Code         mcp.json and settings.json in your VS Code user folder;
-                  .vscode/mcp.json in the workspace (written by the repository)
-
-Imported servers go into your settings.json and start without asking. A name you already have is
-never replaced. Servers from a repository's files are only imported with --include-repo.
-
-examples:
-  levelcode mcp import --dry-run             show what would be added; write nothing
-  levelcode mcp import --from cursor --yes   import your Cursor servers without asking
-"""
 
 
 @dataclass(frozen=True)
@@ -77,39 +57,8 @@ class ImportOptions:
 Confirm = Callable[[str], bool]
 
 
-def add_import_parser(actions: Any, common: argparse.ArgumentParser) -> None:
-    parser = actions.add_parser(
-        "import",
-        parents=[common],
-        help="bring in MCP servers you set up for Claude Desktop, Claude Code, Cursor or VS Code",
-        description="Copy MCP servers you set up for other tools into your settings.json, after showing "
-        "exactly what each one runs.",
-        epilog=IMPORT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--from",
-        dest="sources",
-        action="append",
-        choices=TOOLS,
-        metavar="TOOL",
-        help=f"only this tool: {', '.join(TOOLS)} (repeatable)",
-    )
-    parser.add_argument("--yes", action="store_true", help="write without asking (for scripts)")
-    parser.add_argument("--dry-run", action="store_true", help="show what would be added; write nothing")
-    parser.add_argument(
-        "--include-repo",
-        action="store_true",
-        help="also import servers defined by the workspace's own files (.mcp.json, .cursor/mcp.json, "
-        ".vscode/mcp.json); they will start without asking",
-    )
-
-
 def run_import_command(args: argparse.Namespace) -> int:
-    workspace = Path(getattr(args, "workspace", None) or ".").expanduser().resolve()
-    if not workspace.is_dir():
-        print(f"levelcode: {workspace} is not a directory; pass an existing one with -C DIR", file=sys.stderr)
-        return 2
+    workspace = workspace_of(args)
     options = ImportOptions(
         tools=tuple(dict.fromkeys(getattr(args, "sources", None) or TOOLS)),
         yes=bool(getattr(args, "yes", False)),

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from levelcode import paths
+from levelcode.cli.mcp_parser import add_server_options
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.errors import ConfigError
 from levelcode.json_store import JsonDoc
@@ -53,20 +54,6 @@ TRUST_WORDS: dict[TrustState, str] = {
     "never_approved": "never approved",
     "changed": "approved, then the command changed",
 }
-ADD_USAGE = """\
-levelcode mcp add NAME [-e KEY=VALUE]... [--cwd DIR] [--timeout S] [--startup-timeout S] -- COMMAND [ARGS...]
-       levelcode mcp add NAME --url URL [--header 'Key: Value']...
-       levelcode mcp add NAME --json ENTRY"""
-ADD_EPILOG = """\
-examples:
-  levelcode mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects
-  levelcode mcp add fs -- "npx -y pkg '/Users/me/My Documents'"    (one line: split, never run by a shell)
-  levelcode mcp add github -e 'GITHUB_TOKEN=${GITHUB_TOKEN}' -- github-mcp-server stdio
-  levelcode mcp add api --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${API_TOKEN}'
-  levelcode mcp add time --json '{"command": "uvx", "args": ["mcp-server-time"]}'
-
-Values are stored as written: ${VAR} is expanded from your environment only when the server starts.
-"""
 
 
 class _OptionsParser(argparse.ArgumentParser):
@@ -74,44 +61,6 @@ class _OptionsParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise ConfigError(message)
-
-
-def _add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "-e", dest="env", action="append", metavar="KEY=VALUE", help="env entry, stored as written"
-    )
-    parser.add_argument("--cwd", metavar="DIR", help="working directory (relative: to the workspace)")
-    parser.add_argument("--timeout", metavar="S", help="seconds per call")
-    parser.add_argument("--startup-timeout", dest="startup_timeout", metavar="S", help="seconds to start")
-    parser.add_argument("--url", help="an HTTP (Streamable HTTP) server's URL")
-    parser.add_argument("--header", dest="headers", action="append", metavar="'KEY: VALUE'")
-    parser.add_argument("--json", dest="json_text", metavar="ENTRY", help="the whole entry as JSON")
-    parser.add_argument("--replace", action="store_true", help="overwrite a server of the same name")
-
-
-def add_manage_parsers(actions: Any, common: argparse.ArgumentParser) -> None:
-    add = actions.add_parser(
-        "add",
-        parents=[common],
-        help="add a server to your settings",
-        usage=ADD_USAGE,
-        description="Add an MCP server to your own settings (user tier): it starts without asking.",
-        epilog=ADD_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add.add_argument("name", metavar="NAME")
-    _add_options(add)
-    add.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-    add.set_defaults(add_help=add.format_help)
-    get = actions.add_parser("get", parents=[common], help="one server: entry, origin, launch, trust")
-    get.add_argument("name", metavar="NAME")
-    get.add_argument("--json", action="store_true", help="machine-readable output")
-    for name, text in (
-        ("remove", "remove a server from your settings"),
-        ("enable", 'remove "disabled": true from a server in your settings'),
-        ("disable", 'set "disabled": true on a server in your settings'),
-    ):
-        actions.add_parser(name, parents=[common], help=text).add_argument("name", metavar="NAME")
 
 
 def run_manage_command(args: argparse.Namespace) -> int:
@@ -156,7 +105,7 @@ def _edit_settings(edit: Callable[[JsonDoc], JsonDoc | None]) -> tuple[Path, boo
 def _add_request(args: argparse.Namespace) -> tuple[AddRequest, bool]:
     options, command = split_add_arguments(args.rest)
     parser = _OptionsParser(prog="levelcode mcp add", add_help=False, allow_abbrev=False)
-    _add_options(parser)
+    add_server_options(parser)
     parser.add_argument("-C", dest="workspace")
     late, unknown = parser.parse_known_args(options)
     if unknown:

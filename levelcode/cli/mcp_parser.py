@@ -1,9 +1,12 @@
-"""Arguments of `levelcode mcp …`."""
+"""Arguments of `levelcode mcp …`: only argparse and constants, so that building the parser (which
+every `levelcode` invocation does) imports none of the commands themselves."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
+
+from levelcode.mcp.import_tools import TOOLS
 
 MCP_EPILOG = """\
 examples:
@@ -44,8 +47,106 @@ def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     revoke.add_argument("name", metavar="NAME", nargs="?")
     revoke.add_argument("--all", action="store_true", help="every approval for this workspace")
-    from levelcode.cli.mcp_import import add_import_parser
-    from levelcode.cli.mcp_manage import add_manage_parsers
-
     add_manage_parsers(actions, common)
     add_import_parser(actions, common)
+
+
+ADD_USAGE = """\
+levelcode mcp add NAME [-e KEY=VALUE]... [--cwd DIR] [--timeout S] [--startup-timeout S] -- COMMAND [ARGS...]
+       levelcode mcp add NAME --url URL [--header 'Key: Value']...
+       levelcode mcp add NAME --json ENTRY"""
+ADD_EPILOG = """\
+examples:
+  levelcode mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects
+  levelcode mcp add fs -- "npx -y pkg '/Users/me/My Documents'"    (one line: split, never run by a shell)
+  levelcode mcp add github -e 'GITHUB_TOKEN=${GITHUB_TOKEN}' -- github-mcp-server stdio
+  levelcode mcp add api --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${API_TOKEN}'
+  levelcode mcp add time --json '{"command": "uvx", "args": ["mcp-server-time"]}'
+
+Values are stored as written: ${VAR} is expanded from your environment only when the server starts.
+"""
+
+IMPORT_EPILOG = """\
+where it looks (the user's own files first):
+  Claude Desktop  claude_desktop_config.json in ~/Library/Application Support/Claude (macOS),
+                  %APPDATA%\\Claude (Windows), ~/.config/Claude (Linux)
+  Claude Code     ~/.claude.json (your servers, and those you added for this project);
+                  .mcp.json in the workspace (written by the repository)
+  Cursor          ~/.cursor/mcp.json; .cursor/mcp.json in the workspace (written by the repository)
+  VS Code         mcp.json and settings.json in your VS Code user folder;
+                  .vscode/mcp.json in the workspace (written by the repository)
+
+Imported servers go into your settings.json and start without asking. A name you already have is
+never replaced. Servers from a repository's files are only imported with --include-repo.
+
+examples:
+  levelcode mcp import --dry-run             show what would be added; write nothing
+  levelcode mcp import --from cursor --yes   import your Cursor servers without asking
+"""
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """The options of `mcp add` (also re-parsed after NAME by mcp_manage)."""
+    parser.add_argument(
+        "-e", dest="env", action="append", metavar="KEY=VALUE", help="env entry, stored as written"
+    )
+    parser.add_argument("--cwd", metavar="DIR", help="working directory (relative: to the workspace)")
+    parser.add_argument("--timeout", metavar="S", help="seconds per call")
+    parser.add_argument("--startup-timeout", dest="startup_timeout", metavar="S", help="seconds to start")
+    parser.add_argument("--url", help="an HTTP (Streamable HTTP) server's URL")
+    parser.add_argument("--header", dest="headers", action="append", metavar="'KEY: VALUE'")
+    parser.add_argument("--json", dest="json_text", metavar="ENTRY", help="the whole entry as JSON")
+    parser.add_argument("--replace", action="store_true", help="overwrite a server of the same name")
+
+
+def add_manage_parsers(actions: Any, common: argparse.ArgumentParser) -> None:
+    add = actions.add_parser(
+        "add",
+        parents=[common],
+        help="add a server to your settings",
+        usage=ADD_USAGE,
+        description="Add an MCP server to your own settings (user tier): it starts without asking.",
+        epilog=ADD_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add.add_argument("name", metavar="NAME")
+    add_server_options(add)
+    add.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    add.set_defaults(add_help=add.format_help)
+    get = actions.add_parser("get", parents=[common], help="one server: entry, origin, launch, trust")
+    get.add_argument("name", metavar="NAME")
+    get.add_argument("--json", action="store_true", help="machine-readable output")
+    for name, text in (
+        ("remove", "remove a server from your settings"),
+        ("enable", 'remove "disabled": true from a server in your settings'),
+        ("disable", 'set "disabled": true on a server in your settings'),
+    ):
+        actions.add_parser(name, parents=[common], help=text).add_argument("name", metavar="NAME")
+
+
+def add_import_parser(actions: Any, common: argparse.ArgumentParser) -> None:
+    parser = actions.add_parser(
+        "import",
+        parents=[common],
+        help="bring in MCP servers you set up for Claude Desktop, Claude Code, Cursor or VS Code",
+        description="Copy MCP servers you set up for other tools into your settings.json, after showing "
+        "exactly what each one runs.",
+        epilog=IMPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--from",
+        dest="sources",
+        action="append",
+        choices=TOOLS,
+        metavar="TOOL",
+        help=f"only this tool: {', '.join(TOOLS)} (repeatable)",
+    )
+    parser.add_argument("--yes", action="store_true", help="write without asking (for scripts)")
+    parser.add_argument("--dry-run", action="store_true", help="show what would be added; write nothing")
+    parser.add_argument(
+        "--include-repo",
+        action="store_true",
+        help="also import servers defined by the workspace's own files (.mcp.json, .cursor/mcp.json, "
+        ".vscode/mcp.json); they will start without asking",
+    )

@@ -26,5 +26,5 @@ def workspace_of(args: argparse.Namespace) -> Path:
     """The workspace (`-C DIR`, default the current directory), which must be a directory."""
     workspace = Path(getattr(args, "workspace", None) or ".").expanduser().resolve()
     if not workspace.is_dir():
-        raise ConfigError(f"the workspace {workspace} is not a directory (check -C)")
+        raise ConfigError(f"{workspace} is not a directory; pass an existing one with -C DIR")
     return workspace

@@ -18,16 +18,9 @@ from typing import Any, Literal
 
 from levelcode.errors import ConfigError, ConfigProblem
 from levelcode.mcp.config import SERVERS_KEY, Provenance, ServerSpec, is_absent, parse_server_entry
+from levelcode.mcp.import_tools import TOOL_LABELS, TOOLS, Tool
 from levelcode.mcp.trust import launch_encoding
 
-Tool = Literal["claude-desktop", "claude-code", "cursor", "vscode"]
-TOOLS: tuple[Tool, ...] = ("claude-desktop", "claude-code", "cursor", "vscode")
-TOOL_LABELS: Mapping[Tool, str] = {
-    "claude-desktop": "Claude Desktop",
-    "claude-code": "Claude Code",
-    "cursor": "Cursor",
-    "vscode": "VS Code",
-}
 # Where the servers sit in each kind of file.
 Layout = Literal["mcpServers", "claude-json", "servers", "vscode-settings"]
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,10 +43,26 @@ def test_startup_does_not_import_the_mcp_sdk_or_provider_sdks() -> None:
         "import sys; from levelcode.cli.main import build_parser; build_parser();"
         "import levelcode.mcp.config_files, levelcode.mcp.catalog, levelcode.mcp.policy;"
         "heavy = ('mcp', 'anthropic', 'openai', 'pydantic', 'httpx');"
-        "bad = [m for m in sys.modules if m.split('.')[0] in heavy];"
+        "commands = ('levelcode.cli.mcp_manage', 'levelcode.cli.mcp_import', 'levelcode.mcp.importers',"
+        " 'levelcode.mcp.config_edit', 'levelcode.mcp.trust_store');"
+        "bad = [m for m in sys.modules if m.split('.')[0] in heavy or m in commands];"
         "print(','.join(bad))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=30
     )
     assert done.stdout.strip() == ""
+
+
+def test_a_missing_workspace_is_a_clear_error_not_a_traceback(isolated_home: Path) -> None:
+    for args in (["mcp", "list"], ["mcp", "get", "x"], ["mcp", "revoke", "--all"], ["mcp", "import"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "levelcode", "-C", "/no/such/dir", *args],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+            env={**os.environ, "LEVELCODE_HOME": str(isolated_home)},
+        )
+        assert done.returncode == 2, args
+        assert done.stderr == "levelcode: /no/such/dir is not a directory; pass an existing one with -C DIR\n"

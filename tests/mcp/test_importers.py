@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from levelcode.errors import ConfigError
 from levelcode.mcp.config import HttpServerSpec, StdioServerSpec
+from levelcode.mcp.import_tools import Tool
 from levelcode.mcp.importers import (
     Candidate,
     Origin,
@@ -25,7 +26,6 @@ from levelcode.mcp.importers import (
     Skipped,
     SourceFile,
     SourceReading,
-    Tool,
     add_to_settings,
     convert_server,
     plan_import,
