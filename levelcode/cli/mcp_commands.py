@@ -16,7 +16,8 @@ from rich.console import Console
 from levelcode.agent.approvals import HeadlessApprover
 from levelcode.cli.aio import run_command
 from levelcode.cli.printing import workspace_of
-from levelcode.mcp.runtime import McpRuntime, load_config
+from levelcode.mcp.config_files import load_mcp_config
+from levelcode.mcp.runtime import McpRuntime
 from levelcode.tools.names import BUILTIN_TOOL_NAMES
 from levelcode.ui.mcp_views import print_list, summaries_json
 
@@ -47,7 +48,7 @@ def progress(message: str) -> None:
 
 def mcp_list(args: argparse.Namespace) -> int:
     workspace = workspace_of(args)
-    config = load_config(workspace)
+    config = load_mcp_config(workspace)
     runtime = McpRuntime(workspace, config, HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES)
 
     async def main() -> int:
@@ -74,7 +75,7 @@ def mcp_call(args: argparse.Namespace) -> int:
         print('levelcode: ARGUMENTS must be a JSON object such as \'{"path": "README.md"}\'', file=sys.stderr)
         return 2
     workspace = workspace_of(args)
-    config = load_config(workspace)
+    config = load_mcp_config(workspace)
     spec = config.server(args.server)
     if spec is None:
         names = ", ".join(s.name for s in config.servers) or "none"

@@ -17,7 +17,8 @@ from levelcode.agent.system_prompt import build_system_prompt
 from levelcode.agent.toolbox import Toolbox
 from levelcode.cli.printing import workspace_of
 from levelcode.debug_log import DebugSink, configure_debug_log, debug_enabled
-from levelcode.mcp.runtime import McpRuntime, load_config
+from levelcode.mcp.config_files import load_mcp_config
+from levelcode.mcp.runtime import McpRuntime
 from levelcode.providers.base import Provider
 from levelcode.providers.factory import close_provider, make_provider, resolve_provider_settings
 from levelcode.settings import Settings, load_settings
@@ -90,7 +91,7 @@ def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSin
     builtins = builtin_tools()
     notify = lambda text: sink.emit(Notice(text))  # noqa: E731
     mcp = McpRuntime(
-        workspace, load_config(workspace), approver, reserved={t.name for t in builtins}, notify=notify
+        workspace, load_mcp_config(workspace), approver, reserved={t.name for t in builtins}, notify=notify
     )
     toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
     agent = Agent(provider, toolbox, system=build_system_prompt(workspace), sink=sink)

@@ -51,10 +51,6 @@ def make_hub(workspace: Path) -> McpHub:
     return McpHub(options, memory=memory, results_dir=paths.results_dir())
 
 
-def load_config(workspace: Path) -> McpConfig:
-    return load_mcp_config(workspace)
-
-
 def approval_hint(spec: ServerSpec, trust: TrustState) -> str:
     why = "its command changed since you approved it" if trust == "changed" else "a repository asked for it"
     return (
@@ -151,7 +147,7 @@ class McpRuntime:
         are read again (so `mcp revoke`, `disable` or an edit since take effect), and the gate runs."""
         await self.hub.reap_all()
         self.hub.states.clear()
-        self.config = load_config(self.workspace)
+        self.config = load_mcp_config(self.workspace)
         self.store = TrustStore(self.store.path)
         self.router.tool_policy.clear()
         self.router.tool_policy.update(self.config.tool_policy)
