@@ -40,11 +40,12 @@ def denial_text(request: ApprovalRequest, *, interactive: bool) -> str:
     what = "command" if request.kind == "command" else "change" if request.kind == "edit" else "action"
     if interactive:
         return f"ERROR: the user denied this {what}; it was not run. Do not retry it unless the user asks."
-    why = (
-        "it is flagged as dangerous, so it always needs a person's approval"
-        if request.warning
-        else "it needs approval (--autopilot lets edits and commands the safety check calls safe run)"
-    )
+    if request.warning:
+        why = "it is flagged as dangerous, so it always needs a person's approval"
+    elif request.note:
+        why = request.note
+    else:
+        why = "it needs approval (--autopilot lets edits and commands the safety check calls safe run)"
     return f"ERROR: not run: nobody can approve in this session, and {why}. Do not retry it."
 
 
