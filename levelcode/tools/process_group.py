@@ -27,6 +27,7 @@ STOP_GRACE_SECONDS = 1.5
 __all__ = ["ShellProcess", "exit_description", "group_alive"]
 DRAIN_SECONDS = 2.0  # how long to wait for the last output once the group is gone
 _POLL_SECONDS = 0.05
+_FIRST_POLL_SECONDS = 0.002
 
 
 # LevelCode's own credentials: a command the model runs has no business reading them, and a
@@ -167,8 +168,10 @@ class ShellProcess:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace
         await _bounded(self._protocol.exited, grace)
+        pause = _FIRST_POLL_SECONDS  # most groups end within milliseconds (a sandbox's at once)
         while group_alive(self.pid) and loop.time() < deadline:
-            await asyncio.sleep(_POLL_SECONDS)  # no event tells us when orphans in the group die
+            await asyncio.sleep(pause)  # no event tells us when orphans in the group die
+            pause = min(pause * 2, _POLL_SECONDS)
         return not group_alive(self.pid)
 
 
