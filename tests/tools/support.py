@@ -96,3 +96,11 @@ def running_after(token: str, within: float = 5.0, *, expected: int = 0) -> list
         time.sleep(0.02)  # polling for death, with a deadline; nothing signals it
         alive = processes_running(token)
     return alive
+
+
+async def until_running(token: str, count: int, within: float = 15.0) -> list[int]:
+    """The sleeps with `token`, once `count` of them run; TimeoutError after `within` seconds."""
+    async with asyncio.timeout(within):
+        while len(found := processes_running(token)) < count:
+            await asyncio.sleep(0.02)  # polling for processes to appear, with a deadline
+    return found

@@ -27,7 +27,7 @@ from levelcode.tools.registry import close_tool_context
 from levelcode.tools.run_command import run_command
 from tests.support.approvers import ScriptedApprover
 from tests.support.sandbox import host_folder, real_confinement
-from tests.tools.support import make_fifo, processes_running, read_fifo_line, running_after
+from tests.tools.support import make_fifo, read_fifo_line, running_after, until_running
 
 pytestmark = pytest.mark.sandbox
 
@@ -63,7 +63,7 @@ async def test_a_cancellation_ends_everything(tmp_path: Path, token: str) -> Non
     command = f"sleep {token} & echo started > {fifo.name}; sleep {token}"
     task = asyncio.create_task(run_command(_ctx(tmp_path), {"command": command}))
     assert await read_fifo_line(fifo) == "started"
-    assert len(processes_running(token)) == 2
+    assert len(await until_running(token, 2)) == 2
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 15)
@@ -82,9 +82,7 @@ async def test_background_jobs_end_on_stop_and_on_close(tmp_path: Path, token: s
     ctx = _ctx(tmp_path)
     for _ in range(2):
         await start_background_command(ctx, {"command": f"setsid sleep {token} & sleep {token}"})
-    async with asyncio.timeout(15):
-        while len(processes_running(token)) < 4:
-            await asyncio.sleep(0.02)  # polling for the jobs' processes to appear, with a deadline
+    await until_running(token, 4)
     await asyncio.wait_for(stop_background_command(ctx, {"job_id": "bg1"}), 15)
     assert len(running_after(token, expected=2)) == 2  # bg2's two are left
     await asyncio.wait_for(close_tool_context(ctx), 15)
