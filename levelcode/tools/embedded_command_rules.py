@@ -127,20 +127,21 @@ def _sqlite_problem(text: str) -> str | None:
 
 
 def sqlite_rule(call: Call) -> Iterator[str]:
+    options = [_bare(word.text) for word in call.args if word.text.startswith("-")]
+    if "safe" in options:
+        return  # sqlite3 -safe refuses every command that reaches outside the database
+    if any(name in ("init", "archive") or name.startswith("A") for name in options):
+        yield "sqlite3 runs the commands in a file or reads and writes files (-init, -A)"
     texts: list[Word] = []
     index = 0
     while index < len(call.args):
         word = call.args[index]
         name = _bare(word.text) if word.text.startswith("-") else ""
-        if name == "safe":
-            return  # sqlite3 -safe refuses every command that reaches outside the database
-        if name in ("init", "A", "archive") or name.startswith("A"):
-            yield f"sqlite3 -{name} runs commands from a file or reads and writes files"
-        if name in _SQLITE_VALUES:
-            texts += [call.args[index + 1]] if name == "cmd" and index + 1 < len(call.args) else []
+        if name in _SQLITE_VALUES:  # the value of -cmd is SQL too; the others are settings
+            texts += list(call.args[index + 1 : index + 2]) if name == "cmd" else []
             index += 1
         elif not name:
-            texts.append(word)
+            texts.append(word)  # the database file, then SQL or dot-commands
         index += 1
     yield from _checked_input(call, texts, _sqlite_problem, "SQL and dot-commands")
 
