@@ -22,6 +22,7 @@ from levelcode import __version__, paths
 from levelcode.agent.events import Notice
 from levelcode.cli.aio import run_command
 from levelcode.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
+from levelcode.private_files import touch_private
 from levelcode.ui.approval_card import TerminalApprover
 from levelcode.ui.context_view import render_context
 from levelcode.ui.mcp_views import print_list
@@ -94,8 +95,8 @@ class Repl:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
 
-        paths.state_dir().mkdir(parents=True, exist_ok=True)
-        prompt: PromptSession[str] = PromptSession(history=FileHistory(str(paths.history_path())))
+        history = touch_private(paths.history_path())  # FileHistory appends; it never creates it 0600
+        prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
         self.banner()
         await self.start_servers(self.session.start())
         self.console.print(Text("/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves", style="dim"))
