@@ -81,6 +81,7 @@ def test_approving_the_card_starts_the_server_and_remembers_it(
         terminal.send("y")
         screen = terminal.wait_for("mcp · fault (")
         assert "0/" in screen
+        terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     store = TrustStore(isolated_home / "state" / "trust.json")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
@@ -13,7 +14,8 @@ class Terminal:
     def __init__(self, name: str, width: int = 110, height: int = 45) -> None:
         if shutil.which("tmux") is None:
             raise RuntimeError("tmux is not installed (.ci/run installs it)")
-        self.socket = f"levelcode-test-{name}"
+        # the pid keeps two suites running at once on one machine from sharing a tmux server
+        self.socket = f"levelcode-test-{os.getpid()}-{name}"
         self.name = name
         self.width, self.height = width, height
 
@@ -48,6 +50,18 @@ class Terminal:
                 return screen
             time.sleep(0.05)
         raise AssertionError(f"{text!r} did not appear on the terminal; it shows:\n{self.screen()}")
+
+    def wait_for_prompt(self, within: float = 20.0) -> str:
+        """Wait until the REPL's `> ` prompt is the last line: keys sent before it is reading can be
+        swallowed by the terminal's line discipline (a Ctrl-D then never reaches the REPL)."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            lines = [line for line in screen.splitlines() if line.strip()]
+            if lines and lines[-1].rstrip() == ">":
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"the prompt did not appear; the terminal shows:\n{self.screen()}")
 
     def close(self) -> None:
         self.tmux("kill-server")
