@@ -33,7 +33,12 @@ def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     call = actions.add_parser(
-        "call", parents=[common], help="call one tool and print what the model would get"
+        "call",
+        parents=[common],
+        help="call one tool and print what the model would get",
+        description="Call one tool and print what the model would get. On a terminal, control "
+        "characters in the result (escape sequences, CR, bidi overrides, zero-width characters) are "
+        "shown as escapes; piped or redirected, the result is written byte for byte, for scripts.",
     )
     call.add_argument("server", help="server name as configured")
     call.add_argument("tool", help="the server's own tool name")

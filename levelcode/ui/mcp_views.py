@@ -75,9 +75,9 @@ def _footer(view: ListView) -> list[str]:
         lines.append("(forget with: levelcode mcp revoke NAME):")
         lines.extend(f"  {name}: {visible(launch)}" for name, launch in view.stale)
     if view.warning:
-        lines.append(f"warning: {view.warning}")
+        lines.append(f"warning: {visible(view.warning)}")
     lines.extend(f"problem: {visible(str(problem))}" for problem in view.problems)
-    lines.extend(view.notes)
+    lines.extend(visible(note) for note in view.notes)
     return lines
 
 
