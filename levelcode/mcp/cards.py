@@ -54,7 +54,7 @@ def call_card(
     server: str, tool: str, verdict: McpVerdict, arguments: Mapping[str, object], settings_file: str
 ) -> ApprovalRequest:
     body = [f"server: {server}", f"tool:   {tool}", "arguments:", *format_arguments(arguments)]
-    warning = "the server marks this tool destructive" if verdict.destructive else None
+    warning = verdict.warning if verdict.destructive else None
     label = (
         f'always allow {verdict.name} (adds "{verdict.name}": "allow" to mcpToolPolicy in {settings_file})'
     )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from levelcode.mcp.catalog import Catalog
 from levelcode.mcp.config import McpConfig, ServerSpec, StdioServerSpec, Tier
-from levelcode.mcp.policy import Decision, classify_mcp_tool
+from levelcode.mcp.policy import Decision, ToolKind, classify_mcp_tool
 from levelcode.mcp.trust import TrustState
 from levelcode.token_estimate import tool_tokens
 
@@ -35,6 +35,7 @@ class ToolLine:
     tool: str  # as the server calls it
     decision: Decision
     reason: str
+    kind: ToolKind = "unannotated"  # what its annotations say, read the spec's way
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def summarize(
         route = catalog.routes[tool.name]
         verdict = classify_mcp_tool(tool.name, route.annotations, config.tool_policy)
         lines.setdefault(route.server, []).append(
-            ToolLine(tool.name, route.tool, verdict.decision, verdict.reason)
+            ToolLine(tool.name, route.tool, verdict.decision, verdict.reason, verdict.kind)
         )
         tokens[route.server] = tokens.get(route.server, 0) + tool_tokens(tool)
     summaries = []

@@ -63,7 +63,7 @@ def render_list(view: ListView) -> str:
             lines.append(f"  {step}")
         if summary.tools:
             lines.append(f"  {tools_line(summary)}:")
-            lines.extend(f"    {tool.name}  [{tool.decision}]" for tool in summary.tools)
+            lines.extend(f"    {tool.name}  [{tool.decision} · {tool.kind}]" for tool in summary.tools)
     lines.extend(_footer(view))
     return "\n".join(lines)
 
@@ -110,6 +110,7 @@ def render_list_rich(view: ListView) -> RenderableType:
                 Text.assemble(
                     ("✓ " if t.decision == "allow" else "? ", "green" if t.decision == "allow" else "dim"),
                     t.name,
+                    _kind_mark(t.kind),
                 )
                 for t in summary.tools
             ]
@@ -120,6 +121,14 @@ def render_list_rich(view: ListView) -> RenderableType:
         for line in _footer(view)
     )
     return Group(*parts)
+
+
+_KIND_STYLES = {"destructive": "red", "read-only": "green"}
+
+
+def _kind_mark(kind: str) -> tuple[str, str]:
+    """What the tool's annotations say, after its name; destructive and read-only stand out."""
+    return (f" ({kind})", _KIND_STYLES.get(kind, "dim"))
 
 
 def print_list(console: Console, view: ListView) -> None:
@@ -140,7 +149,8 @@ def summaries_json(view: ListView) -> dict[str, object]:
             "trust": s.trust,
             "schema_tokens": s.schema_tokens,
             "tools": [
-                {"name": t.name, "tool": t.tool, "decision": t.decision, "reason": t.reason} for t in s.tools
+                {"name": t.name, "tool": t.tool, "decision": t.decision, "reason": t.reason, "kind": t.kind}
+                for t in s.tools
             ],
             "dropped": s.dropped,
         }

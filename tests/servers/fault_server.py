@@ -9,6 +9,10 @@ Standard library only; speaks newline-delimited JSON-RPC on stdio. Start-up faul
     --tools N --page-size K                  N extra tools `tool_<i>`, listed K per page
     --garbage                                write garbage and invalid UTF-8 lines before each answer
     --odd-names                              also offer tools named `read_file` and `bad name/with:chars`
+    --chromedev                              also offer tools annotated like chrome-devtools-mcp's:
+                                             `readOnlyHint: false` and no destructiveHint (evaluate_script,
+                                             fill, close_page: each creates the file at `path`), and
+                                             `readOnlyHint: true` (list_pages, get_css_styles)
     --hostile                                also offer terminal_attack and terminal_attack_error (they
                                              return TERMINAL_ATTACK, as a result or as an error), and write
                                              it to stderr at start (with --exit-at-start: why it failed)
@@ -89,6 +93,17 @@ BASE_TOOLS = [
 ]
 ODD_NAMES = ["read_file", "bad name/with:chars"]
 HOSTILE_NAMES = ["terminal_attack", "terminal_attack_error"]
+CHROMEDEV = {
+    "evaluate_script": {
+        "category": "debugging",
+        "readOnlyHint": False,
+        "conditions": ["javascriptEvaluation"],
+    },
+    "fill": {"category": "input", "readOnlyHint": False},
+    "close_page": {"category": "navigation", "readOnlyHint": False},
+    "list_pages": {"category": "navigation", "readOnlyHint": True},
+    "get_css_styles": {"category": "debugging", "readOnlyHint": True},
+}
 ANNOTATIONS = {"delete_everything": {"destructiveHint": True}, "echo": {"readOnlyHint": True}}
 
 
@@ -104,6 +119,7 @@ class Server:
     def tool_names(self) -> list[str]:
         names = BASE_TOOLS + (ODD_NAMES if self.args.odd_names else []) + self.extra
         names += HOSTILE_NAMES if self.args.hostile else []
+        names += list(CHROMEDEV) if self.args.chromedev else []
         return [*names, "added_later"] if self.changed else names
 
     def tools_page(self, cursor: object) -> dict:
@@ -116,6 +132,7 @@ class Server:
                 "description": f"fault tool {n}",
                 "inputSchema": {"type": "object", "properties": {}},
                 **({"annotations": ANNOTATIONS[n]} if n in ANNOTATIONS else {}),
+                **({"annotations": CHROMEDEV[n]} if n in CHROMEDEV and self.args.chromedev else {}),
             }
             for n in names[start : start + size]
         ]
@@ -192,6 +209,11 @@ class Server:
             reply(request_id, text(f"{name} done"))
         elif name == "count_chars":
             reply(request_id, text(f"{len(str(arguments.get('text', '')))} characters"))
+        elif name in CHROMEDEV and self.args.chromedev:
+            if "path" in arguments:
+                with open(str(arguments["path"]), "w", encoding="utf-8") as marker:
+                    marker.write(f"{name} ran\n")
+            reply(request_id, text(f"{name} ran"))
         elif name in ("terminal_attack", "terminal_attack_error"):
             reply(request_id, text(TERMINAL_ATTACK, is_error=name.endswith("error")))
         elif name == "whereami":
@@ -255,6 +277,7 @@ def main() -> None:
     parser.add_argument("--linger", action="store_true")
     parser.add_argument("--odd-names", action="store_true")
     parser.add_argument("--hostile", action="store_true")
+    parser.add_argument("--chromedev", action="store_true")
     args = parser.parse_args()
     record_pid(os.getpid())
     if args.hostile:

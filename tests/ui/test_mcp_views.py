@@ -33,7 +33,7 @@ def test_plain_text_names_every_state_and_the_next_step() -> None:
     text = render_list(VIEW)
     assert "fs · running · user · /u/settings.json" in text
     assert "  2 tools · ~321 tokens per turn · 1 allow-listed:" in text
-    assert "    fs__read  [allow]" in text
+    assert "    fs__read  [allow · unannotated]" in text
     assert "repo · command changed — needs approval · workspace · /r/.mcp.json" in text
     assert "new · needs approval · workspace" in text
     assert text.count("approve with: levelcode mcp trust") == 2
