@@ -50,6 +50,9 @@ class ServerSummary:
     dropped: int = 0
     malformed: int = 0
     schema_tokens: int = 0  # the standing cost of its tool schemas, sent with every request
+    cut_descriptions: tuple[str, ...] = ()  # where a cap bit: the server's own tool names
+    trimmed_schemas: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
 
     @property
     def running(self) -> bool:
@@ -109,6 +112,9 @@ def summarize(
                 dropped=counts.dropped if counts else 0,
                 malformed=counts.malformed if counts else 0,
                 schema_tokens=tokens.get(spec.name, 0),
+                cut_descriptions=counts.cut_descriptions if counts else (),
+                trimmed_schemas=counts.trimmed_schemas if counts else (),
+                left_out=counts.left_out if counts else (),
             )
         )
     return tuple(summaries)
@@ -131,6 +137,9 @@ def chip(summaries: Sequence[ServerSummary]) -> str | None:
     parts.extend(_count(changed, "server's command changed", "servers' commands changed"))
     parts.extend(_count(failed, "server failed", "servers failed"))
     parts.extend(f"{s.name}: {s.dropped} tools over the cap left out" for s in running if s.dropped)
+    parts.extend(
+        f"{s.name}: {len(s.left_out)} over the definition cap left out" for s in running if s.left_out
+    )
     return " · ".join(parts)
 
 

@@ -104,10 +104,12 @@ class McpRuntime:
                 permitted.append(spec)
         with self.starting([spec.name for spec in permitted if not spec.disabled]):
             await self.hub.start(permitted)
-        self.router.rebuild()
+        catalog = self.router.rebuild()
         for state in self.hub.states.values():
             if state.status == "failed":
                 self.notify(f"MCP server {state.spec.name!r} failed: {state.reason}")
+        for note in catalog.notes:
+            self.notify(note)
 
     async def _may_start(self, spec: ServerSpec) -> bool:
         if spec.disabled or not needs_launch_approval(spec):

@@ -48,7 +48,28 @@ def tools_line(summary: ServerSummary) -> str:
     ]
     if summary.dropped:
         parts.append(f"{summary.dropped} over the cap left out")
-    return " · ".join(parts)
+    return " · ".join(parts + cap_parts(summary))
+
+
+def cap_parts(summary: ServerSummary) -> list[str]:
+    """Where a cap on third-party text bit, naming the server's tools (escaped for a terminal)."""
+    parts = []
+    for names, one, many in (
+        (summary.cut_descriptions, "description cut", "descriptions cut"),
+        (summary.trimmed_schemas, "schema trimmed", "schemas trimmed"),
+        (summary.left_out, "left out over the definition cap", "left out over the definition cap"),
+    ):
+        if names:
+            parts.append(visible(f"{len(names)} {one if len(names) == 1 else many} ({', '.join(names)})"))
+    return parts
+
+
+def caps_json(summary: ServerSummary) -> dict[str, list[str]]:
+    return {
+        "cut_descriptions": list(summary.cut_descriptions),
+        "trimmed_schemas": list(summary.trimmed_schemas),
+        "left_out": list(summary.left_out),
+    }
 
 
 def render_list(view: ListView) -> str:
@@ -153,6 +174,7 @@ def summaries_json(view: ListView) -> dict[str, object]:
                 for t in s.tools
             ],
             "dropped": s.dropped,
+            "caps": caps_json(s),
         }
         for s in view.summaries
     ]

@@ -13,6 +13,10 @@ Standard library only; speaks newline-delimited JSON-RPC on stdio. Start-up faul
                                              `readOnlyHint: false` and no destructiveHint (evaluate_script,
                                              fill, close_page: each creates the file at `path`), and
                                              `readOnlyHint: true` (list_pages, get_css_styles)
+    --huge-schema                            also offer huge_description (one schema property described
+                                             in 300,000 characters), huge_enum (an enum of 300,000
+                                             characters) and long_description (a 3,000-character
+                                             description, like sequential-thinking's)
     --hostile                                also offer terminal_attack and terminal_attack_error (they
                                              return TERMINAL_ATTACK, as a result or as an error), and write
                                              it to stderr at start (with --exit-at-start: why it failed)
@@ -107,6 +111,20 @@ CHROMEDEV = {
 ANNOTATIONS = {"delete_everything": {"destructiveHint": True}, "echo": {"readOnlyHint": True}}
 
 
+HUGE = 300_000
+
+
+def huge_tools() -> dict[str, dict]:
+    """Definitions that would ride every model request if nothing capped them."""
+    described = {"q": {"type": "string", "description": "d" * HUGE}, "n": {"type": "integer", "title": "N"}}
+    listed = {"q": {"type": "string", "enum": [f"choice-{i:06d}" for i in range(HUGE // 16)]}}
+    return {
+        "huge_description": {"type": "object", "properties": described, "required": ["q"]},
+        "huge_enum": {"type": "object", "properties": listed},
+        "long_description": {"type": "object", "properties": {"thought": {"type": "string"}}},
+    }
+
+
 class Server:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -120,17 +138,19 @@ class Server:
         names = BASE_TOOLS + (ODD_NAMES if self.args.odd_names else []) + self.extra
         names += HOSTILE_NAMES if self.args.hostile else []
         names += list(CHROMEDEV) if self.args.chromedev else []
+        names += list(huge_tools()) if self.args.huge_schema else []
         return [*names, "added_later"] if self.changed else names
 
     def tools_page(self, cursor: object) -> dict:
         names = self.tool_names()
         size = self.args.page_size or len(names)
         start = int(cursor) if isinstance(cursor, str) and cursor.isdigit() else 0
+        schemas = huge_tools() if self.args.huge_schema else {}
         page = [
             {
                 "name": n,
-                "description": f"fault tool {n}",
-                "inputSchema": {"type": "object", "properties": {}},
+                "description": "x" * 3000 if n == "long_description" else f"fault tool {n}",
+                "inputSchema": schemas.get(n, {"type": "object", "properties": {}}),
                 **({"annotations": ANNOTATIONS[n]} if n in ANNOTATIONS else {}),
                 **({"annotations": CHROMEDEV[n]} if n in CHROMEDEV and self.args.chromedev else {}),
             }
@@ -278,6 +298,7 @@ def main() -> None:
     parser.add_argument("--odd-names", action="store_true")
     parser.add_argument("--hostile", action="store_true")
     parser.add_argument("--chromedev", action="store_true")
+    parser.add_argument("--huge-schema", action="store_true")
     args = parser.parse_args()
     record_pid(os.getpid())
     if args.hostile:
