@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
+from levelcode.mcp.allow_rules import ToolDefinition, definition_of
 from levelcode.mcp.definition_caps import DEFAULT_MAX_DEFINITION, DEFAULT_MAX_DESCRIPTION, fit_schema
 from levelcode.mcp.naming import assign_tool_names
 
@@ -34,6 +35,7 @@ class McpRoute:
     server: str
     tool: str
     annotations: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    definition: ToolDefinition | None = None  # hashes of the tool as the server sent it
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class _Spec:
     description: object
     schema: object
     annotations: Mapping[str, object]
+    definition: ToolDefinition
 
 
 def build_catalog(
@@ -97,7 +100,7 @@ def build_catalog(
             notes.append(left_out_note(spec.server, spec.tool, fitted.chars, max_definition))
             continue
         tools.append(AgentTool(name, description, fitted.schema))
-        routes[name] = McpRoute(spec.server, spec.tool, spec.annotations)
+        routes[name] = McpRoute(spec.server, spec.tool, spec.annotations, spec.definition)
     return Catalog(tuple(tools), routes, counts, tuple(notes))
 
 
@@ -162,5 +165,6 @@ def _valid_specs(server: str, specs: Sequence[object]) -> tuple[list[_Spec], int
         seen.add(name)
         annotations = raw.get("annotations")
         frozen = MappingProxyType(dict(annotations) if isinstance(annotations, Mapping) else {})
-        valid.append(_Spec(server, name, raw.get("description"), raw.get("inputSchema"), frozen))
+        definition = definition_of(raw.get("description"), raw.get("inputSchema"), annotations)
+        valid.append(_Spec(server, name, raw.get("description"), raw.get("inputSchema"), frozen, definition))
     return valid, malformed

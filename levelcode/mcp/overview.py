@@ -10,10 +10,11 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from levelcode.mcp.allow_rules import AllowRule
 from levelcode.mcp.catalog import Catalog
 from levelcode.mcp.config import McpConfig, ServerSpec, StdioServerSpec, Tier
-from levelcode.mcp.policy import Decision, ToolKind, classify_mcp_tool
-from levelcode.mcp.trust import TrustState
+from levelcode.mcp.policy import Decision, ToolKind, classify_mcp_tool, policy_for_tool
+from levelcode.mcp.trust import TrustState, needs_launch_approval
 from levelcode.token_estimate import tool_tokens
 
 NEEDS_APPROVAL = "needs approval"
@@ -87,12 +88,25 @@ def summarize(
     statuses: Mapping[str, ServerStatus],
     trust: Mapping[str, TrustState],
     catalog: Catalog,
+    repository_rules: Mapping[str, Mapping[str, AllowRule]] | None = None,
 ) -> tuple[ServerSummary, ...]:
+    """`repository_rules`: per repository server, what the user answered "always" for here."""
     lines: dict[str, list[ToolLine]] = {}
     tokens: dict[str, int] = {}
+    repositories = {spec.name for spec in config.servers if needs_launch_approval(spec)}
     for tool in catalog.tools:
         route = catalog.routes[tool.name]
-        verdict = classify_mcp_tool(tool.name, route.annotations, config.tool_policy)
+        repository = route.server in repositories
+        policy = policy_for_tool(
+            tool.name,
+            route.tool,
+            repository=repository,
+            user_policy=config.tool_policy,
+            repository_rules=(repository_rules or {}).get(route.server, {}),
+        )
+        verdict = classify_mcp_tool(
+            tool.name, route.annotations, policy, route.definition, repository=repository
+        )
         lines.setdefault(route.server, []).append(
             ToolLine(tool.name, route.tool, verdict.decision, verdict.reason, verdict.kind)
         )

@@ -219,7 +219,8 @@ def test_always_is_offered_with_a_label_naming_the_settings_file(
     card = call_card("fs", "read", verdict, {"path": "/repo"}, SETTINGS)
     assert card.allow_always is True
     assert card.always_label == (
-        f'always allow fs__read (adds "fs__read": "allow" to mcpToolPolicy in {SETTINGS})'
+        f"always allow fs__read (records it in mcpToolPolicy in {SETTINGS}; "
+        "asks again if the server changes the tool)"
     )
     assert card.warning is None
 

@@ -17,6 +17,9 @@ Standard library only; speaks newline-delimited JSON-RPC on stdio. Start-up faul
                                              in 300,000 characters), huge_enum (an enum of 300,000
                                              characters) and long_description (a 3,000-character
                                              description, like sequential-thinking's)
+    --definitions FILE                       a JSON object {tool: {"description", "inputSchema",
+                                             "annotations"}} read at every tools/list, overriding those
+                                             parts: a test edits it to change a tool under the client
     --hostile                                also offer terminal_attack and terminal_attack_error (they
                                              return TERMINAL_ATTACK, as a result or as an error), and write
                                              it to stderr at start (with --exit-at-start: why it failed)
@@ -156,10 +159,19 @@ class Server:
             }
             for n in names[start : start + size]
         ]
+        overrides = self.definitions()
+        for tool in page:
+            tool.update(overrides.get(tool["name"], {}))
         result: dict = {"tools": page}
         if start + size < len(names):
             result["nextCursor"] = str(start + size)
         return result
+
+    def definitions(self) -> dict:
+        if not self.args.definitions:
+            return {}
+        with open(self.args.definitions, encoding="utf-8") as source:
+            return json.load(source)
 
     def handle(self, message: dict) -> None:
         method, request_id = message.get("method"), message.get("id")
@@ -299,6 +311,7 @@ def main() -> None:
     parser.add_argument("--hostile", action="store_true")
     parser.add_argument("--chromedev", action="store_true")
     parser.add_argument("--huge-schema", action="store_true")
+    parser.add_argument("--definitions")
     args = parser.parse_args()
     record_pid(os.getpid())
     if args.hostile:
