@@ -198,6 +198,10 @@ def mcp_get(args: argparse.Namespace) -> int:
     if spec is None:
         return _get_missing(args, config, store, workspace)
     info = _server_info(spec, config, store, workspace)
+    if not getattr(args, "no_start", False):
+        from levelcode.cli.mcp_live import live_info
+
+        info.update(live_info(spec, config, store, workspace))
     if args.json:
         print(json.dumps(info, indent=2))
     else:
@@ -239,6 +243,10 @@ def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
         if info["approvedLaunch"] is not None:
             lines.append(f"  approved was: {info['approvedLaunch']}")
         lines.append(f"  next:    {_trust_step(name, info['trust'])}")
+    if "state" in info:
+        from levelcode.cli.mcp_live import live_lines
+
+        lines += live_lines(info)
     lines.append("  entry, as written:")
     lines += ["    " + line for line in json.dumps(info["entry"], indent=2, ensure_ascii=False).splitlines()]
     return lines + [f"  problem: {problem}" for problem in info["problems"]]

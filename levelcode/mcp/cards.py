@@ -54,17 +54,26 @@ def call_card(
     server: str, tool: str, verdict: McpVerdict, arguments: Mapping[str, object], settings_file: str
 ) -> ApprovalRequest:
     body = [f"server: {server}", f"tool:   {tool}", "arguments:", *format_arguments(arguments)]
-    warning = "the server marks this tool destructive" if verdict.destructive else None
-    label = (
-        f'always allow {verdict.name} (adds "{verdict.name}": "allow" to mcpToolPolicy in {settings_file})'
-    )
     return ApprovalRequest(
         "mcp_call",
         f"MCP call · {server} · {tool}",
         tuple(body),
-        warning=warning,
-        allow_always=verdict.allowlistable,
-        always_label=label,
+        warning=verdict.warning,  # destructive, or what the server changed since you allowed it
+        allow_always=verdict.can_always,
+        always_label=always_label(server, verdict, settings_file),
+    )
+
+
+def always_label(server: str, verdict: McpVerdict, settings_file: str) -> str:
+    """What "always" records, and where: it covers the tool as defined now."""
+    if verdict.repository:
+        return (
+            f"always allow {verdict.name} in this workspace (kept with your approval of {server!r}; "
+            "asks again if the server changes the tool)"
+        )
+    return (
+        f"always allow {verdict.name} (records it in mcpToolPolicy in {settings_file}; "
+        "asks again if the server changes the tool)"
     )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 from levelcode.errors import ConfigProblem
+from levelcode.mcp.allow_rules import AllowRule, parse_allow_rule
 
 Tier = Literal["user", "workspace"]
 
@@ -80,14 +81,14 @@ class TierConfig:
     """What one file contributed: servers in written order, the tool policy, the problems found."""
 
     servers: tuple[ServerSpec, ...] = ()
-    tool_policy: Mapping[str, str] = field(default_factory=dict[str, str])
+    tool_policy: Mapping[str, str | AllowRule] = field(default_factory=dict[str, str | AllowRule])
     problems: tuple[ConfigProblem, ...] = ()
 
 
 @dataclass(frozen=True)
 class McpConfig:
     servers: tuple[ServerSpec, ...] = ()
-    tool_policy: Mapping[str, str] = field(default_factory=dict[str, str])
+    tool_policy: Mapping[str, str | AllowRule] = field(default_factory=dict[str, str | AllowRule])
     problems: tuple[ConfigProblem, ...] = ()
 
     def server(self, name: str) -> ServerSpec | None:
@@ -205,13 +206,14 @@ def parse_server_entry(
     return _parse_http(name, entry, provenance, report)
 
 
-def parse_tool_policy(raw: object, *, file: str) -> tuple[dict[str, str], list[ConfigProblem]]:
-    """`mcpToolPolicy`: `{"server__tool" | "server__*" | "*": "allow" | "ask"}`."""
+def parse_tool_policy(raw: object, *, file: str) -> tuple[dict[str, str | AllowRule], list[ConfigProblem]]:
+    """`mcpToolPolicy`: `{"server__tool" | "server__*" | "*": "allow" | "ask"}`, or for one tool the
+    object form "always" writes: `{"decision": "allow", "definition": {...hashes}}`."""
     if raw is None:
         return {}, []
     if not isinstance(raw, Mapping):
         return {}, [ConfigProblem(file, POLICY_KEY, 'expected an object such as {"server__tool": "allow"}')]
-    policy: dict[str, str] = {}
+    policy: dict[str, str | AllowRule] = {}
     problems: list[ConfigProblem] = []
     for pattern, value in raw.items():
         where = f"{POLICY_KEY}.{pattern}"
@@ -221,6 +223,15 @@ def parse_tool_policy(raw: object, *, file: str) -> tuple[dict[str, str], list[C
             or (pattern.endswith("*") and not is_wildcard(pattern))
         ):
             problems.append(ConfigProblem(file, where, 'expected "*", "server__*" or "server__tool"'))
+        elif isinstance(value, Mapping):
+            rule = parse_allow_rule(value)
+            if isinstance(rule, str) or (rule.definition is not None and pattern.endswith("*")):
+                why = (
+                    rule if isinstance(rule, str) else "a definition is recorded for one tool, not a pattern"
+                )
+                problems.append(ConfigProblem(file, where, why + "; this entry allows nothing"))
+            else:
+                policy[pattern] = rule
         elif value not in POLICY_VALUES:
             problems.append(
                 ConfigProblem(file, where, f"expected one of {', '.join(POLICY_VALUES)}; got {value!r}")

@@ -10,10 +10,11 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from levelcode.mcp.allow_rules import AllowRule
 from levelcode.mcp.catalog import Catalog
 from levelcode.mcp.config import McpConfig, ServerSpec, StdioServerSpec, Tier
-from levelcode.mcp.policy import Decision, classify_mcp_tool
-from levelcode.mcp.trust import TrustState
+from levelcode.mcp.policy import Decision, ToolKind, classify_mcp_tool, policy_for_tool
+from levelcode.mcp.trust import TrustState, needs_launch_approval
 from levelcode.token_estimate import tool_tokens
 
 NEEDS_APPROVAL = "needs approval"
@@ -35,6 +36,7 @@ class ToolLine:
     tool: str  # as the server calls it
     decision: Decision
     reason: str
+    kind: ToolKind = "unannotated"  # what its annotations say, read the spec's way
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,9 @@ class ServerSummary:
     dropped: int = 0
     malformed: int = 0
     schema_tokens: int = 0  # the standing cost of its tool schemas, sent with every request
+    cut_descriptions: tuple[str, ...] = ()  # where a cap bit: the server's own tool names
+    trimmed_schemas: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
 
     @property
     def running(self) -> bool:
@@ -83,14 +88,27 @@ def summarize(
     statuses: Mapping[str, ServerStatus],
     trust: Mapping[str, TrustState],
     catalog: Catalog,
+    repository_rules: Mapping[str, Mapping[str, AllowRule]] | None = None,
 ) -> tuple[ServerSummary, ...]:
+    """`repository_rules`: per repository server, what the user answered "always" for here."""
     lines: dict[str, list[ToolLine]] = {}
     tokens: dict[str, int] = {}
+    repositories = {spec.name for spec in config.servers if needs_launch_approval(spec)}
     for tool in catalog.tools:
         route = catalog.routes[tool.name]
-        verdict = classify_mcp_tool(tool.name, route.annotations, config.tool_policy)
+        repository = route.server in repositories
+        policy = policy_for_tool(
+            tool.name,
+            route.tool,
+            repository=repository,
+            user_policy=config.tool_policy,
+            repository_rules=(repository_rules or {}).get(route.server, {}),
+        )
+        verdict = classify_mcp_tool(
+            tool.name, route.annotations, policy, route.definition, repository=repository
+        )
         lines.setdefault(route.server, []).append(
-            ToolLine(tool.name, route.tool, verdict.decision, verdict.reason)
+            ToolLine(tool.name, route.tool, verdict.decision, verdict.reason, verdict.kind)
         )
         tokens[route.server] = tokens.get(route.server, 0) + tool_tokens(tool)
     summaries = []
@@ -108,6 +126,9 @@ def summarize(
                 dropped=counts.dropped if counts else 0,
                 malformed=counts.malformed if counts else 0,
                 schema_tokens=tokens.get(spec.name, 0),
+                cut_descriptions=counts.cut_descriptions if counts else (),
+                trimmed_schemas=counts.trimmed_schemas if counts else (),
+                left_out=counts.left_out if counts else (),
             )
         )
     return tuple(summaries)
@@ -130,6 +151,9 @@ def chip(summaries: Sequence[ServerSummary]) -> str | None:
     parts.extend(_count(changed, "server's command changed", "servers' commands changed"))
     parts.extend(_count(failed, "server failed", "servers failed"))
     parts.extend(f"{s.name}: {s.dropped} tools over the cap left out" for s in running if s.dropped)
+    parts.extend(
+        f"{s.name}: {len(s.left_out)} over the definition cap left out" for s in running if s.left_out
+    )
     return " · ".join(parts)
 
 

@@ -82,6 +82,8 @@ class McpRuntime:
             approver,
             reserved=reserved,
             settings_file=paths.user_settings_path(),
+            workspace=workspace,
+            store=self.store,
         )
         self.denied: set[str] = set()
         # wraps the concurrent start of the permitted servers (the REPL shows a spinner there)
@@ -104,10 +106,12 @@ class McpRuntime:
                 permitted.append(spec)
         with self.starting([spec.name for spec in permitted if not spec.disabled]):
             await self.hub.start(permitted)
-        self.router.rebuild()
+        catalog = self.router.rebuild()
         for state in self.hub.states.values():
             if state.status == "failed":
                 self.notify(f"MCP server {state.spec.name!r} failed: {state.reason}")
+        for note in catalog.notes:
+            self.notify(note)
 
     async def _may_start(self, spec: ServerSpec) -> bool:
         if spec.disabled or not needs_launch_approval(spec):
@@ -133,7 +137,12 @@ class McpRuntime:
 
     def summaries(self) -> tuple[ServerSummary, ...]:
         statuses = {name: ServerStatus(s.status, s.reason) for name, s in self.hub.states.items()}
-        return summarize(self.config, statuses, self.trust_states(), self.router.current())
+        rules = {
+            spec.name: self.store.tool_allowances(self.workspace, spec)
+            for spec in self.config.servers
+            if needs_launch_approval(spec)
+        }
+        return summarize(self.config, statuses, self.trust_states(), self.router.current(), rules)
 
     def chip(self) -> str | None:
         return chip(self.summaries())
@@ -149,6 +158,7 @@ class McpRuntime:
         self.hub.states.clear()
         self.config = load_mcp_config(self.workspace)
         self.store = TrustStore(self.store.path)
+        self.router.allowances.store = self.store
         self.router.tool_policy.clear()
         self.router.tool_policy.update(self.config.tool_policy)
         await self.start()

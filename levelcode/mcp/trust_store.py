@@ -1,7 +1,9 @@
 """The trust store (gate G1): which launches the user approved, per workspace and server name.
 
 Maps the workspace's real path + server name → the launch fingerprint that was approved (plus
-the literal command, for showing). Written atomically with mode 0600 under a lock, so two
+the literal command, for showing), and the tools the user answered "always" for while that
+launch was approved (gate G2: each with the definition it covers). A new approval replaces the
+entry, so it starts with no tool allowances. Written atomically with mode 0600 under a lock, so two
 LevelCode processes approving at once both land. A corrupt or unreadable store means nothing is
 trusted — fail closed — with a warning; the next approval sets the bad file aside and starts anew.
 """
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from levelcode import paths
 from levelcode.json_store import JsonDoc, UnreadableFile, locked, read_json_object, write_atomically
+from levelcode.mcp.allow_rules import AllowRule, ToolDefinition, parse_allow_rule
 from levelcode.mcp.config import ServerSpec
 from levelcode.mcp.trust import TrustState, launch_fingerprint, trust_state
 
@@ -66,6 +69,35 @@ class TrustStore:
         return {
             name: str(entry.get("launch", "")) for name, entry in entries.items() if isinstance(entry, dict)
         }
+
+    def tool_allowances(self, workspace: Path, spec: ServerSpec) -> dict[str, AllowRule]:
+        """server tool name → the rule recorded by "always", while exactly this launch is approved."""
+        if self.state(workspace, spec) != "approved":
+            return {}
+        entry = self._entries(self._doc, workspace).get(spec.name)
+        tools = entry.get("tools") if isinstance(entry, dict) else None
+        if not isinstance(tools, dict):
+            return {}
+        rules = {str(tool): parse_allow_rule(raw) for tool, raw in tools.items()}
+        return {tool: rule for tool, rule in rules.items() if isinstance(rule, AllowRule)}
+
+    def allow_tool(self, workspace: Path, spec: ServerSpec, tool: str, definition: ToolDefinition) -> bool:
+        """Record "always" for one tool inside the server's approval here; False (nothing written)
+        when exactly this launch is not approved any more."""
+        recorded: list[bool] = []
+
+        def record(doc: JsonDoc) -> None:
+            entry = self._workspace_entries(doc, workspace).get(spec.name)
+            fingerprint = entry.get("fingerprint") if isinstance(entry, dict) else None
+            approved = isinstance(entry, dict) and trust_state(spec, fingerprint) == "approved"
+            if isinstance(entry, dict) and approved:
+                tools = entry.get("tools")
+                tools = entry["tools"] = tools if isinstance(tools, dict) else {}
+                tools[tool] = AllowRule("allow", definition).as_json()
+            recorded.append(approved)
+
+        self._update(record)
+        return recorded[0]
 
     def approve(self, workspace: Path, spec: ServerSpec, launch_text: str) -> None:
         entry = {

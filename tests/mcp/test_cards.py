@@ -188,13 +188,15 @@ MUST_NOT_OFFER_ALWAYS = [
     ("fs__rm", {"destructiveHint": True}, {"fs__*": "allow"}),
     ("fs__rm", {"destructiveHint": True}, {"*": "allow"}),
     ("fs__rm", {"destructiveHint": True, "readOnlyHint": True}, {"fs__rm": "ask"}),
+    ("fs__rm", {"destructiveHint": "true"}, {"*": "ask"}),  # not an explicit false: destructive
+    ("fs__rm", {"readOnlyHint": False}, {"fs__*": "allow"}),  # the spec's default: destructive
 ]
 MAY_OFFER_ALWAYS = [
     ("fs__read", None, {}),
     ("fs__read", {"readOnlyHint": True}, {}),
     ("fs__read", {"destructiveHint": False}, {"fs__read": "ask"}),
-    ("fs__read", {"destructiveHint": "true"}, {"*": "ask"}),
     ("fs__read", None, {"fs__*": "ask", "gh__read": "allow"}),
+    ("fs__read", {"title": "Read", "category": "files"}, {}),
 ]
 
 
@@ -217,7 +219,8 @@ def test_always_is_offered_with_a_label_naming_the_settings_file(
     card = call_card("fs", "read", verdict, {"path": "/repo"}, SETTINGS)
     assert card.allow_always is True
     assert card.always_label == (
-        f'always allow fs__read (adds "fs__read": "allow" to mcpToolPolicy in {SETTINGS})'
+        f"always allow fs__read (records it in mcpToolPolicy in {SETTINGS}; "
+        "asks again if the server changes the tool)"
     )
     assert card.warning is None
 

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from levelcode.mcp.allow_rules import AllowRule, ToolDefinition
 from levelcode.mcp.config import (
     HttpServerSpec,
     StdioServerSpec,
@@ -162,6 +163,31 @@ def test_project_settings_cannot_set_security_keys(key: str, value: object) -> N
     assert allowed == {"model": "m"}
     assert [(p.key, p.file) for p in problems] == [(key, "/repo/.levelcode/settings.json")]
     assert "only your user settings" in problems[0].message
+
+
+HASHES = {"description": "a" * 64, "inputSchema": "b" * 64, "annotations": "c" * 64}
+
+
+def test_tool_policy_reads_the_object_form_that_always_writes() -> None:
+    policy = {
+        "fs__read": {"decision": "allow", "definition": HASHES},
+        "fs__list": {"decision": "ask"},
+        "gh__*": {"decision": "allow"},
+        "bad__a": {"decision": "allow", "definition": {"description": "a" * 64}},
+        "bad__b": {"decision": "maybe"},
+        "bad__c": {"decision": "allow", "definition": {**HASHES, "inputSchema": "short"}},
+        "bad__d": {"decision": "allow", "extra": 1},
+        "bad__*": {"decision": "allow", "definition": HASHES},
+        "bad__e": [],
+    }
+    tier = parse_user_settings({"mcpToolPolicy": policy}, file=USER)
+    assert tier.tool_policy == {
+        "fs__read": AllowRule("allow", ToolDefinition("a" * 64, "b" * 64, "c" * 64)),
+        "fs__list": AllowRule("ask"),
+        "gh__*": AllowRule("allow"),
+    }
+    assert sorted(p.key for p in tier.problems) == [f"mcpToolPolicy.bad__{x}" for x in "*abcde"]
+    assert all(p.file == USER for p in tier.problems)
 
 
 def test_workspace_mcp_file_cannot_set_tool_policy() -> None:

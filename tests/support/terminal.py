@@ -25,13 +25,37 @@ class Terminal:
         )
         return done.stdout
 
-    def start(self, argv: Sequence[str], env: Mapping[str, str], cwd: str | None = None) -> None:
+    def start(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: str | None = None,
+        options: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Run `argv` in a new session; `options` are global tmux options set before it starts."""
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         run = f"env -i {exports} {shlex.join(argv)}"
         command = f"cd {shlex.quote(cwd or '.')} && {run}; echo '[exited '$?']'; sleep 60"
+        setup = [arg for key, value in options for arg in ("set-option", "-g", key, value, ";")]
+        if setup:
+            setup = ["start-server", ";", *setup]
         self.tmux(
-            "new-session", "-d", "-s", self.name, "-x", str(self.width), "-y", str(self.height), command
+            *setup,
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            str(self.width),
+            "-y",
+            str(self.height),
+            command,
         )
+
+    def buffers(self) -> str:
+        """Every tmux paste buffer's content: where an OSC 52 clipboard write lands."""
+        names = self.tmux("list-buffers", "-F", "#{buffer_name}").split()
+        return "\n".join(self.tmux("show-buffer", "-b", name) for name in names)
 
     def send(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", self.name, *keys)
