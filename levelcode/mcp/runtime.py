@@ -46,7 +46,11 @@ def _no_progress(_names: Sequence[str]) -> AbstractContextManager[object]:
 
 
 def make_hub(workspace: Path) -> McpHub:
-    options = ConnectOptions(workspace=workspace, log_dir=paths.logs_dir())
+    options = ConnectOptions(
+        workspace=workspace,
+        log_dir=paths.logs_dir(),
+        servers_dir=paths.servers_dir(),
+    )
     memory = ProtocolMemory(paths.state_dir() / "protocols.json")
     return McpHub(options, memory=memory, results_dir=paths.results_dir())
 
