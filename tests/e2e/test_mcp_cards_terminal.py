@@ -111,6 +111,29 @@ def test_a_changed_command_says_so_on_the_card(
     assert read_pids(pid_file) == []
 
 
+def test_a_changed_script_is_named_on_the_card(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "marker"
+    script = tmp_path / "server.py"
+    script.write_text(FAULT_SERVER.read_text())
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"helper": {"command": "python3", "args": ["server.py"]}}})
+    )
+    TrustStore(isolated_home / "state" / "trust.json").approve(tmp_path, _spec(tmp_path), "python3 server.py")
+    script.write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('pwned')\n")
+    with OPENAI.fake([]) as server:
+        start_repl(terminal, isolated_home, tmp_path, server.base_url)
+        screen = terminal.wait_for("[n] deny")
+        assert "server.py changed · MCP server 'helper'" in screen
+        assert "server.py changed since you approved it — review it again" in screen
+        terminal.send("n")
+        terminal.wait_for("/help for commands")
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+    assert not marker.exists()
+
+
 def test_autopilot_still_shows_the_call_card_and_new_chat_reaps_servers(
     terminal: Terminal, isolated_home: Path, tmp_path: Path
 ) -> None:
