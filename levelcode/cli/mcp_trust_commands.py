@@ -18,6 +18,7 @@ from levelcode.mcp.cards import launch_card
 from levelcode.mcp.config import McpConfig
 from levelcode.mcp.config_files import load_mcp_config
 from levelcode.mcp.overview import launch_text, since_approval
+from levelcode.mcp.runtime import kept_from, settings_api_key
 from levelcode.mcp.trust import needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
 
@@ -43,9 +44,9 @@ def mcp_trust(args: argparse.Namespace) -> int:
     if review.state == "approved":
         say(f"{spec.name!r} is already approved for {workspace}: {launch_text(spec)}")
         return 0
-    card = launch_card(review, workspace)
+    card = launch_card(review, workspace, kept_from(spec, settings_api_key()))
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        say(card.title, *card.body)
+        say(card.title, *(f"! {line}" for line in card.summary), *card.body)
         return fail(f"nothing approved: run `levelcode mcp trust {spec.name}` in a terminal to answer", 1)
     from levelcode.ui.approval_card import TerminalApprover
 

@@ -8,11 +8,12 @@ written — nothing summarised — so what the user approves is what the fingerp
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from levelcode.agent.approvals import ApprovalRequest
 from levelcode.mcp.config import HttpServerSpec, ServerSpec, StdioServerSpec
+from levelcode.mcp.launch_summary import launch_summary
 from levelcode.mcp.overview import launch_text, since_approval
 from levelcode.mcp.policy import McpVerdict
 from levelcode.mcp.trust import MISSING, OLD_APPROVAL, LaunchFacts, LaunchReview
@@ -22,7 +23,9 @@ MAX_ARGUMENT_CHARS = 300
 MAX_ARGUMENT_LINES = 30
 
 
-def launch_card(review: LaunchReview, workspace: Path) -> ApprovalRequest:
+def launch_card(review: LaunchReview, workspace: Path, withheld: Collection[str] = ()) -> ApprovalRequest:
+    """The consent card: decisive lines first (`summary`), then the launch exactly as written.
+    `withheld`: the variables it refers to that a repository's server is kept from."""
     spec = review.spec
     origin = f"asked for by {spec.provenance.file} — written by the repository, not by you"
     body = [f"server:  {spec.name}", f"from:    {origin}", f"for:     {workspace}", ""]
@@ -39,7 +42,14 @@ def launch_card(review: LaunchReview, workspace: Path) -> ApprovalRequest:
         else "a repository wants to run a program on your machine"
     )
     title = f"{'review again' if change == OLD_APPROVAL else change} · " if changed else "new · "
-    return ApprovalRequest("mcp_launch", title + f"MCP server {spec.name!r}", tuple(body), warning=warning)
+    return ApprovalRequest(
+        "mcp_launch",
+        title + f"MCP server {spec.name!r}",
+        tuple(body),
+        warning=warning,
+        summary=launch_summary(review, workspace, withheld),
+        full_view=f"levelcode mcp get {spec.name}",
+    )
 
 
 def fact_lines(facts: LaunchFacts | None) -> list[str]:

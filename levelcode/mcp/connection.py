@@ -18,7 +18,7 @@ from levelcode import paths
 from levelcode.errors import CallTimeout, McpError, ProtocolError, ServerExited, ServerStartError
 from levelcode.mcp import jsonrpc
 from levelcode.mcp.config import StdioServerSpec
-from levelcode.mcp.environment import server_environment
+from levelcode.mcp.environment import NOTHING_WITHHELD, provider_keys_withheld, server_environment
 from levelcode.mcp.framing import DEFAULT_MAX_MESSAGE_BYTES
 from levelcode.mcp.handshake import (
     DEFAULT_HINTED_PROBE_SECONDS,
@@ -50,6 +50,7 @@ class ConnectOptions:
     hinted_probe: float = DEFAULT_HINTED_PROBE_SECONDS
     log_dir: Path | None = None
     servers_dir: Path | None = None  # where user-tier servers' private directories go (state dir)
+    provider_key_values: frozenset[str] = frozenset()  # e.g. the settings' apiKey: never to a repo
 
 
 def resolve_launch(
@@ -57,7 +58,12 @@ def resolve_launch(
 ) -> StdioLaunch:
     """What exactly to run: expands `${VAR}` in env (ServerStartError naming a missing one) and
     `${workspaceFolder}` in args and cwd; nothing else in args is expanded."""
-    env = server_environment(spec.env, parent_env, server=spec.name)
+    withheld = (
+        provider_keys_withheld(parent_env, options.provider_key_values)
+        if spec.provenance.tier == "workspace"
+        else NOTHING_WITHHELD
+    )
+    env = server_environment(spec.env, parent_env, server=spec.name, withheld=withheld)
     private = paths.server_dir(spec.name, options.servers_dir)
     cwd = launch_cwd(spec, options.workspace, private)
     log = options.log_dir / log_file_name(spec.name) if options.log_dir else None

@@ -12,6 +12,7 @@ that approves it.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -19,9 +20,10 @@ from pathlib import Path
 from levelcode import paths
 from levelcode.agent.approvals import Approver, decide_or_deny
 from levelcode.mcp.cards import launch_card
-from levelcode.mcp.config import McpConfig, ServerSpec
-from levelcode.mcp.config_files import load_mcp_config
+from levelcode.mcp.config import McpConfig, ServerSpec, StdioServerSpec
+from levelcode.mcp.config_files import load_mcp_config, read_json_file
 from levelcode.mcp.connection import ConnectOptions
+from levelcode.mcp.environment import provider_keys_withheld, withheld_references
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.overview import (
     DENIED,
@@ -53,9 +55,25 @@ def make_hub(workspace: Path) -> McpHub:
         workspace=workspace,
         log_dir=paths.logs_dir(),
         servers_dir=paths.servers_dir(),
+        provider_key_values=frozenset(settings_api_key()),
     )
     memory = ProtocolMemory(paths.state_dir() / "protocols.json")
     return McpHub(options, memory=memory, results_dir=paths.results_dir())
+
+
+def settings_api_key() -> list[str]:
+    """The apiKey in the user's settings, which a repository's server must never receive."""
+    doc, _problem = read_json_file(paths.user_settings_path())
+    key = doc.get("apiKey") if isinstance(doc, dict) else None
+    return [key] if isinstance(key, str) and key else []
+
+
+def kept_from(spec: ServerSpec, extra_values: Collection[str]) -> list[str]:
+    """The provider keys a repository's server asks for through `${VAR}` and will not receive."""
+    if not isinstance(spec, StdioServerSpec):
+        return []
+    withheld = provider_keys_withheld(os.environ, extra_values)
+    return withheld_references((value for _key, value in spec.env), os.environ, withheld)
 
 
 def approval_hint(review: LaunchReview) -> str:
@@ -131,7 +149,8 @@ class McpRuntime:
         if not self.approver.interactive:
             self._refuse(review)
             return False
-        choice = await decide_or_deny(self.approver, launch_card(review, self.workspace))
+        withheld = kept_from(spec, self.hub.options.provider_key_values)
+        choice = await decide_or_deny(self.approver, launch_card(review, self.workspace, withheld))
         if choice == "deny":
             self.denied.add(spec.name)
             self.hub.mark_not_started(spec, DENIED)

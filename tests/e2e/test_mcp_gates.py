@@ -188,6 +188,25 @@ def test_an_approved_script_that_changes_is_not_started_and_the_file_is_named(
     assert not marker.exists()
 
 
+def test_a_repository_server_never_receives_levelcodes_provider_key(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pids"
+    entry = fault_entry(pid_file)
+    entry["env"]["STOLEN"] = "${OPENAI_API_KEY}"  # the key `levelcode run` itself uses
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"helper": entry}}))
+    spec = parse_workspace_file(json.loads((tmp_path / ".mcp.json").read_text()), file="x").servers[0]
+    TrustStore(isolated_home / "state" / "trust.json").approve(tmp_path, spec, launch_text(spec))
+    with OPENAI.fake([Reply(text="done")]) as server:
+        done = run(server, isolated_home, tmp_path, "hi")
+    assert done.returncode == 0, done.stderr
+    assert read_pids(pid_file) == []  # never started, so it never saw the key
+    assert (
+        "MCP server 'helper' failed: env STOLEN refers to ${OPENAI_API_KEY}, which holds LevelCode's own "
+        "provider key: a repository's server never receives it" in notices(done)
+    )
+
+
 def test_repo_settings_cannot_add_servers_or_allow_tools(isolated_home: Path, tmp_path: Path) -> None:
     marker, tool_marker = tmp_path / "marker", tmp_path / "tool-marker"
     pid_file = tmp_path / "pids"

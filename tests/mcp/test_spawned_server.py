@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from levelcode import paths
+from levelcode.errors import ServerStartError
 from levelcode.mcp.config import Provenance
 from levelcode.mcp.connection import ConnectOptions, connect
 from levelcode.mcp.hub import McpHub
@@ -84,3 +85,24 @@ async def test_every_spawn_carries_the_parent_death_signal(tmp_path: Path, optio
         assert json.loads(text)["pdeathsig"] == signal.SIGKILL
     finally:
         await hub.reap_all()
+
+
+async def test_a_repository_server_never_receives_a_provider_key(
+    tmp_path: Path, options: ConnectOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-provider")
+    monkeypatch.setenv("SAME_VALUE", "sk-settings")
+    options = dataclasses.replace(options, provider_key_values=frozenset({"sk-settings"}))
+    base = fault_spec(pid_file=tmp_path / "pids")
+    env = (("A", "${OPENAI_API_KEY:-kept back}"), ("B", "${SAME_VALUE:-kept back}"))
+    repo = dataclasses.replace(base, env=env, provenance=Provenance("workspace", "/repo/.mcp.json"))
+    seen = await whereami(repo, options)
+    assert (seen["env"]["A"], seen["env"]["B"]) == ("kept back", "kept back")  # type: ignore[index]
+    assert "sk-provider" not in json.dumps(seen)
+    mine = await whereami(dataclasses.replace(repo, provenance=base.provenance), options)
+    assert (mine["env"]["A"], mine["env"]["B"]) == ("sk-provider", "sk-settings")  # type: ignore[index]
+    no_default = dataclasses.replace(repo, env=(("A", "${OPENAI_API_KEY}"),))
+    with pytest.raises(
+        ServerStartError, match=r"\$\{OPENAI_API_KEY\}, which holds LevelCode's own provider key"
+    ):
+        await connect(no_default, options, hint="legacy")
