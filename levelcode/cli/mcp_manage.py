@@ -173,6 +173,11 @@ def mcp_add(args: argparse.Namespace) -> int:
         "It is your own server (user tier): LevelCode starts it without asking for approval,",
         f"from your next session on. See it with: levelcode mcp get {name}",
     )
+    if isinstance(spec, StdioServerSpec) and not spec.cwd:
+        say(
+            "It starts in its own empty directory, not in the workspace; if it needs the project,",
+            "add it with --cwd . (relative to the workspace) or ${workspaceFolder} in its arguments.",
+        )
     for file in _workspace_files_naming(workspace_of(args), name):
         say(f"note: {file} also names a server {name!r}; yours is the one that runs there.")
     return 0
