@@ -14,10 +14,11 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from levelcode import paths
 from levelcode.errors import CallTimeout, McpError, ProtocolError, ServerExited, ServerStartError
 from levelcode.mcp import jsonrpc
 from levelcode.mcp.config import StdioServerSpec
-from levelcode.mcp.environment import server_environment
+from levelcode.mcp.environment import NOTHING_WITHHELD, provider_keys_withheld, server_environment
 from levelcode.mcp.framing import DEFAULT_MAX_MESSAGE_BYTES
 from levelcode.mcp.handshake import (
     DEFAULT_HINTED_PROBE_SECONDS,
@@ -27,6 +28,7 @@ from levelcode.mcp.handshake import (
     finish_background_closes,
     negotiate,
 )
+from levelcode.mcp.launch_plan import launch_argv, launch_cwd, uses_private_dir
 from levelcode.mcp.results import Rendered, render_call_result
 from levelcode.mcp.session import McpSession
 from levelcode.mcp.stdio import StdioLaunch, StdioTransport
@@ -47,22 +49,46 @@ class ConnectOptions:
     probe_grace: float = DEFAULT_PROBE_GRACE_SECONDS
     hinted_probe: float = DEFAULT_HINTED_PROBE_SECONDS
     log_dir: Path | None = None
+    servers_dir: Path | None = None  # where user-tier servers' private directories go (state dir)
+    provider_key_values: frozenset[str] = frozenset()  # e.g. the settings' apiKey: never to a repo
 
 
 def resolve_launch(
     spec: StdioServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]
 ) -> StdioLaunch:
-    """What exactly to run: expands `${VAR}` in env (ServerStartError naming a missing one)."""
-    env = server_environment(spec.env, parent_env, server=spec.name)
-    cwd = options.workspace / spec.cwd if spec.cwd else options.workspace
+    """What exactly to run: expands `${VAR}` in env (ServerStartError naming a missing one) and
+    `${workspaceFolder}` in args and cwd; nothing else in args is expanded."""
+    withheld = (
+        provider_keys_withheld(parent_env, options.provider_key_values)
+        if spec.provenance.tier == "workspace"
+        else NOTHING_WITHHELD
+    )
+    env = server_environment(spec.env, parent_env, server=spec.name, withheld=withheld)
+    private = paths.server_dir(spec.name, options.servers_dir)
+    cwd = launch_cwd(spec, options.workspace, private)
     log = options.log_dir / log_file_name(spec.name) if options.log_dir else None
-    return StdioLaunch(spec.name, (spec.command, *spec.args), env, str(cwd), options.max_message_bytes, log)
+    argv = launch_argv(spec, options.workspace)
+    return StdioLaunch(spec.name, argv, env, str(cwd), options.max_message_bytes, log)
+
+
+def prepare_private_dir(spec: StdioServerSpec, launch: StdioLaunch) -> None:
+    """Create a user-tier server's own directory (0700) before it starts there."""
+    if not uses_private_dir(spec):
+        return
+    directory = Path(launch.cwd)
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        directory.parent.chmod(0o700)
+        directory.chmod(0o700)
+    except OSError as exc:
+        raise ServerStartError(
+            f"cannot create its working directory {directory}: {exc}", server=spec.name
+        ) from exc
 
 
 def log_file_name(server: str) -> str:
     """The server's stderr log, under the state dir's logs/."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in server)[:80]
-    return (safe.strip(".") or "server") + ".log"
+    return paths.file_stem(server, fallback="server") + ".log"
 
 
 ToolsChanged = Callable[["McpConnection"], None]
@@ -193,6 +219,7 @@ async def connect(
 ) -> McpConnection:
     """Start the server, negotiate, list its tools — all within its startup timeout."""
     launch = resolve_launch(spec, options, os.environ if parent_env is None else parent_env)
+    prepare_private_dir(spec, launch)
     startup = spec.startup_timeout or options.startup_timeout
 
     async def open_session() -> McpSession:

@@ -14,12 +14,30 @@ from levelcode.mcp.allow_rules import AllowRule
 from levelcode.mcp.catalog import Catalog
 from levelcode.mcp.config import McpConfig, ServerSpec, StdioServerSpec, Tier
 from levelcode.mcp.policy import Decision, ToolKind, classify_mcp_tool, policy_for_tool
-from levelcode.mcp.trust import TrustState, needs_launch_approval
+from levelcode.mcp.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.token_estimate import tool_tokens
 
 NEEDS_APPROVAL = "needs approval"
 COMMAND_CHANGED = "command changed — needs approval"
 DENIED = "not approved — you said no this session"
+
+
+def since_approval(change: str | None) -> str:
+    """A change as a sentence: "its command changed since you approved it", "server.py changed …"."""
+    if change is None or change == "command changed":
+        return "its command changed since you approved it"
+    if change == OLD_APPROVAL:
+        return f"it was {change}"
+    return f"{change} since you approved it"
+
+
+def changed_state(change: str | None) -> str:
+    """The state of a server whose approved launch changed: what changed, and that it waits."""
+    if change is None or change == "command changed":
+        return COMMAND_CHANGED
+    if change == OLD_APPROVAL:
+        return f"{change} — {NEEDS_APPROVAL}"
+    return f"{change} since you approved — {NEEDS_APPROVAL}"
 
 
 @dataclass(frozen=True)
@@ -48,6 +66,7 @@ class ServerSummary:
     launch: str
     trust: TrustState | None  # workspace servers only
     tools: tuple[ToolLine, ...] = ()
+    change: str | None = None  # when trust is "changed": what ("command changed", "server.py changed")
     dropped: int = 0
     malformed: int = 0
     schema_tokens: int = 0  # the standing cost of its tool schemas, sent with every request
@@ -67,7 +86,9 @@ def launch_text(spec: ServerSpec) -> str:
     return spec.url
 
 
-def state_text(spec: ServerSpec, status: ServerStatus | None, trust: TrustState | None) -> str:
+def state_text(
+    spec: ServerSpec, status: ServerStatus | None, trust: TrustState | None, change: str | None = None
+) -> str:
     if spec.disabled:
         return "disabled"
     if status is not None and status.status == "running":
@@ -75,9 +96,9 @@ def state_text(spec: ServerSpec, status: ServerStatus | None, trust: TrustState 
     if status is not None and status.status == "failed":
         return f"failed: {status.reason}"
     if status is not None and status.reason == DENIED:
-        return "command changed — you said no this session" if trust == "changed" else DENIED
+        return f"{change or 'command changed'} — you said no this session" if trust == "changed" else DENIED
     if trust == "changed":
-        return COMMAND_CHANGED
+        return changed_state(change)
     if trust == "never_approved":
         return NEEDS_APPROVAL
     return (status.reason if status is not None and status.reason else None) or "not started"
@@ -88,9 +109,13 @@ def summarize(
     statuses: Mapping[str, ServerStatus],
     trust: Mapping[str, TrustState],
     catalog: Catalog,
+    *,
     repository_rules: Mapping[str, Mapping[str, AllowRule]] | None = None,
+    changes: Mapping[str, str] | None = None,
 ) -> tuple[ServerSummary, ...]:
-    """`repository_rules`: per repository server, what the user answered "always" for here."""
+    """One summary per configured server. `repository_rules`: per repository server, what the user
+    answered "always" for here; `changes` names what changed for a "changed" one."""
+    changes = changes or {}
     lines: dict[str, list[ToolLine]] = {}
     tokens: dict[str, int] = {}
     repositories = {spec.name for spec in config.servers if needs_launch_approval(spec)}
@@ -117,7 +142,7 @@ def summarize(
         summaries.append(
             ServerSummary(
                 name=spec.name,
-                state=state_text(spec, statuses.get(spec.name), trust.get(spec.name)),
+                state=state_text(spec, statuses.get(spec.name), trust.get(spec.name), changes.get(spec.name)),
                 tier=spec.provenance.tier,
                 file=spec.provenance.file,
                 launch=launch_text(spec),
@@ -129,6 +154,7 @@ def summarize(
                 cut_descriptions=counts.cut_descriptions if counts else (),
                 trimmed_schemas=counts.trimmed_schemas if counts else (),
                 left_out=counts.left_out if counts else (),
+                change=changes.get(spec.name),
             )
         )
     return tuple(summaries)
@@ -145,10 +171,10 @@ def chip(summaries: Sequence[ServerSummary]) -> str | None:
     if running:
         parts.append(f"{allowed}/{total} allow-listed")
     waiting = sum(1 for s in summaries if s.state == NEEDS_APPROVAL)
-    changed = sum(1 for s in summaries if s.state == COMMAND_CHANGED)
+    changed = sum(1 for s in summaries if s.trust == "changed" and s.state.endswith(NEEDS_APPROVAL))
     failed = sum(1 for s in summaries if s.state.startswith("failed"))
     parts.extend(_count(waiting, "server needs approval", "servers need approval"))
-    parts.extend(_count(changed, "server's command changed", "servers' commands changed"))
+    parts.extend(_count(changed, "server changed since you approved it", "servers changed since approval"))
     parts.extend(_count(failed, "server failed", "servers failed"))
     parts.extend(f"{s.name}: {s.dropped} tools over the cap left out" for s in running if s.dropped)
     parts.extend(

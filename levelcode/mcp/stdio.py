@@ -233,6 +233,8 @@ def _spawn_failure(launch: StdioLaunch, exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError):
         if not Path(launch.cwd).is_dir():
             return f"cannot start {command!r}: the working directory {launch.cwd} does not exist"
+        if "/" in command and not command.startswith("/"):
+            return f"cannot start {command!r}: not found relative to its working directory {launch.cwd}"
         return f"cannot start {command!r}: command not found (is it installed and on PATH?)"
     if isinstance(exc, PermissionError):
         return f"cannot start {command!r}: permission denied"

@@ -14,7 +14,7 @@ from rich.text import Text
 from levelcode import paths
 from levelcode.errors import ConfigProblem
 from levelcode.mcp.connection import log_file_name
-from levelcode.mcp.overview import COMMAND_CHANGED, NEEDS_APPROVAL, ServerSummary
+from levelcode.mcp.overview import NEEDS_APPROVAL, ServerSummary
 from levelcode.ui.visible import visible
 
 ADD_HINT = "Add one with: levelcode mcp add NAME -- COMMAND [ARGS...]  (or: levelcode mcp import)"
@@ -30,7 +30,7 @@ class ListView:
 
 
 def next_step(summary: ServerSummary) -> str | None:
-    if summary.state in (NEEDS_APPROVAL, COMMAND_CHANGED):
+    if summary.state.endswith(NEEDS_APPROVAL):
         return f"approve with: levelcode mcp trust {summary.name}"
     if summary.state == "disabled":
         return f"enable with: levelcode mcp enable {summary.name}"
@@ -168,6 +168,7 @@ def summaries_json(view: ListView) -> dict[str, object]:
             "file": s.file,
             "launch": s.launch,
             "trust": s.trust,
+            "change": s.change,
             "schema_tokens": s.schema_tokens,
             "tools": [
                 {"name": t.name, "tool": t.tool, "decision": t.decision, "reason": t.reason, "kind": t.kind}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -19,8 +20,9 @@ import pytest
 
 from levelcode.mcp.allow_rules import AllowRule, ToolDefinition
 from levelcode.mcp.config import HttpServerSpec, Provenance, StdioServerSpec
+from levelcode.mcp.launch_inspection import inspect_launch
 from levelcode.mcp.overview import launch_text
-from levelcode.mcp.trust import launch_fingerprint
+from levelcode.mcp.trust import MISSING, launch_fingerprint
 from levelcode.mcp.trust_store import TrustStore, workspace_key
 from tests.test_json_store import run_together
 
@@ -32,6 +34,9 @@ SPEC = StdioServerSpec(
     env=(("NODE_ENV", "production"),),
     provenance=WS,
 )
+
+# where `npx -y @modelcontextprotocol/server-filesystem` would find a copy in the workspace
+NPX_LOOKS_FOR = (".bin/server-filesystem", "@modelcontextprotocol/server-filesystem/package.json")
 
 
 def _permissions_stop_reads() -> bool:
@@ -99,7 +104,13 @@ def test_an_approval_holds_for_a_new_process_and_records_the_launch(
     _approve(TrustStore(store_path), workspace)
     fresh = TrustStore(store_path)
     assert fresh.state(workspace, SPEC) == "approved"
-    assert fresh.recorded(workspace, SPEC.name) == launch_fingerprint(SPEC)
+    recorded = fresh.recorded(workspace, SPEC.name)
+    assert recorded is not None
+    facts = inspect_launch(SPEC, workspace, os.environ)
+    assert recorded.fingerprint == launch_fingerprint(SPEC, facts)
+    assert recorded.command == launch_fingerprint(SPEC)
+    assert recorded.program == shutil.which("npx")
+    assert recorded.files == {".npmrc": MISSING, **{f"node_modules/{p}": MISSING for p in NPX_LOOKS_FOR}}
     assert fresh.approved_servers(workspace) == {"fs": launch_text(SPEC)}
     doc = json.loads(store_path.read_text(encoding="utf-8"))
     assert doc["version"] == 1

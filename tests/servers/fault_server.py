@@ -24,7 +24,8 @@ Standard library only; speaks newline-delimited JSON-RPC on stdio. Start-up faul
                                              return TERMINAL_ATTACK, as a result or as an error), and write
                                              it to stderr at start (with --exit-at-start: why it failed)
 Call faults are tools: echo, hang, crash, crash_with_children, big (one 50 MB line), huge_text,
-image, is_error, rpc_error, garbage_reply, change_tools (list_changed), sleep, whereami (cwd and env),
+image, is_error, rpc_error, garbage_reply, change_tools (list_changed), sleep, whereami (cwd, env,
+argv, and the parent-death signal the process carries: prctl(PR_GET_PDEATHSIG), Linux),
 touch_marker and delete_everything (destructiveHint; both create the file at `path`), count_chars.
 Every process it starts (itself, grandchildren) appends its pid to $FAULT_PID_FILE, so tests can
 check by pid that nothing survives.
@@ -73,6 +74,18 @@ def reply(request_id: object, result: dict) -> None:
 
 def text(value: str, *, is_error: bool = False) -> dict:
     return {"content": [{"type": "text", "text": value}], "isError": is_error}
+
+
+def pdeathsig() -> int | None:
+    """The signal this process gets when its parent dies (0: none), or None off Linux."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    signal_number = ctypes.c_int(0)
+    pr_get_pdeathsig = 2
+    ctypes.CDLL(None, use_errno=True).prctl(pr_get_pdeathsig, ctypes.byref(signal_number), 0, 0, 0)
+    return signal_number.value
 
 
 def spawn_sleeper() -> None:
@@ -249,7 +262,13 @@ class Server:
         elif name in ("terminal_attack", "terminal_attack_error"):
             reply(request_id, text(TERMINAL_ATTACK, is_error=name.endswith("error")))
         elif name == "whereami":
-            reply(request_id, text(json.dumps({"cwd": os.getcwd(), "env": dict(os.environ)})))
+            seen = {
+                "cwd": os.getcwd(),
+                "env": dict(os.environ),
+                "argv": sys.argv[1:],
+                "pdeathsig": pdeathsig(),
+            }
+            reply(request_id, text(json.dumps(seen)))
         elif name == "sleep":
             time.sleep(float(arguments.get("seconds", 1)))
             reply(request_id, text("slept"))
@@ -312,7 +331,7 @@ def main() -> None:
     parser.add_argument("--chromedev", action="store_true")
     parser.add_argument("--huge-schema", action="store_true")
     parser.add_argument("--definitions")
-    args = parser.parse_args()
+    args, _passed_through = parser.parse_known_args()  # other arguments: for whereami to report
     record_pid(os.getpid())
     if args.hostile:
         sys.stderr.write(TERMINAL_ATTACK + "\n")

@@ -66,6 +66,10 @@ class Terminal:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", self.name)
 
+    def visible_screen(self) -> str:
+        """Only what is on the terminal now, without the scrollback."""
+        return self.tmux("capture-pane", "-p", "-t", self.name)
+
     def wait_for(self, text: str, within: float = 20.0) -> str:
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
