@@ -50,7 +50,9 @@ def inherited_environment(parent: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in parent.items() if k in ALLOWED_VARIABLES or k.startswith(ALLOWED_PREFIXES)}
 
 
-def expand_references(value: str, parent: Mapping[str, str], *, server: str, key: str) -> str:
+def expand_references(
+    value: str, parent: Mapping[str, str], *, server: str, key: str, field: str = "env"
+) -> str:
     """`${VAR}` → the user's value; `${VAR:-default}` → the default when VAR is unset or empty."""
 
     def substitute(match: re.Match[str]) -> str:
@@ -63,7 +65,7 @@ def expand_references(value: str, parent: Mapping[str, str], *, server: str, key
         if found is not None:
             return found
         raise ServerStartError(
-            f"env {key} refers to ${{{name}}}, which is not set in your environment "
+            f"{field} {key} refers to ${{{name}}}, which is not set in your environment "
             f"(set it, or write ${{{name}:-default}} in the config)",
             server=server,
         )
