@@ -49,6 +49,7 @@ class ServerSummary:
     dropped: int = 0
     malformed: int = 0
     schema_tokens: int = 0  # the standing cost of its tool schemas, sent with every request
+    remote: bool = False  # reached over HTTP: no process, no stderr log
 
     @property
     def running(self) -> bool:
@@ -108,6 +109,7 @@ def summarize(
                 dropped=counts.dropped if counts else 0,
                 malformed=counts.malformed if counts else 0,
                 schema_tokens=tokens.get(spec.name, 0),
+                remote=not isinstance(spec, StdioServerSpec),
             )
         )
     return tuple(summaries)

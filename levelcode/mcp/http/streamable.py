@@ -132,9 +132,10 @@ class StreamableHttpTransport:
                 self._methods.pop(str(request_id), None)
 
     def _failed(self, message: Mapping[str, object], request_id: object, error: McpError) -> None:
-        self.note(f"{message.get('method', 'response')}: {error}")
         if isinstance(request_id, int | str) and self._sink is not None:
-            self._sink.fail_request(request_id, error)
+            self._sink.fail_request(request_id, error)  # its own error says what happened
+        else:
+            self.note(f"{message.get('method', 'response')} not delivered: {error}")
 
     async def _post(self, message: Mapping[str, object], body: bytes) -> None:
         if self._legacy is not None:

@@ -8,6 +8,7 @@ what it reports names the method, the path and the status.
 from __future__ import annotations
 
 import functools
+import socket
 import ssl
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -141,17 +142,21 @@ def translate(exc: Exception, *, server: str, method: str, url: str) -> Transpor
 
 
 def _reason(exc: BaseException) -> str:
-    text = str(exc).strip()
-    lowered = text.lower()
-    for marker, reason in (
-        ("refused", "connection refused"),
-        ("name or service not known", "unknown host"),
-        ("nodename nor servname", "unknown host"),
-        ("certificate", "TLS certificate rejected"),
-    ):
-        if marker in lowered:
-            return reason
-    return text[:120] or type(exc).__name__
+    """What the operating system said, found down the exception's chain."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            break
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(seen, socket.gaierror):
+            return "unknown host"
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return "TLS certificate rejected"
+        if isinstance(seen, TimeoutError):
+            return "timed out"
+        seen = seen.__cause__ or seen.__context__
+    return str(exc).strip()[:120] or type(exc).__name__
 
 
 def authorization_refusal(server: str, status: int, challenge: str | None) -> AuthorizationRequired:

@@ -42,7 +42,9 @@ class SessionServer:
             return await self.get_stream(request) if self.get_stream else Reply(405)
         message = request.json()
         if message.get("method") == "server/discover":
-            return Reply.json({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no"}})
+            return Reply.json(
+                {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no"}}
+            )
         if message.get("method") == "initialize":
             return self._initialize(message)
         if request.headers.get("mcp-session-id") not in self.live:

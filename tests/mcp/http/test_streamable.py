@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
+from levelcode.errors import AuthorizationRequired
 from levelcode.mcp.transport import AuthChallenge
 from tests.fakes.http_server import Reply, Request, ScriptedHttpServer, sse
 from tests.mcp.http.support import SessionServer, connect_to, text
@@ -20,7 +23,9 @@ async def test_a_session_the_server_forgot_is_started_again_once(tmp_path: Path)
         assert (await connection.call_tool("echo", {"n": 1})).text == "echo: {'n': 1}"
         script.live.clear()  # expired, or the server restarted
         assert (await connection.call_tool("echo", {"n": 2})).text == "echo: {'n': 2}"
-        initializes = [r for r in server.requests if r.method == "POST" and r.json().get("method") == "initialize"]
+        initializes = [
+            r for r in server.requests if r.method == "POST" and r.json().get("method") == "initialize"
+        ]
         assert len(initializes) == 2
         assert "mcp-session-id" not in initializes[1].headers
         last = server.requests[-1]
@@ -70,7 +75,9 @@ async def test_an_answer_stream_that_breaks_off_is_resumed_from_the_last_event(t
         if "last-event-id" not in request.headers:
             return Reply(405)  # no standalone stream
         resumed.append(request)
-        call = next(r for r in reversed(server.requests) if r.method == "POST" and "tools/call" in r.body.decode())
+        call = next(
+            r for r in reversed(server.requests) if r.method == "POST" and "tools/call" in r.body.decode()
+        )
         return Reply.events(sse(text(call.json(), "resumed"), event_id="e2"))
 
     script.get_stream = get_stream
@@ -125,7 +132,9 @@ async def test_a_stream_closed_without_an_event_id_fails_that_call_only(tmp_path
     connection = await connect_to(f"{server.origin}/mcp", tmp_path)
     try:
         failed = await connection.call_tool("echo", {})
-        assert failed.text.startswith("ERROR: remote/echo: the server closed the answer stream without answering")
+        assert failed.text.startswith(
+            "ERROR: remote/echo: the server closed the answer stream without answering"
+        )
         assert (await connection.call_tool("echo", {})).text == "fine"
     finally:
         await connection.close()
@@ -232,15 +241,10 @@ async def test_without_a_sign_in_a_refusal_says_what_to_do(tmp_path: Path) -> No
 
     server = await ScriptedHttpServer(refuse).start()
     try:
-        from levelcode.errors import AuthorizationRequired
-
-        try:
+        with pytest.raises(AuthorizationRequired) as refused:
             await connect_to(f"{server.origin}/mcp", tmp_path, hint=None)
-        except AuthorizationRequired as exc:
-            assert "requires authorization (HTTP 401)" in str(exc)
-            assert '"Authorization": "Bearer ${TOKEN}"' in str(exc)
-        else:
-            raise AssertionError("connected to a server that refuses everything")
+        assert "requires authorization (HTTP 401)" in str(refused.value)
+        assert '"Authorization": "Bearer ${TOKEN}"' in str(refused.value)
         assert len(server.requests) == 1  # no second attempt without new credentials
     finally:
         await server.stop()
