@@ -93,7 +93,9 @@ def test_only_stdio_servers_import_nothing_remote(isolated_home: Path) -> None:
     stdio = {"fault": {"command": sys.executable, "args": [str(FAULT_SERVER)]}}
     imported = _imported_by_mcp_list(isolated_home, stdio)
     assert "levelcode.mcp.connection" in imported  # the server did start: the log is real
-    assert not imported & {"httpx2", "httpcore2", "mcp", "mcp_types", "anyio", "levelcode.mcp.http"}
+    remote = {"httpx2", "httpcore2", "mcp", "mcp_types", "anyio"}
+    remote |= {"levelcode.mcp.http.streamable", "levelcode.mcp.http.wire", "levelcode.mcp.http.legacy_sse"}
+    assert not imported & remote
 
 
 def test_a_remote_server_imports_our_http_stack_but_never_the_sdk(isolated_home: Path) -> None:
