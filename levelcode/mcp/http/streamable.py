@@ -208,12 +208,6 @@ class StreamableHttpTransport:
         refusal = redirect_refusal(response, server=self.server)
         if refusal is not None:
             raise refusal
-        if (
-            message.get("method") == "initialize"
-            and code in _FALLBACK_STATUSES
-            and self.endpoint.mode == "auto"
-        ):
-            raise _Fallback
         if code >= 400:
             await self._error_status(message, response, deliver, sent_session)
 
@@ -234,6 +228,9 @@ class StreamableHttpTransport:
             if isinstance(parsed, jsonrpc.ErrorResponse):
                 deliver(jsonrpc.ErrorResponse(request_id, parsed.code, parsed.message, parsed.data))
                 raise _Answered
+        legacy_refusal = response.status_code in _FALLBACK_STATUSES and self.endpoint.mode == "auto"
+        if legacy_refusal and message.get("method") == "initialize":  # no JSON-RPC answer: HTTP+SSE?
+            raise _Fallback
         reason = response.reason_phrase or "error"
         raise TransportError(
             f"HTTP {response.status_code} {reason} from {shown_url(self.endpoint.url)}", server=self.server

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.errors import AuthorizationRequired
+from levelcode.errors import AuthorizationRequired, RemoteError, TransportError
 from levelcode.mcp.transport import AuthChallenge
 from tests.fakes.http_server import Reply, Request, ScriptedHttpServer, sse
 from tests.mcp.http.support import SessionServer, connect_to, text
@@ -246,5 +246,39 @@ async def test_without_a_sign_in_a_refusal_says_what_to_do(tmp_path: Path) -> No
         assert "requires authorization (HTTP 401)" in str(refused.value)
         assert '"Authorization": "Bearer ${TOKEN}"' in str(refused.value)
         assert len(server.requests) == 1  # no second attempt without new credentials
+    finally:
+        await server.stop()
+
+
+async def test_an_initialize_refused_with_a_json_rpc_error_reports_it_without_the_sse_fallback(
+    tmp_path: Path,
+) -> None:
+    async def refuse(request: Request) -> Reply:
+        message = request.json()
+        error = {"code": -32602, "message": "Unsupported protocol version: try 2024-01-01"}
+        return Reply.json({"jsonrpc": "2.0", "id": message.get("id"), "error": error}, status=400)
+
+    server = await ScriptedHttpServer(refuse).start()
+    try:
+        with pytest.raises(RemoteError) as refused:
+            await connect_to(f"{server.origin}/mcp", tmp_path)
+        assert "Unsupported protocol version" in str(refused.value)
+        assert [r.method for r in server.requests] == ["POST"]  # no GET for an SSE endpoint
+    finally:
+        await server.stop()
+
+
+async def test_an_initialize_refused_without_json_rpc_tries_the_legacy_sse_transport(tmp_path: Path) -> None:
+    async def not_here(request: Request) -> Reply:
+        return Reply(405 if request.method == "POST" else 404)
+
+    server = await ScriptedHttpServer(not_here).start()
+    try:
+        with pytest.raises(TransportError) as neither:
+            await connect_to(f"{server.origin}/mcp", tmp_path)
+        assert "neither a Streamable HTTP nor an HTTP+SSE server answers at this URL (GET → HTTP 404" in str(
+            neither.value
+        )
+        assert [r.method for r in server.requests] == ["POST", "GET"]
     finally:
         await server.stop()
