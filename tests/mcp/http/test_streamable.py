@@ -282,3 +282,36 @@ async def test_an_initialize_refused_without_json_rpc_tries_the_legacy_sse_trans
         assert [r.method for r in server.requests] == ["POST", "GET"]
     finally:
         await server.stop()
+
+
+async def test_the_get_stream_reconnects_from_its_last_event_after_a_drop(tmp_path: Path) -> None:
+    script = SessionServer()
+    streams: list[Request] = []
+    second = asyncio.Event()
+    hold = asyncio.Event()
+
+    async def get_stream(request: Request) -> Reply:
+        streams.append(request)
+        if len(streams) == 1:
+            note = {
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "info", "data": "x"},
+            }
+            return Reply.events(sse(note, event_id="g1", retry=20))  # then the stream drops
+        second.set()
+        return Reply.events(sse(event_id="g2"), hold=hold)
+
+    script.get_stream = get_stream
+    server = await ScriptedHttpServer(script).start()
+    connection = await connect_to(f"{server.origin}/mcp", tmp_path)
+    try:
+        async with asyncio.timeout(10):
+            await second.wait()
+        assert "last-event-id" not in streams[0].headers
+        assert streams[1].headers["last-event-id"] == "g1"
+        assert streams[1].headers["mcp-session-id"] == "session-1"
+    finally:
+        hold.set()
+        await connection.close()
+        await server.stop()
