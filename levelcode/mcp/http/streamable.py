@@ -126,6 +126,9 @@ class StreamableHttpTransport:
             pass
         except McpError as exc:
             self._failed(message, request_id, exc)
+        except Exception as exc:  # anything else must still end the request now, not at its timeout
+            failure = TransportError(f"the request failed ({type(exc).__name__})", server=self.server)
+            self._failed(message, request_id, failure)
         finally:
             if request_id is not None:
                 self._posts.pop(str(request_id), None)

@@ -315,3 +315,22 @@ async def test_the_get_stream_reconnects_from_its_last_event_after_a_drop(tmp_pa
         hold.set()
         await connection.close()
         await server.stop()
+
+
+async def test_an_unexpected_failure_inside_a_request_ends_that_request_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = await ScriptedHttpServer(SessionServer()).start()
+    connection = await connect_to(f"{server.origin}/mcp", tmp_path, call_timeout=60.0)
+    try:
+
+        async def broken(*args: object, **kwargs: object) -> bytes:
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr("levelcode.mcp.http.streamable.read_capped", broken)
+        async with asyncio.timeout(10):  # well inside the call's own 60 s
+            failed = await connection.call_tool("echo", {})
+        assert failed.text.startswith("ERROR: remote/echo: the request failed (RuntimeError)")
+    finally:
+        await connection.close()
+        await server.stop()
