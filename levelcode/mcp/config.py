@@ -29,7 +29,8 @@ _COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"})
 _STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd"}
 _HTTP_KEYS = _COMMON_KEYS | {"url", "headers"}
 _STDIO_TYPES = frozenset({"stdio"})
-_HTTP_TYPES = frozenset({"http", "streamable-http", "streamableHttp"})
+_SSE_TYPES = frozenset({"sse"})  # the legacy HTTP+SSE transport of MCP 2024-11-05
+_HTTP_TYPES = frozenset({"http", "streamable-http", "streamableHttp"}) | _SSE_TYPES
 
 
 @dataclass(frozen=True)
@@ -63,10 +64,11 @@ class HttpServerSpec:
     name: str
     url: str
     provenance: Provenance
-    headers: tuple[tuple[str, str], ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()  # as written: values are expanded only at connect
     startup_timeout: float | None = None
     timeout: float | None = None
     disabled: bool = False
+    legacy_sse: bool = False  # `"type": "sse"`: the 2024-11-05 HTTP+SSE transport, not Streamable HTTP
 
     @property
     def transport(self) -> Literal["http"]:
@@ -264,7 +266,7 @@ class _Reporter:
 def _transport_kind(entry: Mapping[object, object], report: _Reporter) -> Literal["stdio", "http"] | None:
     declared = entry.get("type")
     if declared is not None and (not isinstance(declared, str) or declared not in _STDIO_TYPES | _HTTP_TYPES):
-        report.fail("type", f'expected "stdio" or "http"; got {declared!r}')
+        report.fail("type", f'expected "stdio", "http" or "sse"; got {declared!r}')
         return None
     has_command, has_url = "command" in entry, "url" in entry
     if has_command and has_url:
@@ -331,6 +333,7 @@ def _parse_http(
         startup_timeout=tuning.startup_timeout,
         timeout=tuning.timeout,
         disabled=tuning.disabled,
+        legacy_sse=entry.get("type") in _SSE_TYPES,
     )
 
 

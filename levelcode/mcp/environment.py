@@ -101,6 +101,7 @@ def expand_references(
     *,
     server: str,
     key: str,
+    field: str = "env",
     withheld: Withheld = NOTHING_WITHHELD,
 ) -> str:
     """`${VAR}` → the user's value; `${VAR:-default}` → the default when VAR is unset or empty
@@ -118,13 +119,13 @@ def expand_references(
             return found
         if kept_back:
             raise ServerStartError(
-                f"env {key} refers to ${{{name}}}, which holds LevelCode's own provider key: "
+                f"{field} {key} refers to ${{{name}}}, which holds LevelCode's own provider key: "
                 f"a repository's server never receives it (give the server a key of its own, "
                 f"or write ${{{name}:-default}})",
                 server=server,
             )
         raise ServerStartError(
-            f"env {key} refers to ${{{name}}}, which is not set in your environment "
+            f"{field} {key} refers to ${{{name}}}, which is not set in your environment "
             f"(set it, or write ${{{name}:-default}} in the config)",
             server=server,
         )

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from levelcode.errors import McpError
-from levelcode.mcp.config import ServerSpec, StdioServerSpec
+from levelcode.mcp.config import ServerSpec
 from levelcode.mcp.connection import ConnectOptions, McpConnection, connect
 from levelcode.mcp.handshake import finish_background_closes
 from levelcode.mcp.protocol_memory import ProtocolMemory
@@ -68,9 +68,6 @@ class McpHub:
 
     async def _start_one(self, spec: ServerSpec) -> None:
         state = self.states[spec.name]
-        if not isinstance(spec, StdioServerSpec):
-            state.status, state.reason = "failed", "HTTP servers are not supported yet"
-            return
         fingerprint = launch_fingerprint(spec)
         try:
             connection = await connect(spec, self.options, hint=self.memory.get(fingerprint))

@@ -73,6 +73,7 @@ class ServerSummary:
     cut_descriptions: tuple[str, ...] = ()  # where a cap bit: the server's own tool names
     trimmed_schemas: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()
+    remote: bool = False  # reached over HTTP: no process, no stderr log
 
     @property
     def running(self) -> bool:
@@ -155,6 +156,7 @@ def summarize(
                 trimmed_schemas=counts.trimmed_schemas if counts else (),
                 left_out=counts.left_out if counts else (),
                 change=changes.get(spec.name),
+                remote=not isinstance(spec, StdioServerSpec),
             )
         )
     return tuple(summaries)

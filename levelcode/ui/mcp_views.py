@@ -34,7 +34,7 @@ def next_step(summary: ServerSummary) -> str | None:
         return f"approve with: levelcode mcp trust {summary.name}"
     if summary.state == "disabled":
         return f"enable with: levelcode mcp enable {summary.name}"
-    if summary.state.startswith("failed"):
+    if summary.state.startswith("failed") and not summary.remote:
         return f"its stderr: {paths.logs_dir() / log_file_name(summary.name)}"
     return None
 
@@ -107,7 +107,7 @@ _MARKS = {"running": ("●", "green"), "disabled": ("○", "dim")}
 
 def _header(summary: ServerSummary) -> Text:
     mark, style = _MARKS.get(summary.state, ("✗" if summary.state.startswith("failed") else "◌", "yellow"))
-    if summary.state.startswith("failed"):
+    if summary.state.startswith("failed") and not summary.remote:
         style = "red"
     line = Text.assemble(
         (f"{mark} ", style), (visible(summary.name), "bold"), "  ", (visible(summary.state), style)

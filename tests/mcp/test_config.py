@@ -66,6 +66,21 @@ def test_user_tier_reads_stdio_and_http_servers_with_provenance() -> None:
     assert tier.tool_policy == {"fs__read_file": "allow", "remote__*": "ask", "*": "ask"}
 
 
+@pytest.mark.parametrize(
+    ("kind", "legacy"),
+    [(None, False), ("http", False), ("streamable-http", False), ("streamableHttp", False), ("sse", True)],
+)
+def test_http_types_are_accepted_and_sse_means_the_legacy_transport(kind: str | None, legacy: bool) -> None:
+    entry: dict[str, object] = {"url": "https://example.com/sse"}
+    if kind is not None:
+        entry["type"] = kind
+    tier = parse_user_settings({"mcpServers": {"remote": entry}}, file=USER)
+    assert tier.problems == ()
+    (remote,) = tier.servers
+    assert isinstance(remote, HttpServerSpec)
+    assert remote.legacy_sse is legacy
+
+
 @pytest.mark.parametrize("doc", [None, {}, [], {"mcpServers": None}, {"mcpServers": {}}])
 def test_absent_config_means_no_servers_and_no_problems(doc: object) -> None:
     assert parse_user_settings(doc, file=USER) == TierConfig()
@@ -88,7 +103,7 @@ def test_absent_config_means_no_servers_and_no_problems(doc: object) -> None:
         ({"command": "x", "url": "http://x"}, "mcpServers.bad", "both"),
         ({"args": ["a"]}, "mcpServers.bad", "needs `command`"),
         ("npx server", "mcpServers.bad", "expected an object"),
-        ({"type": "sse", "url": "http://x"}, "mcpServers.bad.type", "stdio"),
+        ({"type": "websocket", "url": "http://x"}, "mcpServers.bad.type", "stdio"),
     ],
 )
 def test_bad_entry_is_a_problem_naming_file_and_key_while_good_entries_load(
