@@ -14,6 +14,7 @@ from dataclasses import asdict
 
 from levelcode import paths
 from levelcode.agent.events import AgentEvent, EventSink, TextDelta
+from levelcode.private_files import append_private_text
 
 ENV = "LEVELCODE_DEBUG"
 log = logging.getLogger("levelcode")
@@ -26,9 +27,7 @@ def debug_enabled() -> bool:
 def configure_debug_log() -> None:
     if not debug_enabled() or log.handlers:
         return
-    path = paths.logs_dir() / "debug.log"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(path, encoding="utf-8")
+    handler = logging.StreamHandler(append_private_text(paths.logs_dir() / "debug.log"))
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.DEBUG)

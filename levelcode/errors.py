@@ -11,9 +11,10 @@ LevelCodeError
 ├── McpError                   carries the server name (and tool, where there is one)
 │   ├── ServerStartError       the server could not be started: spawn failed, a `${VAR}` in its
 │   │                          env is not set, the handshake failed or timed out
-│   ├── TransportError         the byte stream broke
+│   ├── TransportError         the byte stream broke (a remote server: the request failed)
 │   │   ├── ServerExited       the process ended (exit code or signal, last stderr lines)
-│   │   └── MessageTooLarge    one message passed the per-message size cap
+│   │   ├── MessageTooLarge    one message passed the per-message size cap
+│   │   └── AuthorizationRequired  a remote server answered 401/403 and no sign-in could help
 │   ├── ProtocolError          a message that is not valid JSON-RPC / MCP
 │   ├── RemoteError            a JSON-RPC error response (code, message from the server)
 │   └── CallTimeout            a request got no answer in time
@@ -83,6 +84,15 @@ class ServerExited(TransportError):
 
 class MessageTooLarge(TransportError):
     """One message from the server passed the per-message size cap."""
+
+
+class AuthorizationRequired(TransportError):
+    """A remote server refused the request (HTTP 401 or 403) and signing in did not help."""
+
+    def __init__(self, message: str, *, server: str, status: int, challenge: str | None = None) -> None:
+        super().__init__(message, server=server)
+        self.status = status
+        self.challenge = challenge  # the WWW-Authenticate header, for a sign-in to read
 
 
 class ProtocolError(McpError):

@@ -12,6 +12,7 @@ from pathlib import Path
 from levelcode import paths
 from levelcode.errors import ConfigError
 from levelcode.json_store import JsonDoc, UnreadableFile, update_json
+from levelcode.mcp.allow_rules import AllowRule, ToolDefinition
 
 
 def update_user_settings(change: Callable[[JsonDoc], None], path: Path | None = None) -> Path:
@@ -27,8 +28,9 @@ def update_user_settings(change: Callable[[JsonDoc], None], path: Path | None = 
     return target
 
 
-def allow_mcp_tool(name: str, path: Path | None = None) -> Path:
-    """Add `"name": "allow"` under mcpToolPolicy."""
+def allow_mcp_tool(name: str, path: Path | None = None, *, definition: ToolDefinition | None = None) -> Path:
+    """Add `"name": "allow"` under mcpToolPolicy; with a definition, the object form that covers
+    only the tool as defined now: `{"decision": "allow", "definition": {...hashes}}`."""
 
     def allow(doc: JsonDoc) -> None:
         policy = doc.setdefault("mcpToolPolicy", {})
@@ -36,6 +38,6 @@ def allow_mcp_tool(name: str, path: Path | None = None) -> Path:
             raise ConfigError(
                 '"mcpToolPolicy" in your settings is not an object; fix it first', origin=str(path)
             )
-        policy[name] = "allow"
+        policy[name] = "allow" if definition is None else AllowRule("allow", definition).as_json()
 
     return update_user_settings(allow, path)

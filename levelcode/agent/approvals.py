@@ -24,6 +24,10 @@ class ApprovalRequest:
     allow_always: bool = False  # whether "always allow" is offered
     always_label: str = "always allow"  # what "always" would do, in words
     note: str | None = None  # why it asks when it otherwise would not (e.g. no sandbox here)
+    # The decisive lines (inline code, loader env, secrets sent, unpinned packages): shown first and
+    # again beside the answer, and never folded away, however long the body is.
+    summary: tuple[str, ...] = ()
+    full_view: str | None = None  # where to see all of a body folded to fit the screen
 
 
 class Approver(Protocol):

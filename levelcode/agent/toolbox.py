@@ -40,6 +40,8 @@ def denial_text(request: ApprovalRequest, *, interactive: bool) -> str:
     what = "command" if request.kind == "command" else "change" if request.kind == "edit" else "action"
     if interactive:
         return f"ERROR: the user denied this {what}; it was not run. Do not retry it unless the user asks."
+    if request.kind == "edit" and request.warning:
+        return f"ERROR: not run: nobody can approve in this session. {request.warning} Do not retry it."
     if request.warning:
         why = "it is flagged as dangerous, so it always needs a person's approval"
     elif request.note:
@@ -106,7 +108,8 @@ class Toolbox:
             request = tool.approval(self.ctx, use.input)
         except Exception as exc:  # a broken approval rule fails closed
             return f"ERROR: could not check whether {tool.name} may run: {exc}", True
-        if request is not None and remember_key(request) not in self.remembered:
+        # a request that offers no "always" is asked every time, whatever was remembered
+        if request is not None and (not request.allow_always or remember_key(request) not in self.remembered):
             choice = await decide_or_deny(self.approver, request)
             if choice == "deny":
                 return denial_text(request, interactive=self.approver.interactive), True

@@ -19,6 +19,7 @@ from levelcode.agent.events import EventSink, Notice
 from levelcode.cli.aio import run_command
 from levelcode.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
 from levelcode.ui.render import ConsoleSink, JsonLinesSink
+from levelcode.ui.visible import visible_block
 
 
 def run_headless(args: argparse.Namespace) -> int:
@@ -32,7 +33,7 @@ def run_headless(args: argparse.Namespace) -> int:
     try:
         session = open_session(args, approver=HeadlessApprover(), sink=sink)
     except (ConfigError, ProviderAuthError) as exc:
-        print(f"levelcode: {exc}", file=sys.stderr)
+        print(f"levelcode: {visible_block(str(exc))}", file=sys.stderr)
         return 2
     for problem in session.settings.problems:
         sink.emit(Notice(f"config problem: {problem}"))
@@ -55,4 +56,4 @@ def run_headless(args: argparse.Namespace) -> int:
 def report(sink: EventSink, as_json: bool, message: str) -> None:
     if as_json:
         sink.emit(Notice(message))
-    print(f"levelcode: {message}", file=sys.stderr)
+    print(f"levelcode: {visible_block(message)}", file=sys.stderr)

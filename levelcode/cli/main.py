@@ -119,7 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(args)
     except ConfigError as exc:  # a request that cannot be met: say so, no traceback
-        print(f"levelcode: {exc}", file=sys.stderr)
+        from levelcode.ui.visible import visible_block
+
+        print(f"levelcode: {visible_block(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

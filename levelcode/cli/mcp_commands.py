@@ -1,7 +1,8 @@
 """`levelcode mcp list` and `levelcode mcp call`, and the dispatch of every `levelcode mcp` action.
 
 Every command that starts servers goes through the same launch gate as the agent
-(mcp/runtime.py), shows tools under the names the model sees, and prints what the model gets.
+(mcp/runtime.py), shows tools under the names the model sees, and prints what the model gets:
+on a terminal with control characters escaped (ui/visible.py), into a pipe byte for byte.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from levelcode.mcp.config_files import load_mcp_config
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.tools.names import BUILTIN_TOOL_NAMES
 from levelcode.ui.mcp_views import print_list, summaries_json
+from levelcode.ui.visible import visible_block
 
 
 def run_mcp_command(args: argparse.Namespace) -> int:
@@ -43,7 +45,7 @@ def run_mcp_command(args: argparse.Namespace) -> int:
 
 
 def progress(message: str) -> None:
-    print(f"levelcode: {message}", file=sys.stderr, flush=True)
+    print(f"levelcode: {visible_block(message)}", file=sys.stderr, flush=True)
 
 
 def mcp_list(args: argparse.Namespace) -> int:
@@ -90,7 +92,7 @@ def mcp_call(args: argparse.Namespace) -> int:
         if runtime.hub.connection(spec.name) is not None:
             progress(f"calling {spec.name}/{args.tool}…")
         text, is_error = await runtime.hub.call(spec.name, args.tool, arguments)
-        print(text)
+        print(visible_block(text) if sys.stdout.isatty() else text)
         return 1 if is_error else 0
 
     return run_command(main, runtime.close)

@@ -43,7 +43,7 @@ from levelcode.mcp.config_edit import (
 )
 from levelcode.mcp.config_files import load_mcp_config, load_workspace_tier, read_json_file
 from levelcode.mcp.overview import launch_text
-from levelcode.mcp.trust import TrustState, needs_launch_approval
+from levelcode.mcp.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
 from levelcode.settings_store import update_user_settings
 
@@ -54,6 +54,17 @@ TRUST_WORDS: dict[TrustState, str] = {
     "never_approved": "never approved",
     "changed": "approved, then the command changed",
 }
+
+
+def trust_words(trust: TrustState, change: str | None) -> str:
+    """ "approved", "never approved", "approved, then server.py changed"."""
+    if trust != "changed" or change in (None, "command changed"):
+        return TRUST_WORDS[trust]
+    return (
+        "approved by an older LevelCode, before it checked files"
+        if change == OLD_APPROVAL
+        else f"approved, then {change}"
+    )
 
 
 class _OptionsParser(argparse.ArgumentParser):
@@ -162,6 +173,11 @@ def mcp_add(args: argparse.Namespace) -> int:
         "It is your own server (user tier): LevelCode starts it without asking for approval,",
         f"from your next session on. See it with: levelcode mcp get {name}",
     )
+    if isinstance(spec, StdioServerSpec) and not spec.cwd:
+        say(
+            "It starts in its own empty directory, not in the workspace; if it needs the project,",
+            "add it with --cwd . (relative to the workspace) or ${workspaceFolder} in its arguments.",
+        )
     for file in _workspace_files_naming(workspace_of(args), name):
         say(f"note: {file} also names a server {name!r}; yours is the one that runs there.")
     return 0
@@ -198,6 +214,10 @@ def mcp_get(args: argparse.Namespace) -> int:
     if spec is None:
         return _get_missing(args, config, store, workspace)
     info = _server_info(spec, config, store, workspace)
+    if not getattr(args, "no_start", False):
+        from levelcode.cli.mcp_live import live_info
+
+        info.update(live_info(spec, config, store, workspace))
     if args.json:
         print(json.dumps(info, indent=2))
     else:
@@ -207,7 +227,9 @@ def mcp_get(args: argparse.Namespace) -> int:
 
 def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path) -> dict[str, Any]:
     doc, _ = read_json_file(Path(spec.provenance.file))
-    trust = store.state(workspace, spec) if needs_launch_approval(spec) else None
+    review = store.review(workspace, spec) if needs_launch_approval(spec) else None
+    trust = review.state if review else None
+    change = review.check.change if review else None
     approved = store.approved_servers(workspace).get(spec.name) if trust == "changed" else None
     return {
         "name": spec.name,
@@ -218,7 +240,8 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
         "launch": launch_text(spec),
         "disabled": spec.disabled,
         "trust": trust,
-        "trustText": TRUST_WORDS[trust] if trust else None,
+        "trustText": trust_words(trust, change) if trust else None,
+        "change": change,
         "approvedLaunch": approved,
         "entry": entry_as_written(doc, spec.name, spec.provenance.tier),
         "problems": [str(p) for p in problems_for(config.problems, spec.name)],
@@ -239,6 +262,10 @@ def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
         if info["approvedLaunch"] is not None:
             lines.append(f"  approved was: {info['approvedLaunch']}")
         lines.append(f"  next:    {_trust_step(name, info['trust'])}")
+    if "state" in info:
+        from levelcode.cli.mcp_live import live_lines
+
+        lines += live_lines(info)
     lines.append("  entry, as written:")
     lines += ["    " + line for line in json.dumps(info["entry"], indent=2, ensure_ascii=False).splitlines()]
     return lines + [f"  problem: {problem}" for problem in info["problems"]]
@@ -345,12 +372,13 @@ def _not_in_user_tier(args: argparse.Namespace) -> int:
     spec = config.server(name)
     if spec is None or not needs_launch_approval(spec):
         return fail(_unknown(name, config), 2, *_unreadable(config))
-    trust = TrustStore().state(workspace, spec)
+    review = TrustStore().review(workspace, spec)
+    trust = review.state
     file = spec.provenance.file
     if args.mcp_command == "enable" and trust == "approved" and not spec.disabled:
         say(f"{name!r} comes from {file} and is approved in {workspace}: it starts there already.")
         return 0
-    steps = [f"It starts here only with your approval; now: {TRUST_WORDS[trust]}."]
+    steps = [f"It starts here only with your approval; now: {trust_words(trust, review.check.change)}."]
     if args.mcp_command == "enable":
         steps.append(
             f'It is "disabled" in {file}; only an edit of that file changes that.'

@@ -33,7 +33,12 @@ def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     call = actions.add_parser(
-        "call", parents=[common], help="call one tool and print what the model would get"
+        "call",
+        parents=[common],
+        help="call one tool and print what the model would get",
+        description="Call one tool and print what the model would get. On a terminal, control "
+        "characters in the result (escape sequences, CR, bidi overrides, zero-width characters) are "
+        "shown as escapes; piped or redirected, the result is written byte for byte, for scripts.",
     )
     call.add_argument("server", help="server name as configured")
     call.add_argument("tool", help="the server's own tool name")
@@ -113,9 +118,17 @@ def add_manage_parsers(actions: Any, common: argparse.ArgumentParser) -> None:
     add_server_options(add)
     add.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     add.set_defaults(add_help=add.format_help)
-    get = actions.add_parser("get", parents=[common], help="one server: entry, origin, launch, trust")
+    get = actions.add_parser(
+        "get",
+        parents=[common],
+        help="one server: entry, origin, launch, trust, live tools",
+        description="One server: its entry as written, origin, launch and trust; and, when it may start "
+        "without asking (your own, or a repository's approved here), its live tools and where a cap on "
+        "their text bit. A server that needs approval is never started.",
+    )
     get.add_argument("name", metavar="NAME")
     get.add_argument("--json", action="store_true", help="machine-readable output")
+    get.add_argument("--no-start", action="store_true", help="show the entry only; start nothing")
     for name, text in (
         ("remove", "remove a server from your settings"),
         ("enable", 'remove "disabled": true from a server in your settings'),

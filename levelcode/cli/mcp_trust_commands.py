@@ -17,7 +17,8 @@ from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.mcp.cards import launch_card
 from levelcode.mcp.config import McpConfig
 from levelcode.mcp.config_files import load_mcp_config
-from levelcode.mcp.overview import launch_text
+from levelcode.mcp.overview import launch_text, since_approval
+from levelcode.mcp.runtime import kept_from, settings_api_key
 from levelcode.mcp.trust import needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
 
@@ -39,13 +40,13 @@ def mcp_trust(args: argparse.Namespace) -> int:
         say(f"{spec.name!r} is your own server ({spec.provenance.file}); it starts without approval.")
         return 0
     store = TrustStore()
-    trust = store.state(workspace, spec)
-    if trust == "approved":
+    review = store.review(workspace, spec)
+    if review.state == "approved":
         say(f"{spec.name!r} is already approved for {workspace}: {launch_text(spec)}")
         return 0
-    card = launch_card(spec, trust, workspace)
+    card = launch_card(review, workspace, kept_from(spec, settings_api_key()))
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        say(card.title, *card.body)
+        say(card.title, *(f"! {line}" for line in card.summary), *card.body)
         return fail(f"nothing approved: run `levelcode mcp trust {spec.name}` in a terminal to answer", 1)
     from levelcode.ui.approval_card import TerminalApprover
 
@@ -54,10 +55,10 @@ def mcp_trust(args: argparse.Namespace) -> int:
         if choice == "deny":
             say(f"Not approved: LevelCode will not start {spec.name!r} in {workspace}.")
             return 1
-        store.approve(workspace, spec, launch_text(spec))
+        store.approve(workspace, spec, launch_text(spec), review.facts)
         say(
             f"Approved: LevelCode will start {spec.name!r} in {workspace}.",
-            "If its command, arguments or env change, it will ask again.",
+            "If its command, arguments or env, or the files it runs, change, it will ask again.",
         )
         return 0
 
@@ -84,8 +85,9 @@ def _staleness(name: str, config: McpConfig, store: TrustStore, workspace: Path)
         return "it is no longer configured here"
     if not needs_launch_approval(spec):
         return "the name is now your own server, which needs no approval"
-    if store.state(workspace, spec) == "changed":
-        return "its command changed after you approved it"
+    review = store.review(workspace, spec)
+    if review.state == "changed":
+        return since_approval(review.check.change).replace("since you approved", "after you approved")
     return None
 
 

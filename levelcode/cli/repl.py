@@ -22,10 +22,12 @@ from levelcode import __version__, paths
 from levelcode.agent.events import Notice
 from levelcode.cli.aio import run_command
 from levelcode.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
+from levelcode.private_files import touch_private
 from levelcode.ui.approval_card import TerminalApprover
 from levelcode.ui.context_view import render_context
 from levelcode.ui.mcp_views import print_list
 from levelcode.ui.render import ConsoleSink
+from levelcode.ui.visible import visible, visible_block
 
 HELP = """\
 Commands:
@@ -54,7 +56,7 @@ def run_repl(args: argparse.Namespace) -> int:
     try:
         session = open_session(args, approver=TerminalApprover(console), sink=ConsoleSink(console))
     except (ConfigError, ProviderAuthError) as exc:
-        console.print(Text(f"levelcode: {exc}", style="red"))
+        console.print(Text(f"levelcode: {visible_block(str(exc))}", style="red"))
         return 2
     repl = Repl(console, session)
     return run_command(repl.main, session.close, interrupt=repl.interrupt)
@@ -89,7 +91,7 @@ class Repl:
             )
         )
         for problem in self.session.settings.problems:
-            self.console.print(Text(f"config problem: {problem}", style="yellow"))
+            self.console.print(Text(visible(f"config problem: {problem}"), style="yellow"))
 
     def sandbox_chip(self) -> tuple[str, str]:
         sandbox = self.session.ctx.sandbox
@@ -101,8 +103,8 @@ class Repl:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
 
-        paths.state_dir().mkdir(parents=True, exist_ok=True)
-        prompt: PromptSession[str] = PromptSession(history=FileHistory(str(paths.history_path())))
+        history = touch_private(paths.history_path())  # FileHistory appends; it never creates it 0600
+        prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
         self.banner()
         await self.start_servers(self.session.start())
         self.console.print(Text("/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves", style="dim"))
@@ -126,7 +128,7 @@ class Repl:
         name, *words = text.split()
         handler = self.commands.get(name.lower())
         if handler is None:
-            self.console.print(Text(f"unknown command {name}; /help lists them", style="yellow"))
+            self.console.print(Text(visible(f"unknown command {name}; /help lists them"), style="yellow"))
             return True
         return await handler(words)
 
@@ -147,7 +149,7 @@ class Repl:
             self.session.mcp.stop(names[0]) if action == "stop" else self.session.mcp.revoke(names[0])
         )
         for line in lines:
-            self.console.print(Text(line))
+            self.console.print(Text(visible(line)))
         return True
 
     async def context(self, _words: list[str]) -> bool:
@@ -205,6 +207,6 @@ class Repl:
                 raise
             self.session.agent.sink.emit(Notice("⏹ aborted"))
         except ProviderError as exc:
-            self.console.print(Text(f"error: {exc}", style="red"))
+            self.console.print(Text(f"error: {visible_block(str(exc))}", style="red"))
         finally:
             self.turn = None

@@ -8,32 +8,58 @@ written — nothing summarised — so what the user approves is what the fingerp
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from levelcode.agent.approvals import ApprovalRequest
-from levelcode.mcp.config import HttpServerSpec, ServerSpec
-from levelcode.mcp.overview import launch_text
+from levelcode.mcp.config import HttpServerSpec, ServerSpec, StdioServerSpec
+from levelcode.mcp.launch_summary import launch_summary
+from levelcode.mcp.overview import launch_text, since_approval
 from levelcode.mcp.policy import McpVerdict
-from levelcode.mcp.trust import TrustState
+from levelcode.mcp.trust import MISSING, OLD_APPROVAL, LaunchFacts, LaunchReview
 
 MASK = "<masked>"
 MAX_ARGUMENT_CHARS = 300
 MAX_ARGUMENT_LINES = 30
 
 
-def launch_card(spec: ServerSpec, trust: TrustState, workspace: Path) -> ApprovalRequest:
+def launch_card(review: LaunchReview, workspace: Path, withheld: Collection[str] = ()) -> ApprovalRequest:
+    """The consent card: decisive lines first (`summary`), then the launch exactly as written.
+    `withheld`: the variables it refers to that a repository's server is kept from."""
+    spec = review.spec
     origin = f"asked for by {spec.provenance.file} — written by the repository, not by you"
     body = [f"server:  {spec.name}", f"from:    {origin}", f"for:     {workspace}", ""]
     body.extend(launch_lines(spec))
+    if isinstance(spec, StdioServerSpec) and not spec.cwd:
+        body.append(f"dir:     {workspace} (the workspace: the server starts there)")
+    body.extend(fact_lines(review.facts))
     body.extend(["", "Approve to let LevelCode start exactly this in this workspace; any change asks again."])
+    changed = review.state == "changed"
+    change = review.check.change or "command changed"
     warning = (
-        "command changed since you approved it — review it again"
-        if trust == "changed"
+        f"{since_approval(change)} — review it again"
+        if changed
         else "a repository wants to run a program on your machine"
     )
-    title = f"{'command changed' if trust == 'changed' else 'new'} · MCP server {spec.name!r}"
-    return ApprovalRequest("mcp_launch", title, tuple(body), warning=warning)
+    title = f"{'review again' if change == OLD_APPROVAL else change} · " if changed else "new · "
+    return ApprovalRequest(
+        "mcp_launch",
+        title + f"MCP server {spec.name!r}",
+        tuple(body),
+        warning=warning,
+        summary=launch_summary(review, workspace, withheld),
+        full_view=f"levelcode mcp get {spec.name}",
+    )
+
+
+def fact_lines(facts: LaunchFacts | None) -> list[str]:
+    """What the approval covers beyond the text: the program the command resolves to, and the
+    workspace files it runs, whose content is checked again before every start."""
+    if facts is None:
+        return []
+    lines = [f"program: {facts.program or '(not found on its PATH)'}"]
+    lines.extend(f"checks:  {name}" for name, digest in facts.files if digest != MISSING)
+    return lines
 
 
 def launch_lines(spec: ServerSpec) -> list[str]:
@@ -54,17 +80,26 @@ def call_card(
     server: str, tool: str, verdict: McpVerdict, arguments: Mapping[str, object], settings_file: str
 ) -> ApprovalRequest:
     body = [f"server: {server}", f"tool:   {tool}", "arguments:", *format_arguments(arguments)]
-    warning = "the server marks this tool destructive" if verdict.destructive else None
-    label = (
-        f'always allow {verdict.name} (adds "{verdict.name}": "allow" to mcpToolPolicy in {settings_file})'
-    )
     return ApprovalRequest(
         "mcp_call",
         f"MCP call · {server} · {tool}",
         tuple(body),
-        warning=warning,
-        allow_always=verdict.allowlistable,
-        always_label=label,
+        warning=verdict.warning,  # destructive, or what the server changed since you allowed it
+        allow_always=verdict.can_always,
+        always_label=always_label(server, verdict, settings_file),
+    )
+
+
+def always_label(server: str, verdict: McpVerdict, settings_file: str) -> str:
+    """What "always" records, and where: it covers the tool as defined now."""
+    if verdict.repository:
+        return (
+            f"always allow {verdict.name} in this workspace (kept with your approval of {server!r}; "
+            "asks again if the server changes the tool)"
+        )
+    return (
+        f"always allow {verdict.name} (records it in mcpToolPolicy in {settings_file}; "
+        "asks again if the server changes the tool)"
     )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 from levelcode.errors import ConfigProblem
+from levelcode.mcp.allow_rules import AllowRule, parse_allow_rule
 
 Tier = Literal["user", "workspace"]
 
@@ -29,7 +30,8 @@ _COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"})
 _STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd"}
 _HTTP_KEYS = _COMMON_KEYS | {"url", "headers"}
 _STDIO_TYPES = frozenset({"stdio"})
-_HTTP_TYPES = frozenset({"http", "streamable-http", "streamableHttp"})
+_SSE_TYPES = frozenset({"sse"})  # the legacy HTTP+SSE transport of MCP 2024-11-05
+_HTTP_TYPES = frozenset({"http", "streamable-http", "streamableHttp"}) | _SSE_TYPES
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,11 @@ class HttpServerSpec:
     name: str
     url: str
     provenance: Provenance
-    headers: tuple[tuple[str, str], ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()  # as written: values are expanded only at connect
     startup_timeout: float | None = None
     timeout: float | None = None
     disabled: bool = False
+    legacy_sse: bool = False  # `"type": "sse"`: the 2024-11-05 HTTP+SSE transport, not Streamable HTTP
 
     @property
     def transport(self) -> Literal["http"]:
@@ -81,14 +84,14 @@ class TierConfig:
     """What one file contributed: servers in written order, the tool policy, the problems found."""
 
     servers: tuple[ServerSpec, ...] = ()
-    tool_policy: Mapping[str, str] = field(default_factory=dict[str, str])
+    tool_policy: Mapping[str, str | AllowRule] = field(default_factory=dict[str, str | AllowRule])
     problems: tuple[ConfigProblem, ...] = ()
 
 
 @dataclass(frozen=True)
 class McpConfig:
     servers: tuple[ServerSpec, ...] = ()
-    tool_policy: Mapping[str, str] = field(default_factory=dict[str, str])
+    tool_policy: Mapping[str, str | AllowRule] = field(default_factory=dict[str, str | AllowRule])
     problems: tuple[ConfigProblem, ...] = ()
 
     def server(self, name: str) -> ServerSpec | None:
@@ -206,13 +209,14 @@ def parse_server_entry(
     return _parse_http(name, entry, provenance, report)
 
 
-def parse_tool_policy(raw: object, *, file: str) -> tuple[dict[str, str], list[ConfigProblem]]:
-    """`mcpToolPolicy`: `{"server__tool" | "server__*" | "*": "allow" | "ask"}`."""
+def parse_tool_policy(raw: object, *, file: str) -> tuple[dict[str, str | AllowRule], list[ConfigProblem]]:
+    """`mcpToolPolicy`: `{"server__tool" | "server__*" | "*": "allow" | "ask"}`, or for one tool the
+    object form "always" writes: `{"decision": "allow", "definition": {...hashes}}`."""
     if raw is None:
         return {}, []
     if not isinstance(raw, Mapping):
         return {}, [ConfigProblem(file, POLICY_KEY, 'expected an object such as {"server__tool": "allow"}')]
-    policy: dict[str, str] = {}
+    policy: dict[str, str | AllowRule] = {}
     problems: list[ConfigProblem] = []
     for pattern, value in raw.items():
         where = f"{POLICY_KEY}.{pattern}"
@@ -222,6 +226,15 @@ def parse_tool_policy(raw: object, *, file: str) -> tuple[dict[str, str], list[C
             or (pattern.endswith("*") and not is_wildcard(pattern))
         ):
             problems.append(ConfigProblem(file, where, 'expected "*", "server__*" or "server__tool"'))
+        elif isinstance(value, Mapping):
+            rule = parse_allow_rule(value)
+            if isinstance(rule, str) or (rule.definition is not None and pattern.endswith("*")):
+                why = (
+                    rule if isinstance(rule, str) else "a definition is recorded for one tool, not a pattern"
+                )
+                problems.append(ConfigProblem(file, where, why + "; this entry allows nothing"))
+            else:
+                policy[pattern] = rule
         elif value not in POLICY_VALUES:
             problems.append(
                 ConfigProblem(file, where, f"expected one of {', '.join(POLICY_VALUES)}; got {value!r}")
@@ -254,7 +267,7 @@ class _Reporter:
 def _transport_kind(entry: Mapping[object, object], report: _Reporter) -> Literal["stdio", "http"] | None:
     declared = entry.get("type")
     if declared is not None and (not isinstance(declared, str) or declared not in _STDIO_TYPES | _HTTP_TYPES):
-        report.fail("type", f'expected "stdio" or "http"; got {declared!r}')
+        report.fail("type", f'expected "stdio", "http" or "sse"; got {declared!r}')
         return None
     has_command, has_url = "command" in entry, "url" in entry
     if has_command and has_url:
@@ -321,6 +334,7 @@ def _parse_http(
         startup_timeout=tuning.startup_timeout,
         timeout=tuning.timeout,
         disabled=tuning.disabled,
+        legacy_sse=entry.get("type") in _SSE_TYPES,
     )
 
 

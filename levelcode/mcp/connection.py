@@ -14,10 +14,11 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from levelcode import paths
 from levelcode.errors import CallTimeout, McpError, ProtocolError, ServerExited, ServerStartError
 from levelcode.mcp import jsonrpc
-from levelcode.mcp.config import StdioServerSpec
-from levelcode.mcp.environment import server_environment
+from levelcode.mcp.config import ServerSpec, StdioServerSpec
+from levelcode.mcp.environment import NOTHING_WITHHELD, Withheld, provider_keys_withheld, server_environment
 from levelcode.mcp.framing import DEFAULT_MAX_MESSAGE_BYTES
 from levelcode.mcp.handshake import (
     DEFAULT_HINTED_PROBE_SECONDS,
@@ -26,15 +27,19 @@ from levelcode.mcp.handshake import (
     ServerInfo,
     finish_background_closes,
     negotiate,
+    negotiate_in_turn,
 )
+from levelcode.mcp.launch_plan import launch_argv, launch_cwd, uses_private_dir
 from levelcode.mcp.results import Rendered, render_call_result
-from levelcode.mcp.session import McpSession
+from levelcode.mcp.session import ClientFeatures, McpSession
 from levelcode.mcp.stdio import StdioLaunch, StdioTransport
+from levelcode.mcp.transport import AuthHook, Transport
 
 DEFAULT_STARTUP_TIMEOUT = 30.0
 DEFAULT_CALL_TIMEOUT = 120.0
 MAX_LIST_PAGES = 100
 MAX_INPUT_ROUNDS = 10
+MAX_INPUT_REQUESTS = 20
 STDERR_LINES_IN_ERRORS = 8
 
 
@@ -47,22 +52,74 @@ class ConnectOptions:
     probe_grace: float = DEFAULT_PROBE_GRACE_SECONDS
     hinted_probe: float = DEFAULT_HINTED_PROBE_SECONDS
     log_dir: Path | None = None
+    servers_dir: Path | None = None  # where user-tier servers' private directories go (state dir)
+    provider_key_values: frozenset[str] = frozenset()  # e.g. the settings' apiKey: never to a repo
+    features: ClientFeatures | None = None  # what servers may ask of us, and who answers
+    authorize: AuthHook | None = None  # a remote server's 401/403 goes here (may ask the user)
 
 
 def resolve_launch(
     spec: StdioServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]
 ) -> StdioLaunch:
-    """What exactly to run: expands `${VAR}` in env (ServerStartError naming a missing one)."""
-    env = server_environment(spec.env, parent_env, server=spec.name)
-    cwd = options.workspace / spec.cwd if spec.cwd else options.workspace
+    """What exactly to run: expands `${VAR}` in env (ServerStartError naming a missing one) and
+    `${workspaceFolder}` in args and cwd; nothing else in args is expanded."""
+    withheld = withheld_from(spec, options, parent_env)
+    env = server_environment(spec.env, parent_env, server=spec.name, withheld=withheld)
+    private = paths.server_dir(spec.name, options.servers_dir)
+    cwd = launch_cwd(spec, options.workspace, private)
     log = options.log_dir / log_file_name(spec.name) if options.log_dir else None
-    return StdioLaunch(spec.name, (spec.command, *spec.args), env, str(cwd), options.max_message_bytes, log)
+    argv = launch_argv(spec, options.workspace)
+    return StdioLaunch(spec.name, argv, env, str(cwd), options.max_message_bytes, log)
+
+
+def withheld_from(spec: ServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]) -> Withheld:
+    """A repository's server never receives LevelCode's provider keys, by `${VAR}` in env or headers."""
+    if spec.provenance.tier != "workspace":
+        return NOTHING_WITHHELD
+    return provider_keys_withheld(parent_env, options.provider_key_values)
+
+
+def prepare_private_dir(spec: StdioServerSpec, launch: StdioLaunch) -> None:
+    """Create a user-tier server's own directory (0700) before it starts there."""
+    if not uses_private_dir(spec):
+        return
+    directory = Path(launch.cwd)
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        directory.parent.chmod(0o700)
+        directory.chmod(0o700)
+    except OSError as exc:
+        raise ServerStartError(
+            f"cannot create its working directory {directory}: {exc}", server=spec.name
+        ) from exc
+
+
+def transport_factory(
+    spec: ServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]
+) -> Callable[[], Transport]:
+    """Fresh transports for a server, chosen by its spec; what they use is resolved once, here
+    (a missing `${VAR}` is a ServerStartError now). The remote stack is imported only for a remote spec."""
+    if isinstance(spec, StdioServerSpec):
+        launch = resolve_launch(spec, options, parent_env)
+        prepare_private_dir(spec, launch)
+        return lambda: StdioTransport(launch)
+    from levelcode.mcp.http.endpoint import remote_endpoint
+    from levelcode.mcp.http.streamable import StreamableHttpTransport
+
+    startup = spec.startup_timeout or options.startup_timeout
+    endpoint = remote_endpoint(
+        spec,
+        parent_env,
+        max_message_bytes=options.max_message_bytes,
+        connect_timeout=startup,
+        withheld=withheld_from(spec, options, parent_env),
+    )
+    return lambda: StreamableHttpTransport(endpoint, auth=options.authorize)
 
 
 def log_file_name(server: str) -> str:
     """The server's stderr log, under the state dir's logs/."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in server)[:80]
-    return (safe.strip(".") or "server") + ".log"
+    return paths.file_stem(server, fallback="server") + ".log"
 
 
 ToolsChanged = Callable[["McpConnection"], None]
@@ -70,7 +127,7 @@ ToolsChanged = Callable[["McpConnection"], None]
 
 class McpConnection:
     def __init__(
-        self, spec: StdioServerSpec, session: McpSession, info: ServerInfo, options: ConnectOptions
+        self, spec: ServerSpec, session: McpSession, info: ServerInfo, options: ConnectOptions
     ) -> None:
         self.spec = spec
         self.name = spec.name
@@ -136,21 +193,43 @@ class McpConnection:
                 return render_call_result(result)
             if kind != "input_required":
                 raise ProtocolError(f"unknown resultType {kind!r}", server=self.name, tool=tool)
-            if result.get("inputRequests"):
+            if result.get("inputRequests") and (
+                self.session.features is None or not self.session.features.handle
+            ):
                 return Rendered(
                     f"ERROR: {self.name}/{tool} asked for input from the user, "
                     "which LevelCode does not support yet",
                     True,
                 )
-            params = {**params, "requestState": result.get("requestState")}
-            await asyncio.sleep(min(0.05 * 2**round_, 0.25))
+            if result.get("inputRequests"):
+                params = {**params, "inputResponses": await self._fulfil(result["inputRequests"], tool)}
+            else:
+                params.pop("inputResponses", None)
+                await asyncio.sleep(min(0.05 * 2**round_, 0.25))
+            params.pop("requestState", None)
+            if isinstance(result.get("requestState"), str):
+                params["requestState"] = result["requestState"]
         raise ProtocolError(
             f"still asking to retry after {MAX_INPUT_ROUNDS} rounds", server=self.name, tool=tool
         )
 
+    async def _fulfil(self, requests: object, tool: str) -> dict[str, object]:
+        """2026-07-28 input requests, answered one by one as if the server had asked them itself."""
+        if not isinstance(requests, Mapping) or len(requests) > MAX_INPUT_REQUESTS:
+            raise ProtocolError("malformed inputRequests", server=self.name, tool=tool)
+        answers: dict[str, object] = {}
+        for key, request in requests.items():
+            method = request.get("method") if isinstance(request, Mapping) else None
+            params = request.get("params", {}) if isinstance(request, Mapping) else None
+            if not isinstance(method, str) or not isinstance(params, Mapping):
+                raise ProtocolError(f"malformed input request {str(key)[:60]!r}", server=self.name, tool=tool)
+            answers[str(key)] = await self.session.handle_server_request(method, params)
+        return answers
+
     def _stderr(self) -> str:
         lines = self.session.diagnostics()[-STDERR_LINES_IN_ERRORS:]
-        return ("\nlast stderr lines:\n" + "\n".join(lines)) if lines else ""
+        label = "last stderr lines" if isinstance(self.spec, StdioServerSpec) else "last HTTP exchanges"
+        return (f"\n{label}:\n" + "\n".join(lines)) if lines else ""
 
     def _notification(self, message: jsonrpc.Notification) -> None:
         if message.method == "notifications/tools/list_changed":
@@ -185,27 +264,30 @@ class McpConnection:
 
 
 async def connect(
-    spec: StdioServerSpec,
+    spec: ServerSpec,
     options: ConnectOptions,
     *,
     hint: Era | None = None,
     parent_env: Mapping[str, str] | None = None,
 ) -> McpConnection:
-    """Start the server, negotiate, list its tools — all within its startup timeout."""
-    launch = resolve_launch(spec, options, os.environ if parent_env is None else parent_env)
+    """Start (or reach) the server, negotiate, list its tools — all within its startup timeout."""
+    make_transport = transport_factory(spec, options, os.environ if parent_env is None else parent_env)
     startup = spec.startup_timeout or options.startup_timeout
 
     async def open_session() -> McpSession:
-        session = McpSession(StdioTransport(launch))
+        session = McpSession(make_transport(), features=options.features)
         await session.open()
         return session
 
     sessions: list[McpSession] = []
     try:
         async with asyncio.timeout(startup):
-            session, info = await negotiate(
-                open_session, hint, probe_grace=options.probe_grace, hinted_probe=options.hinted_probe
-            )
+            if isinstance(spec, StdioServerSpec):
+                session, info = await negotiate(
+                    open_session, hint, probe_grace=options.probe_grace, hinted_probe=options.hinted_probe
+                )
+            else:  # a remote server costs no process per attempt: no race, one connection
+                session, info = await negotiate_in_turn(open_session, hint)
             sessions.append(session)
             connection = McpConnection(spec, session, info, options)
             await connection.list_tools(timeout=startup)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from levelcode import __version__
-from levelcode.errors import McpError, ProtocolError, RemoteError, TransportError
+from levelcode.errors import AuthorizationRequired, McpError, ProtocolError, RemoteError, TransportError
 from levelcode.mcp.session import McpSession
 
 Era = Literal["legacy", "modern"]
@@ -25,6 +25,7 @@ LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 CLIENT_INFO: Mapping[str, object] = {"name": "levelcode", "version": __version__}
 DEFAULT_PROBE_GRACE_SECONDS = 0.3
 DEFAULT_HINTED_PROBE_SECONDS = 5.0  # a server remembered as modern that stays silent is re-tried as legacy
+UNSUPPORTED_VERSION = -32022  # 2026-07-28: "Unsupported protocol version", with the versions it supports
 
 
 @dataclass(frozen=True)
@@ -37,16 +38,21 @@ class ServerInfo:
     tools_list_changed: bool = False
 
 
-def modern_envelope() -> dict[str, object]:
+def modern_envelope(capabilities: Mapping[str, object] | None = None) -> dict[str, object]:
     return {
         "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": dict(capabilities or {}),
         "io.modelcontextprotocol/clientInfo": dict(CLIENT_INFO),
     }
 
 
 async def legacy_handshake(session: McpSession) -> ServerInfo:
-    params = {"protocolVersion": LEGACY_VERSIONS[0], "capabilities": {}, "clientInfo": dict(CLIENT_INFO)}
+    capabilities = session.capabilities()
+    params = {
+        "protocolVersion": LEGACY_VERSIONS[0],
+        "capabilities": capabilities,
+        "clientInfo": dict(CLIENT_INFO),
+    }
     result = await session.request("initialize", params, timeout=None)
     version = result.get("protocolVersion")
     if version not in LEGACY_VERSIONS:
@@ -60,7 +66,7 @@ async def legacy_handshake(session: McpSession) -> ServerInfo:
 
 
 async def modern_discover(session: McpSession) -> ServerInfo:
-    session.envelope = modern_envelope()
+    session.envelope = modern_envelope(session.capabilities())
     try:
         result = await session.request("server/discover", timeout=None)
         versions = result.get("supportedVersions")
@@ -196,3 +202,31 @@ async def _pick(
     with contextlib.suppress(TimeoutError, McpError):
         return await asyncio.wait_for(asyncio.shield(modern), grace)
     return legacy.result()
+
+
+async def negotiate_in_turn(open_session: SessionFactory, hint: Era | None) -> tuple[McpSession, ServerInfo]:
+    """One connection, one attempt after another: for transports where an unknown request costs a
+    refusal, never a dead process (HTTP). `server/discover` first (again once, if the server asks
+    for a version we speak), then `initialize` on the same connection."""
+    session = await open_session()
+    return session, await _closing_on_error(session, _in_turn(session, hint))
+
+
+async def _in_turn(session: McpSession, hint: Era | None) -> ServerInfo:
+    if hint != "legacy":
+        for _attempt in range(2):
+            try:
+                return await modern_discover(session)
+            except AuthorizationRequired:
+                raise
+            except RemoteError as exc:
+                if exc.code != UNSUPPORTED_VERSION or not _offers_modern(exc.data):
+                    break
+            except McpError:
+                break
+    return await legacy_handshake(session)
+
+
+def _offers_modern(data: object) -> bool:
+    supported = data.get("supported") if isinstance(data, Mapping) else None
+    return isinstance(supported, list) and MODERN_VERSION in supported

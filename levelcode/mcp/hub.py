@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Literal
 
 from levelcode.errors import McpError
-from levelcode.mcp.config import ServerSpec, StdioServerSpec
+from levelcode.mcp.config import ServerSpec
 from levelcode.mcp.connection import ConnectOptions, McpConnection, connect
 from levelcode.mcp.handshake import finish_background_closes
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.results import DEFAULT_RESULT_CHARS, cap_text
 from levelcode.mcp.trust import launch_fingerprint
+from levelcode.private_files import write_private_text
 
 ServerStatus = Literal["starting", "running", "failed", "disabled", "not_started"]
 
@@ -67,9 +68,6 @@ class McpHub:
 
     async def _start_one(self, spec: ServerSpec) -> None:
         state = self.states[spec.name]
-        if not isinstance(spec, StdioServerSpec):
-            state.status, state.reason = "failed", "HTTP servers are not supported yet"
-            return
         fingerprint = launch_fingerprint(spec)
         try:
             connection = await connect(spec, self.options, hint=self.memory.get(fingerprint))
@@ -113,8 +111,7 @@ class McpHub:
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in f"{server}-{tool}")[:80]
         path = self.results_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{safe}-{time.monotonic_ns() % 10**6}.txt"
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8", errors="replace")
+            write_private_text(path, text)
         except OSError:
             return None
         return str(path)

@@ -239,10 +239,7 @@ def convert_entry(raw: object, tool: Tool) -> tuple[dict[str, object], list[str]
 def _transport_fields(raw: Mapping[object, object]) -> tuple[str, ...]:
     declared = raw.get("type")
     if declared == "sse":
-        raise _Refusal(
-            'uses the SSE transport (type "sse"), which LevelCode does not support; '
-            "if the server also speaks Streamable HTTP, add that URL yourself"
-        )
+        return ("type", *_HTTP_FIELDS)  # the legacy HTTP+SSE transport: the type must come along
     if declared == "stdio":
         return _STDIO_FIELDS
     if declared in _HTTP_TYPES:
@@ -263,7 +260,7 @@ def _translate_field(key: str, value: object, tool: Tool) -> object:
     if key in ("env", "headers") and isinstance(value, Mapping):
         label = "env" if key == "env" else "header"
         return {
-            str(name): _translate(item, f"{label} {name}", tool, expanded_here=key == "env")
+            str(name): _translate(item, f"{label} {name}", tool, expanded_here=True)
             if isinstance(item, str)
             else item
             for name, item in value.items()
@@ -273,7 +270,7 @@ def _translate_field(key: str, value: object, tool: Tool) -> object:
 
 def _translate(text: str, where: str, tool: Tool, *, expanded_here: bool) -> str:
     """`text` with `${env:X}` written `${X}`; a reference LevelCode would not resolve as `tool` did
-    refuses the entry. `expanded_here`: LevelCode expands `${…}` in this field (env values only)."""
+    refuses the entry. `expanded_here`: LevelCode expands `${…}` in this field (env and header values)."""
     label = TOOL_LABELS[tool]
 
     def rewrite(match: re.Match[str]) -> str:
@@ -293,7 +290,7 @@ def _translate(text: str, where: str, tool: Tool, *, expanded_here: bool) -> str
         if kind == "environment" and not expanded_here:
             raise _Refusal(
                 f"{where} uses ${{{inner}}}, which {label} fills in from your environment; LevelCode "
-                "does that only in env values, so the server would get the text as written"
+                "does that only in env and header values, so the server would get the text as written"
             )
         return "${" + kept + "}"
 

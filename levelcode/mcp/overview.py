@@ -10,15 +10,34 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from levelcode.mcp.allow_rules import AllowRule
 from levelcode.mcp.catalog import Catalog
 from levelcode.mcp.config import McpConfig, ServerSpec, StdioServerSpec, Tier
-from levelcode.mcp.policy import Decision, classify_mcp_tool
-from levelcode.mcp.trust import TrustState
+from levelcode.mcp.policy import Decision, ToolKind, classify_mcp_tool, policy_for_tool
+from levelcode.mcp.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.token_estimate import tool_tokens
 
 NEEDS_APPROVAL = "needs approval"
 COMMAND_CHANGED = "command changed — needs approval"
 DENIED = "not approved — you said no this session"
+
+
+def since_approval(change: str | None) -> str:
+    """A change as a sentence: "its command changed since you approved it", "server.py changed …"."""
+    if change is None or change == "command changed":
+        return "its command changed since you approved it"
+    if change == OLD_APPROVAL:
+        return f"it was {change}"
+    return f"{change} since you approved it"
+
+
+def changed_state(change: str | None) -> str:
+    """The state of a server whose approved launch changed: what changed, and that it waits."""
+    if change is None or change == "command changed":
+        return COMMAND_CHANGED
+    if change == OLD_APPROVAL:
+        return f"{change} — {NEEDS_APPROVAL}"
+    return f"{change} since you approved — {NEEDS_APPROVAL}"
 
 
 @dataclass(frozen=True)
@@ -35,6 +54,7 @@ class ToolLine:
     tool: str  # as the server calls it
     decision: Decision
     reason: str
+    kind: ToolKind = "unannotated"  # what its annotations say, read the spec's way
 
 
 @dataclass(frozen=True)
@@ -46,9 +66,14 @@ class ServerSummary:
     launch: str
     trust: TrustState | None  # workspace servers only
     tools: tuple[ToolLine, ...] = ()
+    change: str | None = None  # when trust is "changed": what ("command changed", "server.py changed")
     dropped: int = 0
     malformed: int = 0
     schema_tokens: int = 0  # the standing cost of its tool schemas, sent with every request
+    cut_descriptions: tuple[str, ...] = ()  # where a cap bit: the server's own tool names
+    trimmed_schemas: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
+    remote: bool = False  # reached over HTTP: no process, no stderr log
 
     @property
     def running(self) -> bool:
@@ -62,7 +87,9 @@ def launch_text(spec: ServerSpec) -> str:
     return spec.url
 
 
-def state_text(spec: ServerSpec, status: ServerStatus | None, trust: TrustState | None) -> str:
+def state_text(
+    spec: ServerSpec, status: ServerStatus | None, trust: TrustState | None, change: str | None = None
+) -> str:
     if spec.disabled:
         return "disabled"
     if status is not None and status.status == "running":
@@ -70,9 +97,9 @@ def state_text(spec: ServerSpec, status: ServerStatus | None, trust: TrustState 
     if status is not None and status.status == "failed":
         return f"failed: {status.reason}"
     if status is not None and status.reason == DENIED:
-        return "command changed — you said no this session" if trust == "changed" else DENIED
+        return f"{change or 'command changed'} — you said no this session" if trust == "changed" else DENIED
     if trust == "changed":
-        return COMMAND_CHANGED
+        return changed_state(change)
     if trust == "never_approved":
         return NEEDS_APPROVAL
     return (status.reason if status is not None and status.reason else None) or "not started"
@@ -83,14 +110,31 @@ def summarize(
     statuses: Mapping[str, ServerStatus],
     trust: Mapping[str, TrustState],
     catalog: Catalog,
+    *,
+    repository_rules: Mapping[str, Mapping[str, AllowRule]] | None = None,
+    changes: Mapping[str, str] | None = None,
 ) -> tuple[ServerSummary, ...]:
+    """One summary per configured server. `repository_rules`: per repository server, what the user
+    answered "always" for here; `changes` names what changed for a "changed" one."""
+    changes = changes or {}
     lines: dict[str, list[ToolLine]] = {}
     tokens: dict[str, int] = {}
+    repositories = {spec.name for spec in config.servers if needs_launch_approval(spec)}
     for tool in catalog.tools:
         route = catalog.routes[tool.name]
-        verdict = classify_mcp_tool(tool.name, route.annotations, config.tool_policy)
+        repository = route.server in repositories
+        policy = policy_for_tool(
+            tool.name,
+            route.tool,
+            repository=repository,
+            user_policy=config.tool_policy,
+            repository_rules=(repository_rules or {}).get(route.server, {}),
+        )
+        verdict = classify_mcp_tool(
+            tool.name, route.annotations, policy, route.definition, repository=repository
+        )
         lines.setdefault(route.server, []).append(
-            ToolLine(tool.name, route.tool, verdict.decision, verdict.reason)
+            ToolLine(tool.name, route.tool, verdict.decision, verdict.reason, verdict.kind)
         )
         tokens[route.server] = tokens.get(route.server, 0) + tool_tokens(tool)
     summaries = []
@@ -99,7 +143,7 @@ def summarize(
         summaries.append(
             ServerSummary(
                 name=spec.name,
-                state=state_text(spec, statuses.get(spec.name), trust.get(spec.name)),
+                state=state_text(spec, statuses.get(spec.name), trust.get(spec.name), changes.get(spec.name)),
                 tier=spec.provenance.tier,
                 file=spec.provenance.file,
                 launch=launch_text(spec),
@@ -108,6 +152,11 @@ def summarize(
                 dropped=counts.dropped if counts else 0,
                 malformed=counts.malformed if counts else 0,
                 schema_tokens=tokens.get(spec.name, 0),
+                cut_descriptions=counts.cut_descriptions if counts else (),
+                trimmed_schemas=counts.trimmed_schemas if counts else (),
+                left_out=counts.left_out if counts else (),
+                change=changes.get(spec.name),
+                remote=not isinstance(spec, StdioServerSpec),
             )
         )
     return tuple(summaries)
@@ -124,12 +173,15 @@ def chip(summaries: Sequence[ServerSummary]) -> str | None:
     if running:
         parts.append(f"{allowed}/{total} allow-listed")
     waiting = sum(1 for s in summaries if s.state == NEEDS_APPROVAL)
-    changed = sum(1 for s in summaries if s.state == COMMAND_CHANGED)
+    changed = sum(1 for s in summaries if s.trust == "changed" and s.state.endswith(NEEDS_APPROVAL))
     failed = sum(1 for s in summaries if s.state.startswith("failed"))
     parts.extend(_count(waiting, "server needs approval", "servers need approval"))
-    parts.extend(_count(changed, "server's command changed", "servers' commands changed"))
+    parts.extend(_count(changed, "server changed since you approved it", "servers changed since approval"))
     parts.extend(_count(failed, "server failed", "servers failed"))
     parts.extend(f"{s.name}: {s.dropped} tools over the cap left out" for s in running if s.dropped)
+    parts.extend(
+        f"{s.name}: {len(s.left_out)} over the definition cap left out" for s in running if s.left_out
+    )
     return " · ".join(parts)
 
 

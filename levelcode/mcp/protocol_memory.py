@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from levelcode.mcp.handshake import Era
+from levelcode.private_files import private_folder
 
 _ERAS: tuple[Era, ...] = ("legacy", "modern")
 _MAX_ENTRIES = 500
@@ -49,7 +50,7 @@ class ProtocolMemory:
         if self.path is None:
             return
         with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(self.path.parent)
             fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".protocols-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 json.dump(self._eras, out)

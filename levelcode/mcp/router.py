@@ -1,10 +1,11 @@
 """The MCP router: where a tool name no built-in has falls through to. Every call goes
 classify → approve → call, and returns the hub's string.
 
-Gates G2/G3 live here: the classifier sees the user's allow-list and the server's annotations,
-never autopilot; anything not allowed asks, and with nobody to ask it is refused with
-`explain_mcp_refusal`'s message. "Always allow" writes the user-tier allow-list, and is not
-offered for a tool its server marks destructive.
+Gates G2/G3 live here: the classifier sees the user's allow rules for that server (mcp/
+tool_allowances.py), the tool's current definition and the server's annotations, never autopilot;
+anything not allowed asks, and with nobody to ask it is refused with `explain_mcp_refusal`'s
+message. "Always allow" records the tool's definition where that server's rules live, and is not
+offered for a destructive tool.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from pathlib import Path
 
 from levelcode.agent.approvals import Approver, decide_or_deny
 from levelcode.agent.messages import ToolShape, ToolUse
-from levelcode.errors import ConfigError
 from levelcode.mcp.cards import call_card, mask_arguments
-from levelcode.mcp.catalog import Catalog, build_catalog
+from levelcode.mcp.catalog import Catalog, McpRoute, build_catalog
 from levelcode.mcp.hub import McpHub
-from levelcode.mcp.policy import McpVerdict, classify_mcp_tool, explain_mcp_refusal
-from levelcode.settings_store import allow_mcp_tool
+from levelcode.mcp.policy import McpVerdict, PolicyEntry, classify_mcp_tool, explain_mcp_refusal
+from levelcode.mcp.tool_allowances import ToolAllowances
+from levelcode.mcp.trust import needs_launch_approval
+from levelcode.mcp.trust_store import TrustStore
 
 log = logging.getLogger("levelcode.mcp")
 
@@ -29,14 +31,17 @@ class McpRouter:
     def __init__(
         self,
         hub: McpHub,
-        tool_policy: MutableMapping[str, str],
+        tool_policy: MutableMapping[str, PolicyEntry],
         approver: Approver,
         *,
         reserved: Collection[str],
         settings_file: Path,
+        workspace: Path | None = None,
+        store: TrustStore | None = None,
     ) -> None:
         self.hub = hub
         self.tool_policy = tool_policy
+        self.allowances = ToolAllowances(tool_policy, settings_file, workspace=workspace, store=store)
         self.approver = approver
         self.reserved = frozenset(reserved)
         self.settings_file = settings_file
@@ -67,7 +72,12 @@ class McpRouter:
 
     def verdict(self, name: str) -> McpVerdict | None:
         route = self.current().route(name)
-        return None if route is None else classify_mcp_tool(name, route.annotations, self.tool_policy)
+        state = self.hub.states.get(route.server) if route is not None else None
+        if route is None or state is None:
+            return None
+        policy = self.allowances.policy_for(state.spec, name, route.tool)
+        repository = needs_launch_approval(state.spec)
+        return classify_mcp_tool(name, route.annotations, policy, route.definition, repository=repository)
 
     async def call(self, use: ToolUse) -> tuple[str, bool]:
         route = self.current().route(use.name)
@@ -75,7 +85,7 @@ class McpRouter:
         if route is None or verdict is None:
             return f"ERROR: no MCP tool named {use.name!r} is available now", True
         if verdict.decision == "ask":
-            refusal = await self._ask(route.server, route.tool, verdict, use.input)
+            refusal = await self._ask(route, verdict, use.input)
             if refusal is not None:
                 log.info(
                     "mcp call %s refused (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input)
@@ -84,20 +94,18 @@ class McpRouter:
         log.info("mcp call %s (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input))
         return await self.hub.call(route.server, route.tool, use.input)
 
-    async def _ask(
-        self, server: str, tool: str, verdict: McpVerdict, arguments: Mapping[str, object]
-    ) -> str | None:
+    async def _ask(self, route: McpRoute, verdict: McpVerdict, arguments: Mapping[str, object]) -> str | None:
         """None when the user allowed the call; otherwise the refusal the model gets."""
         settings = str(self.settings_file)
         if not self.approver.interactive:
             return explain_mcp_refusal(verdict, settings_file=settings)
-        choice = await decide_or_deny(self.approver, call_card(server, tool, verdict, arguments, settings))
+        card = call_card(route.server, route.tool, verdict, arguments, settings)
+        choice = await decide_or_deny(self.approver, card)
         if choice == "deny":
             return explain_mcp_refusal(verdict, denied_by_user=True, settings_file=settings)
-        if choice == "always" and verdict.allowlistable:
-            self.tool_policy[verdict.name] = "allow"
-            try:
-                allow_mcp_tool(verdict.name, self.settings_file)
-            except ConfigError as exc:
-                log.warning("could not save the allow entry: %s", exc)
+        state = self.hub.states.get(route.server)
+        if choice == "always" and verdict.can_always and state is not None and route.definition is not None:
+            problem = self.allowances.record(state.spec, verdict.name, route.tool, route.definition)
+            if problem is not None:
+                log.warning('could not keep the "always" answer for %s: %s', verdict.name, problem)
         return None

@@ -2,14 +2,17 @@
 every view shows.
 
 The gate fails closed. User-tier servers start without asking. A repository's server starts
-only when the trust store holds the fingerprint of exactly this launch; otherwise an
-interactive approver shows the consent card (literal command, every argument and env entry),
-and with nobody to ask it is not started, and the notice names the command that approves it.
+only when the trust store holds the fingerprint of exactly this launch — its text, the program
+it resolves to and the workspace files it runs, hashed again right before the spawn; otherwise
+an interactive approver shows the consent card (literal command, every argument and env entry),
+and with nobody to ask it is not started, and the notice names what changed and the command
+that approves it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -17,24 +20,26 @@ from pathlib import Path
 from levelcode import paths
 from levelcode.agent.approvals import Approver, decide_or_deny
 from levelcode.mcp.cards import launch_card
-from levelcode.mcp.config import McpConfig, ServerSpec
-from levelcode.mcp.config_files import load_mcp_config
+from levelcode.mcp.config import McpConfig, ServerSpec, StdioServerSpec
+from levelcode.mcp.config_files import load_mcp_config, read_json_file
 from levelcode.mcp.connection import ConnectOptions
+from levelcode.mcp.environment import provider_keys_withheld, withheld_references
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.overview import (
-    COMMAND_CHANGED,
     DENIED,
     NEEDS_APPROVAL,
     ServerStatus,
     ServerSummary,
+    changed_state,
     chip,
     launch_text,
+    since_approval,
     stale_approvals,
     summarize,
 )
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.router import McpRouter
-from levelcode.mcp.trust import TrustState, needs_launch_approval
+from levelcode.mcp.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
 from levelcode.ui.mcp_views import ListView
 
@@ -46,13 +51,34 @@ def _no_progress(_names: Sequence[str]) -> AbstractContextManager[object]:
 
 
 def make_hub(workspace: Path) -> McpHub:
-    options = ConnectOptions(workspace=workspace, log_dir=paths.logs_dir())
+    options = ConnectOptions(
+        workspace=workspace,
+        log_dir=paths.logs_dir(),
+        servers_dir=paths.servers_dir(),
+        provider_key_values=frozenset(settings_api_key()),
+    )
     memory = ProtocolMemory(paths.state_dir() / "protocols.json")
     return McpHub(options, memory=memory, results_dir=paths.results_dir())
 
 
-def approval_hint(spec: ServerSpec, trust: TrustState) -> str:
-    why = "its command changed since you approved it" if trust == "changed" else "a repository asked for it"
+def settings_api_key() -> list[str]:
+    """The apiKey in the user's settings, which a repository's server must never receive."""
+    doc, _problem = read_json_file(paths.user_settings_path())
+    key = doc.get("apiKey") if isinstance(doc, dict) else None
+    return [key] if isinstance(key, str) and key else []
+
+
+def kept_from(spec: ServerSpec, extra_values: Collection[str]) -> list[str]:
+    """The provider keys a repository's server asks for through `${VAR}` and will not receive."""
+    if not isinstance(spec, StdioServerSpec):
+        return []
+    withheld = provider_keys_withheld(os.environ, extra_values)
+    return withheld_references((value for _key, value in spec.env), os.environ, withheld)
+
+
+def approval_hint(review: LaunchReview) -> str:
+    spec = review.spec
+    why = since_approval(review.check.change) if review.state == "changed" else "a repository asked for it"
     return (
         f"MCP server {spec.name!r} ({spec.provenance.file}) was not started: it needs your approval ({why}). "
         f"Review and approve it in a terminal with: levelcode mcp trust {spec.name}"
@@ -82,14 +108,17 @@ class McpRuntime:
             approver,
             reserved=reserved,
             settings_file=paths.user_settings_path(),
+            workspace=workspace,
+            store=self.store,
         )
         self.denied: set[str] = set()
         # wraps the concurrent start of the permitted servers (the REPL shows a spinner there)
         self.starting: Callable[[Sequence[str]], AbstractContextManager[object]] = _no_progress
 
-    def trust_states(self) -> dict[str, TrustState]:
+    def reviews(self) -> dict[str, LaunchReview]:
+        """Each repository server's launch as it is on disk now, checked against the trust store."""
         return {
-            s.name: self.store.state(self.workspace, s)
+            s.name: self.store.review(self.workspace, s)
             for s in self.config.servers
             if needs_launch_approval(s)
         }
@@ -102,38 +131,74 @@ class McpRuntime:
         for spec in self.config.servers:
             if await self._may_start(spec):
                 permitted.append(spec)
+        permitted = self._still_as_approved(permitted)
         with self.starting([spec.name for spec in permitted if not spec.disabled]):
             await self.hub.start(permitted)
-        self.router.rebuild()
+        catalog = self.router.rebuild()
         for state in self.hub.states.values():
             if state.status == "failed":
                 self.notify(f"MCP server {state.spec.name!r} failed: {state.reason}")
+        for note in catalog.notes:
+            self.notify(note)
 
     async def _may_start(self, spec: ServerSpec) -> bool:
         if spec.disabled or not needs_launch_approval(spec):
             return True
-        trust = self.store.state(self.workspace, spec)
-        if trust == "approved":
+        review = self.store.review(self.workspace, spec)
+        if review.state == "approved":
             return True
-        reason = COMMAND_CHANGED if trust == "changed" else NEEDS_APPROVAL
         if spec.name in self.denied:
             self.hub.mark_not_started(spec, DENIED)
             return False
         if not self.approver.interactive:
-            self.hub.mark_not_started(spec, reason)
-            self.notify(approval_hint(spec, trust))
+            self._refuse(review)
             return False
-        choice = await decide_or_deny(self.approver, launch_card(spec, trust, self.workspace))
+        withheld = kept_from(spec, self.hub.options.provider_key_values)
+        choice = await decide_or_deny(self.approver, launch_card(review, self.workspace, withheld))
         if choice == "deny":
             self.denied.add(spec.name)
             self.hub.mark_not_started(spec, DENIED)
             return False
-        self.store.approve(self.workspace, spec, launch_text(spec))
+        self.store.approve(self.workspace, spec, launch_text(spec), review.facts)
         return True
+
+    def _still_as_approved(self, permitted: list[ServerSpec]) -> list[ServerSpec]:
+        """Hash the repository servers' files again right before the spawn: what changed since the
+        check, or while a card was open, is not what was approved. (The moment between this and
+        the spawn itself remains: a check-to-use window.)"""
+        kept = []
+        for spec in permitted:
+            review = (
+                None
+                if spec.disabled or not needs_launch_approval(spec)
+                else self.store.review(self.workspace, spec)
+            )
+            if review is None or review.state == "approved":
+                kept.append(spec)
+            else:
+                self._refuse(review)
+        return kept
+
+    def _refuse(self, review: LaunchReview) -> None:
+        changed = review.state == "changed"
+        self.hub.mark_not_started(
+            review.spec, changed_state(review.check.change) if changed else NEEDS_APPROVAL
+        )
+        self.notify(approval_hint(review))
 
     def summaries(self) -> tuple[ServerSummary, ...]:
         statuses = {name: ServerStatus(s.status, s.reason) for name, s in self.hub.states.items()}
-        return summarize(self.config, statuses, self.trust_states(), self.router.current())
+        rules = {
+            spec.name: self.store.tool_allowances(self.workspace, spec)
+            for spec in self.config.servers
+            if needs_launch_approval(spec)
+        }
+        reviews = self.reviews()
+        trust = {name: review.state for name, review in reviews.items()}
+        changes = {name: r.check.change for name, r in reviews.items() if r.check.change}
+        return summarize(
+            self.config, statuses, trust, self.router.current(), repository_rules=rules, changes=changes
+        )
 
     def chip(self) -> str | None:
         return chip(self.summaries())
@@ -149,6 +214,7 @@ class McpRuntime:
         self.hub.states.clear()
         self.config = load_mcp_config(self.workspace)
         self.store = TrustStore(self.store.path)
+        self.router.allowances.store = self.store
         self.router.tool_policy.clear()
         self.router.tool_policy.update(self.config.tool_policy)
         await self.start()

@@ -4,8 +4,9 @@ server's own requests and notifications.
 Every wait is bounded; a request ends in exactly one of: its result, a RemoteError (the server's
 JSON-RPC error), a CallTimeout (after which the server is asked to cancel), a ProtocolError (its
 answer was malformed), or the TransportError that ended the connection — raised at once when the
-server dies, not at the timeout. Server requests are answered: `ping` with `{}`, `roots/list` with
-no roots, sampling refused (DESIGN D3), anything else "method not found".
+server dies, not at the timeout. Server requests are answered: `ping` with `{}`; by default
+`roots/list` with no roots, sampling refused (DESIGN D3), anything else "method not found" — or,
+when the session is given `ClientFeatures`, by its async handler (which may ask the user).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 
 from levelcode.errors import (
     CallTimeout,
@@ -28,14 +30,33 @@ from levelcode.mcp.jsonrpc import Incoming, RequestId
 from levelcode.mcp.transport import Transport
 
 NotificationHandler = Callable[[jsonrpc.Notification], None]
+# Answers one server request (method, params) with its result, or raises RemoteError to refuse it.
+ServerRequestHandler = Callable[[str, Mapping[str, object]], Awaitable[Mapping[str, object]]]
 _NOTES = 20
+INTERNAL_ERROR = -32603
+
+
+@dataclass(frozen=True)
+class ClientFeatures:
+    """What the client declares it can do (`capabilities`) and the handler for the server's requests."""
+
+    capabilities: Mapping[str, object] = field(default_factory=dict[str, object])
+    handle: ServerRequestHandler | None = None
 
 
 class McpSession:
-    def __init__(self, transport: Transport, *, on_notification: NotificationHandler | None = None) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        on_notification: NotificationHandler | None = None,
+        features: ClientFeatures | None = None,
+    ) -> None:
         self.transport = transport
         self.server = transport.server
         self.on_notification = on_notification
+        self.features = features
+        self._answering: set[asyncio.Task[None]] = set()
         self.envelope: Mapping[str, object] | None = None  # 2026-07-28: `_meta` sent with every request
         self.closed: TransportError | None = None
         self.notes: deque[str] = deque(maxlen=_NOTES)  # ignored garbage, for error reports
@@ -121,6 +142,11 @@ class McpSession:
         else:
             self._malformed(message)
 
+    def fail_request(self, request_id: RequestId, error: McpError) -> None:
+        future = self._future(request_id)
+        if future is not None:
+            future.set_exception(error)
+
     def on_closed(self, error: TransportError) -> None:
         if self.closed is not None:
             return
@@ -164,7 +190,22 @@ class McpSession:
         else:
             self.notes.append(f"ignored stdout line: {message.reason}")
 
+    def capabilities(self) -> dict[str, object]:
+        return dict(self.features.capabilities) if self.features is not None else {}
+
+    async def handle_server_request(self, method: str, params: Mapping[str, object]) -> Mapping[str, object]:
+        """A server's request, answered by the features' handler (also for 2026-07-28 input requests)."""
+        handle = self.features.handle if self.features is not None else None
+        if handle is None:
+            raise RemoteError(f"unsupported: {method}", server=self.server, code=jsonrpc.METHOD_NOT_FOUND)
+        return await handle(method, params)
+
     def _answer(self, message: jsonrpc.Request) -> None:
+        if message.method != "ping" and self.features is not None and self.features.handle is not None:
+            task = asyncio.ensure_future(self._answer_async(message))
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
+            return
         if message.method == "ping":
             reply = jsonrpc.result_response(message.id, {})
         elif message.method == "roots/list":
@@ -177,5 +218,16 @@ class McpSession:
             reply = jsonrpc.error_response(
                 message.id, jsonrpc.METHOD_NOT_FOUND, f"unsupported: {message.method}"
             )
+        with contextlib.suppress(McpError):
+            self.transport.send(reply)
+
+    async def _answer_async(self, message: jsonrpc.Request) -> None:
+        try:
+            result = await self.handle_server_request(message.method, message.params)
+            reply = jsonrpc.result_response(message.id, result)
+        except RemoteError as exc:
+            reply = jsonrpc.error_response(message.id, exc.code, str(exc))
+        except McpError as exc:
+            reply = jsonrpc.error_response(message.id, INTERNAL_ERROR, str(exc))
         with contextlib.suppress(McpError):
             self.transport.send(reply)

@@ -22,6 +22,7 @@ from levelcode.mcp import jsonrpc
 from levelcode.mcp.framing import DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, Oversized, StderrRing
 from levelcode.mcp.reaper import WATCHDOG, parent_death_signal
 from levelcode.mcp.transport import MessageSink
+from levelcode.private_files import append_private, private_folder
 from levelcode.process_groups import describe_exit, terminate_group, wait_group_gone
 
 STDIN_CLOSE_GRACE_SECONDS = 1.0
@@ -217,10 +218,10 @@ def _open_log(path: Path | None) -> IO[bytes] | None:
     if path is None:
         return None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
             path.replace(path.with_suffix(path.suffix + ".1"))
-        log = path.open("ab")
+        log = append_private(path)
         log.write(f"--- {os.getpid()} starting {path.stem}\n".encode())
         return log
     except OSError:
@@ -232,6 +233,8 @@ def _spawn_failure(launch: StdioLaunch, exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError):
         if not Path(launch.cwd).is_dir():
             return f"cannot start {command!r}: the working directory {launch.cwd} does not exist"
+        if "/" in command and not command.startswith("/"):
+            return f"cannot start {command!r}: not found relative to its working directory {launch.cwd}"
         return f"cannot start {command!r}: command not found (is it installed and on PATH?)"
     if isinstance(exc, PermissionError):
         return f"cannot start {command!r}: permission denied"

@@ -7,17 +7,21 @@ transport it talks to, so timeouts, caps and error strings are the same for all 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
-from levelcode.errors import TransportError
-from levelcode.mcp.jsonrpc import Incoming
+from levelcode.errors import McpError, TransportError
+from levelcode.mcp.jsonrpc import Incoming, RequestId
 
 
 class MessageSink(Protocol):
     def on_message(self, message: Incoming) -> None: ...
 
     def on_closed(self, error: TransportError) -> None: ...
+
+    def fail_request(self, request_id: RequestId, error: McpError) -> None:
+        """One request failed on its own (a remote server's POST was refused); the rest go on."""
 
 
 class Transport(Protocol):
@@ -34,4 +38,19 @@ class Transport(Protocol):
         """Stop and release everything; safe to call more than once."""
 
     def diagnostics(self) -> tuple[str, ...]:
-        """The last lines worth showing in an error (a stdio server's stderr)."""
+        """The last lines worth showing in an error (a stdio server's stderr, a remote one's statuses)."""
+
+
+@dataclass(frozen=True)
+class AuthChallenge:
+    """A remote server refused a request: what an authentication hook needs to decide what to do."""
+
+    server: str
+    url: str  # without query or user info
+    status: int  # 401 or 403
+    www_authenticate: str | None
+
+
+# Given a refusal, returns headers to retry the request with once (after signing in, which may ask
+# the user), or None to give up. Remote transports call it for a 401/403 on any request.
+AuthHook = Callable[[AuthChallenge], Awaitable[Mapping[str, str] | None]]

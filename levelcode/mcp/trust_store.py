@@ -1,9 +1,13 @@
 """The trust store (gate G1): which launches the user approved, per workspace and server name.
 
-Maps the workspace's real path + server name → the launch fingerprint that was approved (plus
-the literal command, for showing). Written atomically with mode 0600 under a lock, so two
-LevelCode processes approving at once both land. A corrupt or unreadable store means nothing is
-trusted — fail closed — with a warning; the next approval sets the bad file aside and starts anew.
+Maps the workspace's real path + server name → the launch fingerprint that was approved, and
+beside it the fingerprint of the text alone, the resolved program and each workspace file's
+digest, so that a change can be named ("server.py changed"), plus the literal command; and the
+tools the user answered "always" for while that launch was approved (gate G2: each with the
+definition it covers). A new approval replaces the entry, so it starts with no tool allowances.
+Written atomically with mode 0600 under a lock, so two LevelCode processes approving at once both
+land. A corrupt or unreadable store means nothing is trusted — fail closed — with a warning; the
+next approval sets the bad file aside and starts anew.
 """
 
 from __future__ import annotations
@@ -11,13 +15,23 @@ from __future__ import annotations
 import contextlib
 import datetime
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from levelcode import paths
 from levelcode.json_store import JsonDoc, UnreadableFile, locked, read_json_object, write_atomically
+from levelcode.mcp.allow_rules import AllowRule, ToolDefinition, parse_allow_rule
 from levelcode.mcp.config import ServerSpec
-from levelcode.mcp.trust import TrustState, launch_fingerprint, trust_state
+from levelcode.mcp.launch_inspection import inspect_launch
+from levelcode.mcp.trust import (
+    ApprovedLaunch,
+    LaunchFacts,
+    LaunchReview,
+    TrustState,
+    approved_launch,
+    check_trust,
+    trust_state,
+)
 
 STORE_VERSION = 1
 
@@ -52,13 +66,27 @@ class TrustStore:
         entries = workspaces.get(workspace_key(workspace)) if isinstance(workspaces, dict) else None
         return entries if isinstance(entries, dict) else {}
 
-    def recorded(self, workspace: Path, server: str) -> str | None:
+    def recorded(self, workspace: Path, server: str) -> ApprovedLaunch | None:
         entry = self._entries(self._doc, workspace).get(server)
-        fingerprint = entry.get("fingerprint") if isinstance(entry, dict) else None
-        return fingerprint if isinstance(fingerprint, str) else None
+        if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
+            return None
+        command, program, files = entry.get("command"), entry.get("program"), entry.get("files")
+        return ApprovedLaunch(
+            entry["fingerprint"],
+            command if isinstance(command, str) else None,
+            program if isinstance(program, str) else None,
+            {str(k): v for k, v in files.items() if isinstance(v, str)} if isinstance(files, dict) else {},
+        )
+
+    def review(
+        self, workspace: Path, spec: ServerSpec, environ: Mapping[str, str] | None = None
+    ) -> LaunchReview:
+        """The launch as it is on disk now (repository servers: program and files), checked."""
+        facts = inspect_launch(spec, workspace, os.environ if environ is None else environ)
+        return LaunchReview(spec, facts, check_trust(spec, facts, self.recorded(workspace, spec.name)))
 
     def state(self, workspace: Path, spec: ServerSpec) -> TrustState:
-        return trust_state(spec, self.recorded(workspace, spec.name))
+        return self.review(workspace, spec).state
 
     def approved_servers(self, workspace: Path) -> dict[str, str]:
         """server name → the launch text recorded when it was approved."""
@@ -67,9 +95,48 @@ class TrustStore:
             name: str(entry.get("launch", "")) for name, entry in entries.items() if isinstance(entry, dict)
         }
 
-    def approve(self, workspace: Path, spec: ServerSpec, launch_text: str) -> None:
+    def tool_allowances(self, workspace: Path, spec: ServerSpec) -> dict[str, AllowRule]:
+        """server tool name → the rule recorded by "always", while exactly this launch is approved."""
+        if self.state(workspace, spec) != "approved":
+            return {}
+        entry = self._entries(self._doc, workspace).get(spec.name)
+        tools = entry.get("tools") if isinstance(entry, dict) else None
+        if not isinstance(tools, dict):
+            return {}
+        rules = {str(tool): parse_allow_rule(raw) for tool, raw in tools.items()}
+        return {tool: rule for tool, rule in rules.items() if isinstance(rule, AllowRule)}
+
+    def allow_tool(self, workspace: Path, spec: ServerSpec, tool: str, definition: ToolDefinition) -> bool:
+        """Record "always" for one tool inside the server's approval here; False (nothing written)
+        when exactly this launch is not approved any more."""
+        facts = inspect_launch(spec, workspace, os.environ)
+        recorded: list[bool] = []
+
+        def record(doc: JsonDoc) -> None:
+            entry = self._workspace_entries(doc, workspace).get(spec.name)
+            fingerprint = entry.get("fingerprint") if isinstance(entry, dict) else None
+            approved = isinstance(entry, dict) and trust_state(spec, fingerprint, facts) == "approved"
+            if isinstance(entry, dict) and approved:
+                tools = entry.get("tools")
+                tools = entry["tools"] = tools if isinstance(tools, dict) else {}
+                tools[tool] = AllowRule("allow", definition).as_json()
+            recorded.append(approved)
+
+        self._update(record)
+        return recorded[0]
+
+    def approve(
+        self, workspace: Path, spec: ServerSpec, launch_text: str, facts: LaunchFacts | None = None
+    ) -> None:
+        """Record `spec` with the facts the user was shown (found now, when not given)."""
+        if facts is None:
+            facts = inspect_launch(spec, workspace, os.environ)
+        approved = approved_launch(spec, facts)
         entry = {
-            "fingerprint": launch_fingerprint(spec),
+            "fingerprint": approved.fingerprint,
+            "command": approved.command,
+            "program": approved.program,
+            "files": dict(approved.files),
             "launch": launch_text,
             "approvedAt": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         }

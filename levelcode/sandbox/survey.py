@@ -1,5 +1,5 @@
 """Filling a sandbox policy from what exists on disk: git dirs (also a worktree's or submodule's,
-whose `.git` is a file), `.levelcode/`, secret stores, the cache folder (created here, 0700).
+whose `.git` is a file), `.levelcode/`, secret stores, the cache folder (created here, private).
 
 Only existing paths are named: bwrap would have to create a mount point for a missing one. So a
 path that appears later (`git init` in a folder that had no `.git`) is protected from the next
@@ -8,10 +8,10 @@ command on, not during the command that created it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from levelcode.private_files import private_folder
 from levelcode.sandbox.locations import GIT_CONTROL_NAMES, LEVELCODE_DIR, HostPaths
 from levelcode.sandbox.policy import SandboxPolicy
 
@@ -29,8 +29,7 @@ def build_policy(
         root_pinned, root_protected = protected_paths(root)
         pinned += root_pinned
         read_only += root_protected
-    cache = host.cache_dir(workspace)
-    make_private_dir(cache)
+    cache = private_folder(host.cache_dir(workspace))
     hidden_dirs = _outermost(p.resolve() for p in host.secret_dirs() if p.is_dir())
     hidden_files = _unique(p.resolve() for p in host.secret_files() if _is_file_like(p))
     return SandboxPolicy(
@@ -111,14 +110,6 @@ def _module_dirs(modules: Path, depth: int) -> Iterator[Path]:
             yield from _module_dirs(entry / "modules", depth - 1)
         else:  # a submodule named with a slash: modules/lib/sub/
             yield from _module_dirs(entry, depth - 1)
-
-
-def make_private_dir(path: Path) -> None:
-    """Create `path` and its missing parents for LevelCode's use only (0700)."""
-    missing = [p for p in (path, *path.parents) if not p.exists()]
-    path.mkdir(parents=True, exist_ok=True)
-    for folder in missing:
-        os.chmod(folder, 0o700)
 
 
 def _is_file_like(path: Path) -> bool:

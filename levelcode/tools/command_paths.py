@@ -12,10 +12,12 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from levelcode.tools.protected_paths import protected_folder
 from levelcode.tools.shell_words import Word
 
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _FD_TARGET = re.compile(r"/dev/fd/[0-9]+")
+_STDIN_PATH = re.compile(r"-|/dev/stdin|/dev/fd/[0-9]+|/proc/(self|thread-self|[0-9]+)/fd/[0-9]+")
 SYSTEM_DIRS: tuple[str, ...] = (
     "/etc",
     "/boot",
@@ -51,6 +53,17 @@ HOME_STARTUP: tuple[str, ...] = (
 HOME_STARTUP += (".zprofile", ".zlogin", ".cshrc", ".tcshrc", ".login", ".inputrc", ".gitconfig", ".npmrc")
 HOME_STARTUP += (".pypirc", ".netrc", ".git-credentials", ".config/fish", ".config/autostart")
 HOME_STARTUP += (".config/systemd", ".config/git", ".local/bin", "Library/LaunchAgents")
+
+
+def names_stdin(word: Word) -> bool:
+    """Whether a file operand stands for the program's own input (`-`, /dev/stdin, /dev/fd/0 ...),
+    which is text the command line does not show."""
+    return _STDIN_PATH.fullmatch(word.text) is not None
+
+
+def _protected_problem(parts: tuple[str, ...], text: str) -> str | None:
+    found = protected_folder(parts)
+    return None if found is None else f"{found[0]}/, where {found[1]} ({text!r})"
 
 
 def _home() -> Path:
@@ -137,15 +150,24 @@ class PathScope:
         root = next((root for root in self.roots if _under(path, root)), None)
         if root is None:
             return f"{_outside_kind(path)} ({text!r})"
-        if ".git" in path.relative_to(root).parts:
-            return f"the .git directory, whose hooks and config run code ({text!r})"
-        return None
+        return _protected_problem(path.relative_to(root).parts, text)
+
+    def outside_problem(self, word: Word) -> str | None:
+        """Why a file the command reads and runs (a makefile, a package path) needs a look: it is
+        computed at run time or lies outside the workspace. None when it is plainly inside."""
+        if word.dynamic:
+            return f"a path computed when the command runs ({word.text!r})"
+        path = self.resolve(word)
+        if path is None:
+            leaves = self.lost or ".." in Path(word.text).parts
+            return f"a path that may leave the workspace ({word.text!r})" if leaves else None
+        if any(_under(path, root) for root in self.roots):
+            return None
+        return f"{_outside_kind(path)} ({word.text!r})"
 
     def _unanchored_problem(self, text: str) -> str | None:
         if self.lost:
             return f"a path relative to a directory the command changed to ({text!r})"
         if ".." in Path(text).parts:
             return f"a path that may leave the workspace ({text!r})"
-        if ".git" in Path(text).parts:
-            return f"the .git directory, whose hooks and config run code ({text!r})"
-        return None
+        return _protected_problem(Path(text).parts, text)

@@ -1,91 +1,25 @@
 """Per-command safety rules for files, disks, processes and the system; what each rule looks at.
 
-Pure apart from resolving paths. A rule sees one command (wrappers already peeled off) and yields
-the reasons to flag it; yielding nothing means this rule saw no danger. When unsure, yield.
+Pure apart from resolving paths. Same contract as every rule table: see `command_call`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 
-from levelcode.tools.command_paths import PathScope
+from levelcode.tools.command_call import (
+    Call,
+    Rule,
+    always,
+    has_long,
+    option_value,
+    path_checks,
+    short_letters,
+    split_options,
+)
+from levelcode.tools.command_wrappers import filled_at_run_time
 from levelcode.tools.shell_words import Word
-
-
-@dataclass(frozen=True)
-class Call:
-    """One command as a rule sees it, with ways to review the commands it embeds."""
-
-    name: str  # the program's base name, lower-cased: "/bin/RM" -> "rm"
-    args: tuple[Word, ...]
-    scope: PathScope
-    args_unknown: bool  # more arguments arrive at run time (xargs, find -exec {})
-    piped_in: bool  # stdin is the previous pipeline stage's output
-    stdin_text: str | None  # a here-document or here-string fed to it
-    review_words: Callable[[tuple[Word, ...], bool], None]  # (embedded command, args_unknown)
-    review_script: Callable[[str], None]  # embedded shell source (sh -c, eval, trap)
-
-
-Rule = Callable[[Call], Iterator[str]]
-
-
-def split_options(args: Iterable[Word]) -> tuple[list[str], list[Word]]:
-    """Options (`-x`, `--long=v`) and operands; everything after `--` is an operand."""
-    options: list[str] = []
-    operands: list[Word] = []
-    ended = False
-    for word in args:
-        if not ended and word.text == "--":
-            ended = True
-        elif not ended and word.text.startswith("-") and len(word.text) > 1:
-            options.append(word.text)
-        else:
-            operands.append(word)
-    return options, operands
-
-
-def short_letters(options: Iterable[str]) -> set[str]:
-    return {letter for option in options if not option.startswith("--") for letter in option[1:]}
-
-
-def has_long(options: Iterable[str], full: str, *, shortest: int = 4) -> bool:
-    """Whether `--full` was given, also abbreviated as GNU tools accept (`--rec` for `--recursive`)."""
-    for option in options:
-        name = option.split("=", 1)[0]
-        if option.startswith("--") and len(name) >= shortest and full.startswith(name):
-            return True
-    return False
-
-
-def option_value(args: tuple[Word, ...], short: str | None, long: str) -> Word | None:
-    """The value of `-s VALUE`, `-sVALUE`, `--long VALUE` or `--long=VALUE`, if given; also of a
-    cluster such as `-sSLo FILE`, read as GNU tools do: the rest of the cluster, else the next word."""
-    for index, word in enumerate(args):
-        text = word.text
-        following = args[index + 1] if index + 1 < len(args) else None
-        if text == long or (short is not None and text == short):
-            return following
-        if text.startswith(long + "="):
-            return Word(text.split("=", 1)[1], word.dynamic, word.pattern, word.quoted)
-        if short and text.startswith("-") and not text.startswith("--") and short[1] in text[1:]:
-            rest = text[text.index(short[1], 1) + 1 :]
-            return Word(rest, word.dynamic, word.pattern, word.quoted) if rest else following
-    return None
-
-
-def always(reason: str) -> Rule:
-    def rule(call: Call) -> Iterator[str]:
-        yield reason
-
-    return rule
-
-
-def path_checks(verb: str, call: Call, words: Iterable[Word]) -> Iterator[str]:
-    for word in words:
-        if problem := call.scope.write_problem(word):
-            yield f"{verb} {problem}"
 
 
 def rm_rule(call: Call) -> Iterator[str]:
@@ -161,7 +95,7 @@ def find_rule(call: Call) -> Iterator[str]:
         elif text in ("-exec", "-execdir", "-ok", "-okdir"):
             end = next((j for j in range(index + 1, len(args)) if args[j].text in (";", "+")), len(args))
             if end > index + 1:
-                call.review_words(args[index + 1 : end], True)
+                call.review_words(filled_at_run_time(args[index + 1 : end], "{}"), True)
             index = end
         elif text in ("-fprint", "-fprint0", "-fprintf", "-fls") and index + 1 < len(args):
             yield from path_checks("writes to", call, args[index + 1 : index + 2])
@@ -195,6 +129,9 @@ def ln_rule(call: Call) -> Iterator[str]:
 
 def rsync_rule(call: Call) -> Iterator[str]:
     options, operands = split_options(call.args)
+    letters = short_letters(option for option in options if not option.startswith("--"))
+    if "e" in letters or has_long(options, "--rsh") or has_long(options, "--rsync-path", shortest=8):
+        yield "rsync runs the program given as its remote shell (-e / --rsh / --rsync-path)"
     if any(option.startswith(("--del", "--remove-source")) for option in options):
         yield "deletes files (rsync --delete / --remove-source-files)"
     if operands and ":" in operands[-1].text:
@@ -207,36 +144,30 @@ def tee_rule(call: Call) -> Iterator[str]:
     yield from path_checks("writes to", call, split_options(call.args)[1])
 
 
-_SED_RUNS_OR_WRITES = re.compile(
-    r"(^|[;}\n])\s*[0-9,$/!]*\s*[ewW]\s|/[gpIiMm0-9]*[ew][gpIiMm0-9]*\s*($|[;}])"
-)
+_TAR_RUNNERS: tuple[str, ...] = ("--to-command", "--use-compress-program", "--checkpoint-action")
+_TAR_RUNNERS += ("--info-script", "--new-volume-script", "--rmt-command", "--rsh-command")
 
 
-def sed_rule(call: Call) -> Iterator[str]:
-    options, operands = split_options(call.args)
-    script_given = option_value(call.args, "-e", "--expression") or option_value(call.args, "-f", "--file")
-    scripts = [script_given] if script_given else operands[:1]
-    files = operands if script_given else operands[1:]
-    if any(_SED_RUNS_OR_WRITES.search(script.text) for script in scripts):
-        yield "the sed script runs commands or writes files (e, w, W)"
-    in_place = "i" in short_letters(o for o in options if o not in ("-e", "-f")) or has_long(
-        options, "--in-place"
-    )
-    if in_place:
-        if call.args_unknown:
-            yield "edits in place files named only at run time (xargs, find -exec)"
-        yield from path_checks("edits in place", call, files)
+def _tar_letters(args: tuple[Word, ...]) -> set[str]:
+    """tar's short option letters, its old-style first word included (`tar xzf a.tgz`)."""
+    letters = short_letters(option for option in split_options(args)[0] if not option.startswith("--"))
+    if args and args[0].text.isalpha():
+        letters |= set(args[0].text)
+    return letters
 
 
 def tar_rule(call: Call) -> Iterator[str]:
-    options, _operands = split_options(call.args)
-    runners = ("--to-command", "--use-compress-program", "--checkpoint-action", "--info-script")
-    if any(has_long(options, name, shortest=6) for name in runners) or "-I" in options:
-        yield "a tar option runs a command (--to-command, --use-compress-program, ...)"
-    if "P" in short_letters(o for o in options if not o.startswith("--")) or has_long(
-        options, "--absolute-names"
-    ):
+    options = split_options(call.args)[0]
+    letters = _tar_letters(call.args)
+    if any(has_long(options, name, shortest=6) for name in _TAR_RUNNERS) or letters & {"I", "F"}:
+        yield "a tar option runs a command (--to-command, -I/--use-compress-program, -F/--info-script, ...)"
+    if "P" in letters or has_long(options, "--absolute-names"):
         yield "tar with absolute member names can write anywhere (-P)"
+    archive = option_value(call.args, "-f", "--file")
+    if archive is None and call.args and call.args[0].text.isalpha() and "f" in call.args[0].text:
+        archive = call.args[1] if len(call.args) > 1 else None
+    if archive is not None and ":" in archive.text and not has_long(options, "--force-local"):
+        yield f"tar reaches another machine through a remote shell (archive {archive.text!r})"
     directory = option_value(call.args, "-C", "--directory")
     if directory is not None:
         yield from path_checks("unpacks into", call, [directory])
@@ -314,7 +245,6 @@ FILE_AND_SYSTEM_RULES: dict[str, Rule] = {
     "tee": tee_rule,
     "touch": paths_rule("writes to"),
     "mkdir": paths_rule("creates"),
-    "sed": sed_rule,
     "tar": tar_rule,
     "unzip": unzip_rule,
     "eval": eval_rule,

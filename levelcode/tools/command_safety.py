@@ -13,16 +13,34 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from levelcode.tools.command_call import Call, Rule, all_of
 from levelcode.tools.command_paths import PathScope
-from levelcode.tools.command_rules import FILE_AND_SYSTEM_RULES, OUTLIVES_REASON, Call, Rule
-from levelcode.tools.interpreter_rules import (
-    DOWNLOADERS,
-    INTERPRETER_RULES,
-    interpreter_rule,
-    is_python,
-    runs_code,
+from levelcode.tools.command_rules import FILE_AND_SYSTEM_RULES, OUTLIVES_REASON
+from levelcode.tools.command_variables import variable_problem
+from levelcode.tools.command_wrappers import (
+    ELEVATORS,
+    HEADER_KEYWORDS,
+    KEYWORDS,
+    RUNNERS,
+    SWITCHED_APPLETS,
+    WRAPPERS,
+    filled_at_run_time,
+    peel_options,
+    replace_string,
 )
+from levelcode.tools.embedded_command_rules import EMBEDDED_COMMAND_RULES
+from levelcode.tools.git_rules import GIT_RULES
+from levelcode.tools.interpreter_rules import INTERPRETER_RULES, interpreter_rule, is_python, runs_code
+from levelcode.tools.network_rules import (
+    DOWNLOADERS,
+    ENVIRONMENT,
+    NETWORK_RULES,
+    NETWORK_TOOLS,
+    reads_environment,
+)
+from levelcode.tools.package_rules import PACKAGE_RULES
 from levelcode.tools.program_rules import PROGRAM_RULES
+from levelcode.tools.script_language_rules import SCRIPT_LANGUAGE_RULES
 from levelcode.tools.shell_words import Redirect, SimpleCommand, Word, parse_script
 
 
@@ -35,75 +53,35 @@ class CommandVerdict:
 MAX_DEPTH = 8  # nested $(...), sh -c, eval ...
 MAX_COMMAND_CHARS = 100_000
 LOCAL_PROGRAM = "./"  # stands for any program run by a relative path, e.g. ./install.sh
-RULES: dict[str, Rule] = {**FILE_AND_SYSTEM_RULES, **PROGRAM_RULES, **INTERPRETER_RULES}
 
-_NO_VALUES: frozenset[str] = frozenset()
-# wrapper -> (options that take a value, positional arguments before the command, args unknown)
-WRAPPERS: dict[str, tuple[frozenset[str], int, bool]] = {
-    **dict.fromkeys(
-        ("command", "builtin", "nohup", "setsid", "unbuffer", "busybox", "eatmydata"), (_NO_VALUES, 0, False)
-    ),
-    **dict.fromkeys(
-        ("fakeroot", "proxychains", "proxychains4", "torsocks", "exec"), (frozenset({"-a"}), 0, False)
-    ),
-    "time": (frozenset({"-f", "--format", "-o", "--output"}), 0, False),
-    "nice": (frozenset({"-n", "--adjustment"}), 0, False),
-    "ionice": (frozenset({"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}), 0, False),
-    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1, False),
-    "stdbuf": (frozenset({"-i", "-o", "-e"}), 0, False),
-    "chrt": (_NO_VALUES, 1, False),
-    "taskset": (_NO_VALUES, 1, False),
-    "flock": (frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}), 1, False),
-    "caffeinate": (frozenset({"-w", "-t"}), 0, False),
-    **dict.fromkeys(("strace", "ltrace"), (frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-P"}), 0, False)),
-    "xargs": (
-        frozenset({"-I", "-L", "-n", "-P", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter"}),
-        0,
-        True,
-    ),
-    "parallel": (frozenset({"-j", "--jobs", "-S", "--sshlogin", "--joblog", "-a"}), 0, True),
-}
-ELEVATORS: dict[str, tuple[frozenset[str], int]] = {
-    "sudo": (frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "--user"}), 0),
-    "doas": (frozenset({"-u", "-C"}), 0),
-    "pkexec": (frozenset({"--user"}), 0),
-    "run0": (frozenset({"--user", "-u"}), 0),
-    "runuser": (frozenset({"-u", "-g", "-G", "--user", "--group"}), 0),
-    "su": (frozenset({"-s", "--shell", "-g", "-G", "--group"}), 1),
-    "gosu": (_NO_VALUES, 1),
-    "sg": (_NO_VALUES, 1),
-    "chroot": (frozenset({"--userspec", "--groups"}), 1),
-    "sudoedit": (_NO_VALUES, 0),
-}
-# runner -> the subcommands after which a command follows (empty: it follows at once)
-RUNNERS: dict[str, frozenset[str]] = {
-    **dict.fromkeys(("uvx", "npx", "bunx", "dotenv", "cross-env"), frozenset()),
-    **dict.fromkeys(
-        ("uv", "poetry", "pipenv", "hatch", "pdm", "pixi", "rye", "devbox", "pipx"), frozenset({"run"})
-    ),
-    **dict.fromkeys(("conda", "mamba", "micromamba"), frozenset({"run"})),
-    **dict.fromkeys(("pnpm", "yarn"), frozenset({"exec", "dlx"})),
-    **dict.fromkeys(("npm", "bun", "mise"), frozenset({"exec", "x"})),
-    **dict.fromkeys(("bundle", "direnv", "asdf"), frozenset({"exec"})),
-}
-KEYWORDS = frozenset(
-    {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "esac"}
+
+def _merged(*tables: dict[str, Rule]) -> dict[str, Rule]:
+    """One rule per program; a program several tables know (bun: packages and inline code) gets all."""
+    found: dict[str, list[Rule]] = {}
+    for table in tables:
+        for name, rule in table.items():
+            found.setdefault(name, []).append(rule)
+    return {name: rules[0] if len(rules) == 1 else all_of(*rules) for name, rules in found.items()}
+
+
+RULES = _merged(
+    FILE_AND_SYSTEM_RULES,
+    PROGRAM_RULES,
+    PACKAGE_RULES,
+    GIT_RULES,
+    INTERPRETER_RULES,
+    SCRIPT_LANGUAGE_RULES,
+    NETWORK_RULES,
+    EMBEDDED_COMMAND_RULES,
 )
-HEADER_KEYWORDS = frozenset({"for", "select", "case", "in"})
-DANGEROUS_VARIABLES = frozenset({"PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS"})
-DANGEROUS_VARIABLES |= {"PS4", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "SSH_ASKPASS"}
-DANGEROUS_VARIABLES |= {
-    "NODE_OPTIONS",
-    "PERL5OPT",
-    "RUBYOPT",
-    "PYTHONSTARTUP",
-    "PYTHONHOME",
-    "EDITOR",
-    "PAGER",
-}
+ENVIRONMENT_SENT = (
+    "sends the environment, which holds tokens and keys, to the network "
+    "(env, printenv, set or /proc/*/environ into curl, wget, nc ...)"
+)
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^]]*\])?\+?=")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _FD_DUPLICATION = re.compile(r"[0-9]*-?")
+_ENVIRON_FILE = re.compile(r"/proc/[^/]+/environ")
 _RAW_DEVICES = re.compile(
     r"/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|loop|mapper/|mem|kmem|port|tcp/|udp/)"
 )
@@ -139,22 +117,6 @@ def _shortened(reason: str, limit: int = 200) -> str:
     return reason if len(reason) <= limit else reason[: limit - 5] + " ...)"
 
 
-def _peel_options(
-    words: tuple[Word, ...], value_options: frozenset[str], positionals: int
-) -> tuple[Word, ...]:
-    """The words after a wrapper's own options, the option values and `positionals` operands."""
-    index = 1
-    while index < len(words):
-        text = words[index].text
-        if text == "--":
-            index += 1
-            break
-        if not text.startswith("-") or text == "-":
-            break
-        index += 2 if text in value_options else 1
-    return words[index + positionals :]
-
-
 class _Review:
     """One classification: walks every command the line can run, collecting reasons."""
 
@@ -186,21 +148,26 @@ class _Review:
             names |= self.command(command, depth)
         if names & DOWNLOADERS and any(runs_code(name) or name == LOCAL_PROGRAM for name in names):
             self.reasons.append("downloads something and runs a shell or interpreter (as in curl ... | sh)")
+        if ENVIRONMENT in names and names & NETWORK_TOOLS:
+            self.reasons.append(ENVIRONMENT_SENT)
         return names
 
     def command(self, command: SimpleCommand, depth: int) -> set[str]:
         for redirect in command.redirects:
             self.redirect(redirect)
+        names: set[str] = set()
         for word in [*command.words, *(redirect.target for redirect in command.redirects)]:
             if _SECRETS.search(word.text):
                 self.reasons.append(f"touches credentials ({word.text!r})")
             if _RAW_DEVICES.match(word.text):
                 self.reasons.append(f"uses a disk, memory or network device directly ({word.text!r})")
-        stdin_text = next((_stdin_text(r) for r in command.redirects if r.op in ("<<", "<<-", "<<<")), None)
+            if _ENVIRON_FILE.search(word.text):
+                names.add(ENVIRONMENT)
+        stdin = _Stdin(command)
         words = self.assignments(tuple(command.words))
-        if not words:
-            return set()
-        return self.invocation(words, depth, piped_in=command.piped_in, stdin_text=stdin_text)
+        if words:
+            names |= self.invocation(words, depth, stdin=stdin)
+        return names
 
     def redirect(self, redirect: Redirect) -> None:
         if redirect.op in ("<", "<<", "<<-", "<<<", "<&"):
@@ -219,16 +186,15 @@ class _Review:
         return words[index:]
 
     def variable(self, name: str) -> None:
-        if name in DANGEROUS_VARIABLES or name.startswith(("LD_", "DYLD_", "GIT_CONFIG")):
-            self.reasons.append(f"sets {name}, which changes what programs run or load")
+        if problem := variable_problem(name):
+            self.reasons.append(problem)
 
     def invocation(
         self,
         words: tuple[Word, ...],
         depth: int,
         *,
-        piped_in: bool = False,
-        stdin_text: str | None = None,
+        stdin: _Stdin | None = None,
         args_unknown: bool = False,
     ) -> set[str]:
         """Review one command; returns the program names it runs, at any depth."""
@@ -246,14 +212,17 @@ class _Review:
             args=words[1:],
             scope=self.scope,
             args_unknown=args_unknown or unknown,
-            piped_in=piped_in,
-            stdin_text=stdin_text,
+            piped_in=stdin is not None and stdin.piped,
+            stdin_text=stdin.text if stdin else None,
+            stdin_file=stdin.file if stdin else None,
             review_words=lambda inner, unknown: names.update(
                 self.invocation(inner, depth + 1, args_unknown=unknown)
             ),
             review_script=lambda source: names.update(self.script(source, depth + 1)),
         )
         self.judge(call)
+        if reads_environment(call):
+            names.add(ENVIRONMENT)
         return names
 
     def unwrap(
@@ -264,7 +233,7 @@ class _Review:
         args_unknown = False
         while words := self.assignments(words):  # also after a wrapper: `command FOO=1 cmd`
             head = words[0]
-            if head.dynamic or head.pattern:
+            if head.dynamic or head.pattern or "{}" in head.text:  # `{}`: filled in by xargs or find
                 self.reasons.append(f"the program to run is only known when the command runs ({head.text!r})")
                 return None
             peeled = self.peel(program_name(head.text), words, depth, names)
@@ -298,21 +267,35 @@ class _Review:
             self.reasons.append(f"runs with elevated privileges ({name})")
             return self.command_string(words, ELEVATORS[name], depth, names), False
         if name in WRAPPERS:
-            if name == "setsid":
-                self.reasons.append(OUTLIVES_REASON)
-            value_options, positionals, unknown = WRAPPERS[name]
-            rest = _peel_options(words, value_options, positionals)
-            if name == "flock" and len(rest) > 1 and rest[0].text in ("-c", "--command"):
-                names.update(self.script(rest[1].text, depth + 1))
-                return (), False
-            return rest, unknown
+            return self.wrapper(name, words, depth, names)
         if name == "env":
-            return self.env(words, depth, names), False
+            rest = self.env(words, depth, names)
+            if not rest and not any(word.text.startswith(("-S", "--split-string")) for word in words):
+                names.add(ENVIRONMENT)  # env without a command prints the environment
+            return rest, False
         if name == "watch":
-            rest = _peel_options(words, frozenset({"-n", "--interval", "-q", "--equexit"}), 0)
+            rest = peel_options(words, frozenset({"-n", "--interval", "-q", "--equexit"}), 0)
             names.update(self.script(" ".join(word.text for word in rest), depth + 1))
             return (), False
         return None
+
+    def wrapper(
+        self, name: str, words: tuple[Word, ...], depth: int, names: set[str]
+    ) -> tuple[tuple[Word, ...], bool]:
+        if name == "setsid":
+            self.reasons.append(OUTLIVES_REASON)
+        value_options, positionals, unknown = WRAPPERS[name]
+        rest = peel_options(words, value_options, positionals)
+        if name == "flock" and len(rest) > 1 and rest[0].text in ("-c", "--command"):
+            names.update(self.script(rest[1].text, depth + 1))
+            return (), False
+        if name in SWITCHED_APPLETS and len(words) > 1 and words[1].text.startswith("--"):
+            self.reasons.append(f"{name} {words[1].text} changes programs on the system, it runs no applet")
+        if name == "parallel" and (not rest or rest[0].text.startswith(":::")):
+            self.reasons.append("runs each input line or argument as a command (parallel without a command)")
+        if (mark := replace_string(name, words)) is not None:
+            rest = filled_at_run_time(rest, mark)
+        return rest, unknown
 
     def command_string(
         self, words: tuple[Word, ...], spec: tuple[frozenset[str], int], depth: int, names: set[str]
@@ -322,7 +305,7 @@ class _Review:
         if command is not None:
             names.update(self.script(command.text, depth + 1))
             return ()
-        return _peel_options(words, *spec)
+        return peel_options(words, *spec)
 
     def env(self, words: tuple[Word, ...], depth: int, names: set[str]) -> tuple[Word, ...]:
         index = 1
@@ -383,6 +366,21 @@ def _option_after(words: tuple[Word, ...], options: tuple[str, ...]) -> Word | N
         if word.text.startswith("--command="):
             return Word(word.text.split("=", 1)[1], word.dynamic)
     return None
+
+
+class _Stdin:
+    """Where a command's input comes from: the previous pipeline stage, a here-document or
+    here-string (its text), or a file (`< FILE`)."""
+
+    def __init__(self, command: SimpleCommand) -> None:
+        self.piped = command.piped_in
+        self.text: str | None = None
+        self.file: Word | None = None
+        for redirect in command.redirects:
+            if redirect.op in ("<<", "<<-", "<<<"):
+                self.text = _stdin_text(redirect)
+            elif redirect.op in ("<", "<>") and redirect.fd in ("", "0"):
+                self.file = redirect.target
 
 
 def _stdin_text(redirect: Redirect) -> str:

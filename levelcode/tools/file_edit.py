@@ -1,7 +1,9 @@
 """The writing file tools `write_file` and `edit_file`, and the approval card each shows.
 
 Both ask first (kind "edit", with the path and a short diff) unless the session is on autopilot.
-The path guard applies whatever the approval said: autopilot never widens where a tool may write.
+A write under the workspace's `.git/` or `.levelcode/` asks even on autopilot, flagged and without
+"always allow". The path guard applies whatever the approval said: autopilot never widens where a
+tool may write.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from levelcode.tools.arguments import optional_bool, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
 from levelcode.tools.file_read import existing_file, looks_binary
 from levelcode.tools.output_caps import visible_control_chars
-from levelcode.tools.path_guard import display_path, resolve_in_roots
+from levelcode.tools.path_guard import allowed_roots, display_path, resolve_in_roots
+from levelcode.tools.protected_paths import protected_folder
 
 MAX_PREVIEW_LINES = 60
 MAX_DIFF_SOURCE_BYTES = 512_000
@@ -122,39 +125,58 @@ def _current_text(path: Path) -> str | None:
         return None
 
 
-def _edit_request(ctx: ToolContext, title: str, path: Path, before: str, after: str) -> ApprovalRequest:
+def protected_warning(ctx: ToolContext, path: Path) -> str | None:
+    """Why writing `path` (resolved) always needs a person: it lies under `.git/` or `.levelcode/`
+    of the workspace or an added directory. None for every other path."""
+    for root in allowed_roots(ctx):
+        found = protected_folder(path.relative_to(root).parts) if path.is_relative_to(root) else None
+        if found is not None:
+            return (
+                f"Writes under {found[0]}/ ({found[1]}): LevelCode always asks before writing there, "
+                "autopilot included."
+            )
+    return None
+
+
+def _edit_request(
+    ctx: ToolContext, title: str, path: Path, change: tuple[str, str], warning: str | None
+) -> ApprovalRequest:
     name = display_path(ctx, path)
     return ApprovalRequest(
         kind="edit",
         title=f"{title} · {name}",
-        body=_preview(before, after, name),
-        allow_always=True,
+        body=_preview(*change, name),
+        warning=warning,
+        allow_always=warning is None,
         always_label="always allow file edits this session",
     )
 
 
 def write_file_approval(ctx: ToolContext, args: Args) -> ApprovalRequest | None:
-    """Ask before writing unless on autopilot. A path the guard refuses needs no card: it fails."""
-    if ctx.autopilot:
-        return None
+    """Ask before writing unless on autopilot and the path is an ordinary one. A path the guard
+    refuses needs no card: it fails."""
     try:
         path = resolve_in_roots(ctx, required_str(args, "path"))
         content = required_str(args, "content", allow_empty=True)
     except ToolError:
         return None
+    warning = protected_warning(ctx, path)
+    if ctx.autopilot and warning is None:
+        return None
     before = _current_text(path)
     title = "Create file" if before is None and not path.exists() else "Write file"
-    return _edit_request(ctx, title, path, before or "", content)
+    return _edit_request(ctx, title, path, (before or "", content), warning)
 
 
 def edit_file_approval(ctx: ToolContext, args: Args) -> ApprovalRequest | None:
-    if ctx.autopilot:
-        return None
     try:
         path = resolve_in_roots(ctx, required_str(args, "path"))
         old = required_str(args, "old_string", allow_empty=True)
         new = required_str(args, "new_string", allow_empty=True)
     except ToolError:
+        return None
+    warning = protected_warning(ctx, path)
+    if ctx.autopilot and warning is None:
         return None
     before = _current_text(path)
     if before is None or not old or old not in before:
@@ -162,7 +184,7 @@ def edit_file_approval(ctx: ToolContext, args: Args) -> ApprovalRequest | None:
     else:
         replace_all = args.get("replace_all") is True
         after = before.replace(old, new) if replace_all else before.replace(old, new, 1)
-    return _edit_request(ctx, "Edit file", path, before, after)
+    return _edit_request(ctx, "Edit file", path, (before, after), warning)
 
 
 _PATH = {"type": "string", "description": "File path, relative to the workspace or absolute"}

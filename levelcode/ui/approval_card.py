@@ -1,10 +1,15 @@
 """The interactive approval card: what would happen, shown literally, and a one-key answer.
 
 Anything but an explicit yes is a denial: Ctrl-C, Ctrl-D, Escape, a closed terminal. Card text is
-shown with control characters escaped, and a launch card is never shortened.
+shown with control characters escaped. The title, the warning and the decisive lines (`summary`)
+come first and the summary again beside the prompt; a card taller than the terminal folds the
+middle of its body, with a count and where to see all of it, so that none of those and not the
+prompt ever scroll away. A launch card is otherwise never shortened.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
@@ -20,6 +25,8 @@ KIND_TITLES = {
     "mcp_launch": "Start an MCP server?",
 }
 MAX_BODY_LINES = 40
+SUMMARY_MARK = "! "
+PROMPT_TAIL = "  press a key: "
 
 
 def render_card(request: ApprovalRequest) -> Group:
@@ -34,12 +41,65 @@ def render_card(request: ApprovalRequest) -> Group:
         parts.append(Text("⚠ " + visible(request.warning), style="bold red"))
     if request.note:
         parts.append(Text(visible(request.note[:1].upper() + request.note[1:]), style="yellow"))
+    parts.extend(Text(SUMMARY_MARK + visible(line), style="bold yellow") for line in request.summary)
     body = [visible(line) for line in request.body]
     if len(body) > MAX_BODY_LINES and request.kind != "mcp_launch":  # a launch card is never cut
         body = [*body[:MAX_BODY_LINES], f"… {len(request.body) - MAX_BODY_LINES} more lines"]
     parts.extend(Text(line, overflow="fold") for line in body)
     parts.append(Rule(style=style))
     return Group(*parts)
+
+
+def rows(console: Console, text: str) -> int:
+    """How many terminal rows `text` takes when wrapped to the console's width."""
+    return max(1, len(Text(visible(text), overflow="fold").wrap(console, max(console.width, 1))))
+
+
+def fixed_rows(request: ApprovalRequest, console: Console, *, repeat_summary: bool) -> int:
+    """The rows everything but the body takes: rules, title, warning, summary, prompt, cursor."""
+    summary = sum(rows(console, SUMMARY_MARK + line) for line in request.summary)
+    fixed = 2 + rows(console, request.title) + summary + len(options_for(request)) + 2
+    if request.warning:
+        fixed += rows(console, "⚠ " + request.warning)
+    return fixed + (summary if repeat_summary else 0)
+
+
+def repeats_summary(request: ApprovalRequest, console: Console, height: int) -> bool:
+    """Whether the summary fits a second time, beside the prompt (with one row of body left)."""
+    return fixed_rows(request, console, repeat_summary=True) + 1 <= height
+
+
+def fold_to_fit(
+    request: ApprovalRequest, console: Console, height: int, *, repeat_summary: bool = True
+) -> ApprovalRequest:
+    """`request` with the middle of its body folded into one line, when the card and the prompt
+    would not fit in `height` rows; title, warning, summary and prompt always stay."""
+    budget = height - fixed_rows(request, console, repeat_summary=repeat_summary)
+    sizes = [rows(console, line) for line in request.body]
+    if sum(sizes) <= budget:
+        return request
+    head, tail = _kept(sizes, budget - 1)
+    hidden = len(request.body) - head - tail
+    marker = f"… {hidden} lines folded" + (
+        f"; `{request.full_view}` shows all of it" if request.full_view else ""
+    )
+    body = (*request.body[:head], marker, *request.body[len(request.body) - tail :])
+    return dataclasses.replace(request, body=body)
+
+
+def _kept(sizes: list[int], budget: int) -> tuple[int, int]:
+    """How many lines to keep from the start and from the end within `budget` rows."""
+    head = tail = used = 0
+    while head + tail < len(sizes):
+        nxt = sizes[head] if head <= tail else sizes[len(sizes) - 1 - tail]
+        if used + nxt > budget:
+            break
+        used += nxt
+        if head <= tail:
+            head += 1
+        else:
+            tail += 1
+    return head, tail
 
 
 def options_for(request: ApprovalRequest) -> list[tuple[str, Choice, str]]:
@@ -63,19 +123,23 @@ class TerminalApprover:
         return True
 
     async def decide(self, request: ApprovalRequest) -> Choice:
-        self.console.print(render_card(request))
+        height = self.console.height
+        repeat = repeats_summary(request, self.console, height)
+        self.console.print(render_card(fold_to_fit(request, self.console, height, repeat_summary=repeat)))
         options = options_for(request)
-        choice = await read_choice(options)
+        choice = await read_choice(options, request.summary if repeat else ())
         label = next((label for _key, value, label in options if value == choice), "deny")
         self.console.print(Text(f"  → {label}", style="green" if choice != "deny" else "red"))
         return choice
 
 
-async def read_choice(options: list[tuple[str, Choice, str]]) -> Choice:
+async def read_choice(options: list[tuple[str, Choice, str]], summary: tuple[str, ...] = ()) -> Choice:
     from prompt_toolkit.application import Application
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import Layout, Window
     from prompt_toolkit.layout.controls import FormattedTextControl
+    from prompt_toolkit.styles import Style
 
     bindings = KeyBindings()
     for key, value, _label in options:
@@ -83,9 +147,14 @@ async def read_choice(options: list[tuple[str, Choice, str]]) -> Choice:
         bindings.add(key.upper())(lambda event, v=value: event.app.exit(result=v))
     for key in ("c-c", "c-d", "escape"):
         bindings.add(key)(lambda event: event.app.exit(result="deny"))
-    prompt = "\n".join(f"  [{key}] {label}" for key, _value, label in options) + "\n  press a key: "
-    window = Window(FormattedTextControl(prompt), wrap_lines=True, dont_extend_height=True)
-    app: Application[Choice] = Application(layout=Layout(window), key_bindings=bindings, full_screen=False)
+    lines: StyleAndTextTuples = [("class:summary", f"  {SUMMARY_MARK}{visible(line)}\n") for line in summary]
+    lines += [("", f"  [{key}] {label}\n") for key, _value, label in options]
+    lines.append(("", PROMPT_TAIL))
+    window = Window(FormattedTextControl(lines), wrap_lines=True, dont_extend_height=True)
+    style = Style.from_dict({"summary": "bold ansiyellow"})
+    app: Application[Choice] = Application(
+        layout=Layout(window), key_bindings=bindings, style=style, full_screen=False
+    )
     try:
         return await app.run_async(handle_sigint=False)
     except (EOFError, KeyboardInterrupt, OSError):

@@ -1,7 +1,9 @@
 """Streaming markdown to a terminal: finished blocks are printed once, rendered; the block still
 being written shows live below them and is replaced, never duplicated, as it grows.
 
-A block ends at a blank line outside a code fence, so a fence is never cut in half.
+A block ends at a blank line outside a code fence, so a fence is never cut in half. The model
+can echo a server's text, so what is shown is escaped (ui/visible.py) when it is printed, never
+per streamed piece (a CRLF may arrive split in two).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
+
+from levelcode.ui.visible import visible_block
 
 FENCE = "```"
 
@@ -40,7 +44,7 @@ class MarkdownStream:
         if finished.strip():
             self._print(finished)
         if self.console.is_terminal and self.pending.strip():
-            self._live().update(Text(self.pending))
+            self._live().update(Text(visible_block(self.pending)))
 
     def flush(self) -> None:
         rest, self.pending = self.pending, ""
@@ -52,10 +56,11 @@ class MarkdownStream:
             self._print(rest)
 
     def _print(self, block: str) -> None:
+        shown = visible_block(block)
         if self.console.is_terminal:
-            self.console.print(Markdown(block.strip("\n")))
+            self.console.print(Markdown(shown.strip("\n")))
         else:
-            self.console.out(block.rstrip("\n"), highlight=False)
+            self.console.out(shown.rstrip("\n"), highlight=False)
 
     def _live(self) -> Live:
         if self.live is None:

@@ -14,7 +14,7 @@ from rich.text import Text
 from levelcode import paths
 from levelcode.errors import ConfigProblem
 from levelcode.mcp.connection import log_file_name
-from levelcode.mcp.overview import COMMAND_CHANGED, NEEDS_APPROVAL, ServerSummary
+from levelcode.mcp.overview import NEEDS_APPROVAL, ServerSummary
 from levelcode.ui.visible import visible
 
 ADD_HINT = "Add one with: levelcode mcp add NAME -- COMMAND [ARGS...]  (or: levelcode mcp import)"
@@ -30,11 +30,11 @@ class ListView:
 
 
 def next_step(summary: ServerSummary) -> str | None:
-    if summary.state in (NEEDS_APPROVAL, COMMAND_CHANGED):
+    if summary.state.endswith(NEEDS_APPROVAL):
         return f"approve with: levelcode mcp trust {summary.name}"
     if summary.state == "disabled":
         return f"enable with: levelcode mcp enable {summary.name}"
-    if summary.state.startswith("failed"):
+    if summary.state.startswith("failed") and not summary.remote:
         return f"its stderr: {paths.logs_dir() / log_file_name(summary.name)}"
     return None
 
@@ -48,7 +48,28 @@ def tools_line(summary: ServerSummary) -> str:
     ]
     if summary.dropped:
         parts.append(f"{summary.dropped} over the cap left out")
-    return " · ".join(parts)
+    return " · ".join(parts + cap_parts(summary))
+
+
+def cap_parts(summary: ServerSummary) -> list[str]:
+    """Where a cap on third-party text bit, naming the server's tools (escaped for a terminal)."""
+    parts = []
+    for names, one, many in (
+        (summary.cut_descriptions, "description cut", "descriptions cut"),
+        (summary.trimmed_schemas, "schema trimmed", "schemas trimmed"),
+        (summary.left_out, "left out over the definition cap", "left out over the definition cap"),
+    ):
+        if names:
+            parts.append(visible(f"{len(names)} {one if len(names) == 1 else many} ({', '.join(names)})"))
+    return parts
+
+
+def caps_json(summary: ServerSummary) -> dict[str, list[str]]:
+    return {
+        "cut_descriptions": list(summary.cut_descriptions),
+        "trimmed_schemas": list(summary.trimmed_schemas),
+        "left_out": list(summary.left_out),
+    }
 
 
 def render_list(view: ListView) -> str:
@@ -63,7 +84,7 @@ def render_list(view: ListView) -> str:
             lines.append(f"  {step}")
         if summary.tools:
             lines.append(f"  {tools_line(summary)}:")
-            lines.extend(f"    {tool.name}  [{tool.decision}]" for tool in summary.tools)
+            lines.extend(f"    {tool.name}  [{tool.decision} · {tool.kind}]" for tool in summary.tools)
     lines.extend(_footer(view))
     return "\n".join(lines)
 
@@ -75,9 +96,9 @@ def _footer(view: ListView) -> list[str]:
         lines.append("(forget with: levelcode mcp revoke NAME):")
         lines.extend(f"  {name}: {visible(launch)}" for name, launch in view.stale)
     if view.warning:
-        lines.append(f"warning: {view.warning}")
+        lines.append(f"warning: {visible(view.warning)}")
     lines.extend(f"problem: {visible(str(problem))}" for problem in view.problems)
-    lines.extend(view.notes)
+    lines.extend(visible(note) for note in view.notes)
     return lines
 
 
@@ -86,7 +107,7 @@ _MARKS = {"running": ("●", "green"), "disabled": ("○", "dim")}
 
 def _header(summary: ServerSummary) -> Text:
     mark, style = _MARKS.get(summary.state, ("✗" if summary.state.startswith("failed") else "◌", "yellow"))
-    if summary.state.startswith("failed"):
+    if summary.state.startswith("failed") and not summary.remote:
         style = "red"
     line = Text.assemble(
         (f"{mark} ", style), (visible(summary.name), "bold"), "  ", (visible(summary.state), style)
@@ -110,6 +131,7 @@ def render_list_rich(view: ListView) -> RenderableType:
                 Text.assemble(
                     ("✓ " if t.decision == "allow" else "? ", "green" if t.decision == "allow" else "dim"),
                     t.name,
+                    _kind_mark(t.kind),
                 )
                 for t in summary.tools
             ]
@@ -120,6 +142,14 @@ def render_list_rich(view: ListView) -> RenderableType:
         for line in _footer(view)
     )
     return Group(*parts)
+
+
+_KIND_STYLES = {"destructive": "red", "read-only": "green"}
+
+
+def _kind_mark(kind: str) -> tuple[str, str]:
+    """What the tool's annotations say, after its name; destructive and read-only stand out."""
+    return (f" ({kind})", _KIND_STYLES.get(kind, "dim"))
 
 
 def print_list(console: Console, view: ListView) -> None:
@@ -138,11 +168,14 @@ def summaries_json(view: ListView) -> dict[str, object]:
             "file": s.file,
             "launch": s.launch,
             "trust": s.trust,
+            "change": s.change,
             "schema_tokens": s.schema_tokens,
             "tools": [
-                {"name": t.name, "tool": t.tool, "decision": t.decision, "reason": t.reason} for t in s.tools
+                {"name": t.name, "tool": t.tool, "decision": t.decision, "reason": t.reason, "kind": t.kind}
+                for t in s.tools
             ],
             "dropped": s.dropped,
+            "caps": caps_json(s),
         }
         for s in view.summaries
     ]

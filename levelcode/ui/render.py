@@ -1,4 +1,8 @@
-"""Turning agent events into terminal output (REPL and plain `run`) or JSON lines (`run --json`)."""
+"""Turning agent events into terminal output (REPL and plain `run`) or JSON lines (`run --json`).
+
+Every piece of text a server, a repository or the model wrote is escaped (ui/visible.py) before it
+is printed; JSON lines carry the exact text, escaped by JSON itself.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from rich.text import Text
 
 from levelcode.agent.events import AgentEvent, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
 from levelcode.ui.markdown_stream import MarkdownStream
+from levelcode.ui.visible import visible, visible_block
 
 MAX_SHOWN_ARG = 80
 MAX_RESULT_LINES = 6
@@ -23,12 +28,12 @@ def summarize_input(shown: Mapping[str, object]) -> str:
         text = " ".join(text.split())
         if len(text) > MAX_SHOWN_ARG:
             text = text[: MAX_SHOWN_ARG - 1] + "…"
-        parts.append(f"{key}={text}")
+        parts.append(visible(f"{key}={text}"))
     return "  ".join(parts)
 
 
 def summarize_result(text: str) -> str:
-    lines = text.splitlines() or [""]
+    lines = visible_block(text).split("\n")
     head = lines[:MAX_RESULT_LINES]
     more = len(lines) - len(head)
     return "\n".join(head) + (f"\n… {more} more lines" if more > 0 else "")
@@ -48,7 +53,7 @@ class ConsoleSink:
         self.markdown.flush()
         if isinstance(event, ToolCallEvent):
             origin = "  [mcp]" if event.origin == "mcp" else ""
-            line = Text.assemble(("● ", "cyan"), (event.name, "bold cyan"), (origin, "magenta"))
+            line = Text.assemble(("● ", "cyan"), (visible(event.name), "bold cyan"), (origin, "magenta"))
             args = summarize_input(event.shown_input)
             if args:
                 line.append("  " + args, style="dim")
@@ -58,14 +63,14 @@ class ConsoleSink:
             body = summarize_result(event.text) if event.is_error else _result_size(event.text)
             self.console.print(Text("  ⎿ ", style="dim") + Text(body, style=style))
         elif isinstance(event, Notice):
-            self.console.print(Text(event.text, style="yellow"))
+            self.console.print(Text(visible_block(event.text), style="yellow"))
         elif isinstance(event, TurnFinished):
             self.console.print()
 
 
 def _result_size(text: str) -> str:
     lines = text.count("\n") + 1 if text else 0
-    first = " ".join(text.split("\n", 1)[0].split())[:70]
+    first = visible(" ".join(text.split("\n", 1)[0].split())[:70])
     return f"{first}{' …' if lines > 1 else ''}  ({lines} lines, {len(text):,} chars)"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 
 from levelcode import __version__
 from levelcode.cli.main import main
+from tests.support.servers import FAULT_SERVER
 
 
 def test_version_and_help_in_process(capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,3 +68,38 @@ def test_a_missing_workspace_is_a_clear_error_not_a_traceback(isolated_home: Pat
         )
         assert done.returncode == 2, args
         assert done.stderr == "levelcode: /no/such/dir is not a directory; pass an existing one with -C DIR\n"
+
+
+def _imported_by_mcp_list(home: Path, servers: dict[str, object]) -> set[str]:
+    """Top-level packages a real `levelcode mcp list` imports, from Python's own import log."""
+    (home / "settings.json").write_text(json.dumps({"mcpServers": servers}))
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "levelcode", "mcp", "list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env={**os.environ, "LEVELCODE_HOME": str(home)},
+    )
+    names = [
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    ]
+    return {name.split(".")[0] for name in names} | {name for name in names if name.startswith("levelcode.")}
+
+
+def test_only_stdio_servers_import_nothing_remote(isolated_home: Path) -> None:
+    stdio = {"fault": {"command": sys.executable, "args": [str(FAULT_SERVER)]}}
+    imported = _imported_by_mcp_list(isolated_home, stdio)
+    assert "levelcode.mcp.connection" in imported  # the server did start: the log is real
+    remote = {"httpx2", "httpcore2", "mcp", "mcp_types", "anyio"}
+    remote |= {"levelcode.mcp.http.streamable", "levelcode.mcp.http.wire", "levelcode.mcp.http.legacy_sse"}
+    assert not imported & remote
+
+
+def test_a_remote_server_imports_our_http_stack_but_never_the_sdk(isolated_home: Path) -> None:
+    remote = {"remote": {"url": "http://127.0.0.1:9/mcp"}}
+    imported = _imported_by_mcp_list(isolated_home, remote)
+    assert {"httpx2", "levelcode.mcp.http.streamable"} <= imported
+    assert not imported & {"mcp", "mcp_types"}

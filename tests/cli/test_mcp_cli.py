@@ -40,8 +40,8 @@ def test_mcp_list_shows_every_configured_server_with_state_and_tools(
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "fault · running · user · " in out
-    assert "    fault__echo  [allow]" in out
-    assert "    fault__hang  [ask]" in out
+    assert "    fault__echo  [allow · read-only]" in out
+    assert "    fault__hang  [ask · unannotated]" in out
     assert "everything · running" in out
     assert "everything__echo" in out
     assert "missing · failed: cannot start 'no-such-command-anywhere': command not found" in out

@@ -444,6 +444,8 @@ def test_add_says_what_where_and_that_it_starts_without_approval(isolated_home: 
         "  timeout: 60 s",
         "It is your own server (user tier): LevelCode starts it without asking for approval,",
         "from your next session on. See it with: levelcode mcp get repo",
+        "It starts in its own empty directory, not in the workspace; if it needs the project,",
+        "add it with --cwd . (relative to the workspace) or ${workspaceFolder} in its arguments.",
         f"note: {repo / '.mcp.json'} also names a server 'repo'; yours is the one that runs there.",
     ]
     again = mcp(isolated_home, repo, "add", "repo", "--", "other")

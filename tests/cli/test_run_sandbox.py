@@ -86,7 +86,9 @@ def test_autopilot_runs_safe_commands_confined_without_asking(isolated_home: Pat
 
 
 def _curl(listener: Listener) -> list[ToolCall]:
-    return [ToolCall("run_command", {"command": f"curl -sS -m 5 -d reached=1 {listener.url}"})]
+    # A plain GET: the command check lets it pass (an upload would be flagged), so only the sandbox
+    # decides whether it goes out.
+    return [ToolCall("run_command", {"command": f"curl -sS -m 5 {listener.url}reached"})]
 
 
 @pytest.mark.sandbox
@@ -112,5 +114,5 @@ def test_the_user_can_allow_the_network(isolated_home: Path, tmp_path: Path, how
         write_settings(isolated_home, {"sandbox": {"network": True}})
     with Listener() as listener:
         done, told = _run(isolated_home, tmp_path, _curl(listener), *args)
-        assert b"reached=1" in listener.received(), told
+        assert b"GET /reached" in listener.received(), told
     assert done.returncode == 0, done.stderr

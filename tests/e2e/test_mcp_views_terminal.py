@@ -63,7 +63,7 @@ def test_mcp_list_in_a_terminal_and_piped(terminal: Terminal, isolated_home: Pat
     assert "\x1b[" not in piped.stdout
     assert "repo · command changed — needs approval · workspace" in piped.stdout
     assert "fresh · needs approval · workspace" in piped.stdout
-    assert "    fault__echo  [allow]" in piped.stdout
+    assert "    fault__echo  [allow · read-only]" in piped.stdout
 
 
 def test_slash_mcp_and_slash_context_in_the_repl(

@@ -29,7 +29,7 @@ from levelcode.mcp.cards import (
 )
 from levelcode.mcp.config import HttpServerSpec, Provenance, StdioServerSpec
 from levelcode.mcp.policy import classify_mcp_tool
-from levelcode.mcp.trust import TrustState
+from levelcode.mcp.trust import LaunchFacts, LaunchReview, TrustCheck, TrustState
 
 REPO = Provenance("workspace", "/repo/.mcp.json")
 WORKSPACE = Path("/repo")
@@ -84,6 +84,15 @@ ORDINARY = StdioServerSpec(
 )
 
 
+def review(
+    spec: StdioServerSpec | HttpServerSpec,
+    trust: TrustState,
+    facts: LaunchFacts | None = None,
+    change: str | None = None,
+) -> LaunchReview:
+    return LaunchReview(spec, facts, TrustCheck(trust, change))
+
+
 def _line(body: tuple[str, ...], prefix: str) -> str:
     [line] = [item for item in body if item.startswith(prefix)]
     return line[len(prefix) :]
@@ -91,18 +100,18 @@ def _line(body: tuple[str, ...], prefix: str) -> str:
 
 @pytest.mark.parametrize(("index", "arg"), list(enumerate(HOSTILE_ARGS, 1)))
 def test_every_hostile_argument_is_on_the_card_literally(index: int, arg: str) -> None:
-    card = launch_card(HOSTILE, "never_approved", WORKSPACE)
+    card = launch_card(review(HOSTILE, "never_approved"), WORKSPACE)
     assert f"arg {index}:   {arg}" in card.body
 
 
 @pytest.mark.parametrize(("key", "value"), HOSTILE_ENV)
 def test_every_env_entry_is_on_the_card_unexpanded(key: str, value: str) -> None:
-    card = launch_card(HOSTILE, "never_approved", WORKSPACE)
+    card = launch_card(review(HOSTILE, "never_approved"), WORKSPACE)
     assert f"env:     {key}={value}" in card.body
 
 
 def test_the_hostile_launch_is_shown_whole_and_never_expanded() -> None:
-    card = launch_card(HOSTILE, "never_approved", WORKSPACE)
+    card = launch_card(review(HOSTILE, "never_approved"), WORKSPACE)
     assert _line(card.body, "command: ") == HOSTILE.command
     assert shlex.split(_line(card.body, "runs:    ")) == [HOSTILE.command, *HOSTILE_ARGS]
     assert _line(card.body, "cwd:     ") == "~/$(id)/work dir"
@@ -116,7 +125,7 @@ def test_the_hostile_launch_is_shown_whole_and_never_expanded() -> None:
 
 
 def test_an_ordinary_launch_reads_as_the_plain_command_line() -> None:
-    card = launch_card(ORDINARY, "never_approved", WORKSPACE)
+    card = launch_card(review(ORDINARY, "never_approved"), WORKSPACE)
     assert card.kind == "mcp_launch"
     assert card.body[:3] == (
         "server:  fs",
@@ -142,7 +151,7 @@ def test_an_http_launch_shows_the_url_and_every_header_as_written() -> None:
         headers=(("Authorization", "Bearer ${TOKEN}"), ("X-Note", "a; b")),
         provenance=REPO,
     )
-    card = launch_card(spec, "never_approved", WORKSPACE)
+    card = launch_card(review(spec, "never_approved"), WORKSPACE)
     assert "url:     https://mcp.example/v1?q=$(id)" in card.body
     assert "header:  Authorization: Bearer ${TOKEN}" in card.body
     assert "header:  X-Note: a; b" in card.body
@@ -157,7 +166,7 @@ def test_the_launch_card_shows_any_argv_and_env_verbatim(
     command: str, args: list[str], env: list[tuple[str, str]]
 ) -> None:
     spec = StdioServerSpec(name="s", command=command, args=tuple(args), env=tuple(env), provenance=REPO)
-    body = launch_card(spec, "never_approved", WORKSPACE).body
+    body = launch_card(review(spec, "never_approved"), WORKSPACE).body
     assert f"command: {command}" in body
     for index, arg in enumerate(args, 1):
         assert f"arg {index}:   {arg}" in body
@@ -167,7 +176,7 @@ def test_the_launch_card_shows_any_argv_and_env_verbatim(
 
 
 def test_a_changed_command_is_announced_as_changed() -> None:
-    card = launch_card(ORDINARY, "changed", WORKSPACE)
+    card = launch_card(review(ORDINARY, "changed"), WORKSPACE)
     assert card.title == "command changed · MCP server 'fs'"
     assert card.warning is not None
     assert "command changed" in card.warning
@@ -175,7 +184,7 @@ def test_a_changed_command_is_announced_as_changed() -> None:
 
 @pytest.mark.parametrize("trust", ["never_approved", "approved"])
 def test_a_launch_that_did_not_change_is_not_called_changed(trust: TrustState) -> None:
-    card = launch_card(ORDINARY, trust, WORKSPACE)
+    card = launch_card(review(ORDINARY, trust), WORKSPACE)
     assert card.title == "new · MCP server 'fs'"
     assert card.warning is not None
     assert "changed" not in card.warning
@@ -188,13 +197,15 @@ MUST_NOT_OFFER_ALWAYS = [
     ("fs__rm", {"destructiveHint": True}, {"fs__*": "allow"}),
     ("fs__rm", {"destructiveHint": True}, {"*": "allow"}),
     ("fs__rm", {"destructiveHint": True, "readOnlyHint": True}, {"fs__rm": "ask"}),
+    ("fs__rm", {"destructiveHint": "true"}, {"*": "ask"}),  # not an explicit false: destructive
+    ("fs__rm", {"readOnlyHint": False}, {"fs__*": "allow"}),  # the spec's default: destructive
 ]
 MAY_OFFER_ALWAYS = [
     ("fs__read", None, {}),
     ("fs__read", {"readOnlyHint": True}, {}),
     ("fs__read", {"destructiveHint": False}, {"fs__read": "ask"}),
-    ("fs__read", {"destructiveHint": "true"}, {"*": "ask"}),
     ("fs__read", None, {"fs__*": "ask", "gh__read": "allow"}),
+    ("fs__read", {"title": "Read", "category": "files"}, {}),
 ]
 
 
@@ -217,7 +228,8 @@ def test_always_is_offered_with_a_label_naming_the_settings_file(
     card = call_card("fs", "read", verdict, {"path": "/repo"}, SETTINGS)
     assert card.allow_always is True
     assert card.always_label == (
-        f'always allow fs__read (adds "fs__read": "allow" to mcpToolPolicy in {SETTINGS})'
+        f"always allow fs__read (records it in mcpToolPolicy in {SETTINGS}; "
+        "asks again if the server changes the tool)"
     )
     assert card.warning is None
 
@@ -341,7 +353,7 @@ def test_a_launch_card_is_never_shortened_and_shows_control_characters_escaped()
         env=(("NODE_OPTIONS", "--require /tmp/evil.js"),),
     )
     console = Console(width=200, record=True, force_terminal=False)
-    console.print(render_card(launch_card(spec, "never_approved", Path("/repo"))))
+    console.print(render_card(launch_card(review(spec, "never_approved"), Path("/repo"))))
     shown = console.export_text()
     assert "env:     NODE_OPTIONS=--require /tmp/evil.js" in shown
     assert "arg 61:   fake\\nenv:     SAFE=1" in shown

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from levelcode.mcp.catalog import build_catalog, describe, normalize_schema
+from levelcode.mcp.definition_caps import DEFAULT_MAX_DEFINITION, DEFAULT_MAX_DESCRIPTION, compact_json
 
 EMPTY_SCHEMA = {"type": "object", "properties": {}}
 
@@ -93,6 +94,37 @@ def test_descriptions_are_capped_including_the_fallback() -> None:
     assert catalog.tools[1].description.endswith("[description cut]")
     assert describe("srv", "tool", None, 1000) == "Tool 'tool' from MCP server 'srv'."
     assert describe("srv", "tool", "   ", 1000) == "Tool 'tool' from MCP server 'srv'."
+
+
+def test_a_default_catalog_cuts_a_description_over_its_cap_and_keeps_real_ones_whole() -> None:
+    real = "r" * 2_781  # sequential-thinking's description: arrives whole
+    over = "o" * (DEFAULT_MAX_DESCRIPTION + 1)
+    catalog = build_catalog([("s", [_tool("real", description=real), _tool("over", description=over)])])
+    by_name = {t.name: t for t in catalog.tools}
+    assert by_name["s__real"].description == real
+    cut = by_name["s__over"].description
+    assert len(cut) == DEFAULT_MAX_DESCRIPTION
+    assert cut.endswith("[description cut]")
+    assert catalog.counts["s"].cut_descriptions == ("over",)
+
+
+def test_a_default_catalog_trims_or_leaves_out_a_definition_over_its_cap() -> None:
+    described = {"type": "object", "properties": {"q": {"type": "string", "description": "d" * 300_000}}}
+    listed = {"type": "object", "properties": {"q": {"enum": [f"v{i:06d}" for i in range(40_000)]}}}
+    catalog = build_catalog(
+        [("s", [_tool("ok"), _tool("described", inputSchema=described), _tool("listed", inputSchema=listed)])]
+    )
+    assert [t.name for t in catalog.tools] == ["s__ok", "s__described"]
+    trimmed = catalog.tools[1]
+    size = len(trimmed.name) + len(trimmed.description) + len(compact_json(trimmed.input_schema))
+    assert size <= DEFAULT_MAX_DEFINITION
+    assert catalog.route("s__listed") is None
+    counts = catalog.counts["s"]
+    assert (counts.exposed, counts.trimmed_schemas, counts.left_out) == (2, ("described",), ("listed",))
+    (note,) = catalog.notes
+    assert "MCP server 's'" in note
+    assert "tool 'listed' left out" in note
+    assert f"{DEFAULT_MAX_DEFINITION:,}" in note
 
 
 def test_names_avoid_reserved_builtins() -> None:

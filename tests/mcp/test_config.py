@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from levelcode.mcp.allow_rules import AllowRule, ToolDefinition
 from levelcode.mcp.config import (
     HttpServerSpec,
     StdioServerSpec,
@@ -65,6 +66,21 @@ def test_user_tier_reads_stdio_and_http_servers_with_provenance() -> None:
     assert tier.tool_policy == {"fs__read_file": "allow", "remote__*": "ask", "*": "ask"}
 
 
+@pytest.mark.parametrize(
+    ("kind", "legacy"),
+    [(None, False), ("http", False), ("streamable-http", False), ("streamableHttp", False), ("sse", True)],
+)
+def test_http_types_are_accepted_and_sse_means_the_legacy_transport(kind: str | None, legacy: bool) -> None:
+    entry: dict[str, object] = {"url": "https://example.com/sse"}
+    if kind is not None:
+        entry["type"] = kind
+    tier = parse_user_settings({"mcpServers": {"remote": entry}}, file=USER)
+    assert tier.problems == ()
+    (remote,) = tier.servers
+    assert isinstance(remote, HttpServerSpec)
+    assert remote.legacy_sse is legacy
+
+
 @pytest.mark.parametrize("doc", [None, {}, [], {"mcpServers": None}, {"mcpServers": {}}])
 def test_absent_config_means_no_servers_and_no_problems(doc: object) -> None:
     assert parse_user_settings(doc, file=USER) == TierConfig()
@@ -87,7 +103,7 @@ def test_absent_config_means_no_servers_and_no_problems(doc: object) -> None:
         ({"command": "x", "url": "http://x"}, "mcpServers.bad", "both"),
         ({"args": ["a"]}, "mcpServers.bad", "needs `command`"),
         ("npx server", "mcpServers.bad", "expected an object"),
-        ({"type": "sse", "url": "http://x"}, "mcpServers.bad.type", "stdio"),
+        ({"type": "websocket", "url": "http://x"}, "mcpServers.bad.type", "stdio"),
     ],
 )
 def test_bad_entry_is_a_problem_naming_file_and_key_while_good_entries_load(
@@ -163,6 +179,31 @@ def test_project_settings_cannot_set_security_keys(key: str, value: object) -> N
     assert allowed == {"model": "m"}
     assert [(p.key, p.file) for p in problems] == [(key, "/repo/.levelcode/settings.json")]
     assert "only your user settings" in problems[0].message
+
+
+HASHES = {"description": "a" * 64, "inputSchema": "b" * 64, "annotations": "c" * 64}
+
+
+def test_tool_policy_reads_the_object_form_that_always_writes() -> None:
+    policy = {
+        "fs__read": {"decision": "allow", "definition": HASHES},
+        "fs__list": {"decision": "ask"},
+        "gh__*": {"decision": "allow"},
+        "bad__a": {"decision": "allow", "definition": {"description": "a" * 64}},
+        "bad__b": {"decision": "maybe"},
+        "bad__c": {"decision": "allow", "definition": {**HASHES, "inputSchema": "short"}},
+        "bad__d": {"decision": "allow", "extra": 1},
+        "bad__*": {"decision": "allow", "definition": HASHES},
+        "bad__e": [],
+    }
+    tier = parse_user_settings({"mcpToolPolicy": policy}, file=USER)
+    assert tier.tool_policy == {
+        "fs__read": AllowRule("allow", ToolDefinition("a" * 64, "b" * 64, "c" * 64)),
+        "fs__list": AllowRule("ask"),
+        "gh__*": AllowRule("allow"),
+    }
+    assert sorted(p.key for p in tier.problems) == [f"mcpToolPolicy.bad__{x}" for x in "*abcde"]
+    assert all(p.file == USER for p in tier.problems)
 
 
 def test_workspace_mcp_file_cannot_set_tool_policy() -> None:

@@ -57,7 +57,7 @@ REFUSED: dict[str, object] = {
     "url not http": {"url": "ftp://a.example"},
     "url without scheme": {"url": "a.example/mcp"},
     "headers value not a string": {"url": "https://a.example", "headers": {"X": 1}},
-    "unknown type": {"type": "sse", "url": "https://a.example"},
+    "unknown type": {"type": "websocket", "url": "https://a.example"},
     "unknown key": {"command": "x", "comand": "y"},
     "http key on stdio": {"command": "x", "headers": {"A": "b"}},
     "negative timeout": {"command": "x", "timeout": -1},

@@ -126,6 +126,16 @@ EXACT: list[tuple[Tool, dict[str, Any], dict[str, Any]]] = [
         {"type": "http", "url": "https://api.githubcopilot.com/mcp/", "headers": {"X-Mode": "read"}},
         {"url": "https://api.githubcopilot.com/mcp/", "headers": {"X-Mode": "read"}},
     ),
+    (
+        "cursor",
+        {"url": "https://x/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}"}},
+        {"url": "https://x/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+    ),
+    (
+        "claude-code",
+        {"type": "sse", "url": "https://mcp.linear.app/sse"},
+        {"type": "sse", "url": "https://mcp.linear.app/sse"},
+    ),
 ]
 
 
@@ -181,8 +191,6 @@ REFUSED: list[tuple[Tool, object, str]] = [
     ("cursor", {"url": "file:///etc/passwd"}, "url: must be an http:// or https:// URL"),
     ("cursor", {"url": "javascript:alert(1)"}, "url: must be an http:// or https:// URL"),
     ("cursor", {"url": "https://x/mcp", "headers": {"A": None}}, "headers: must be an object whose values"),
-    ("claude-code", {"type": "sse", "url": "https://mcp.linear.app/sse"}, 'SSE transport (type "sse")'),
-    ("vscode", {"type": "sse", "url": "http://localhost:8931/sse"}, "LevelCode does not support"),
     (
         "vscode",
         {"type": "websocket", "url": "wss://x"},
@@ -209,12 +217,6 @@ REFUSED: list[tuple[Tool, object, str]] = [
     ("vscode", {"type": "stdio", "command": "x", "env": {"A": "${config:editor.x}"}}, "${config:editor.x}"),
     ("cursor", {"command": "${userHome}/bin/srv"}, "command uses ${userHome}, which Cursor fills in"),
     ("cursor", {"command": "x", "cwd": "${workspaceFolder}"}, "cwd uses ${workspaceFolder}"),
-    (
-        "cursor",
-        {"url": "https://x/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}"}},
-        "header Authorization uses ${env:TOKEN}, which Cursor fills in from your environment; "
-        "LevelCode does that only in env values",
-    ),
     ("vscode", {"type": "stdio", "command": "x", "args": ["--key=${env:KEY}"]}, "arg 1 uses ${env:KEY}"),
     (
         "claude-code",

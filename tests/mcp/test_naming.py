@@ -162,3 +162,27 @@ def test_property_each_server_owns_exactly_one_server_part(pairs: list[tuple[str
         parts = split_tool_name(name)
         assert parts is not None
         assert owner.setdefault(parts[0], server) == server
+
+
+RENAMED = [
+    # (pairs, the pair whose name had to change, the parts its digest covers)
+    ([("fs", "bad name/with:chars")], ("fs", "bad name/with:chars"), ("fs", "bad name/with:chars")),
+    ([("fs", "t" * 100)], ("fs", "t" * 100), ("fs", "t" * 100)),
+    ([("fs", "a_b"), ("fs", "a b")], ("fs", "a b"), ("fs", "a b")),  # sanitizes to a clean name's
+    ([("fs", "a b"), ("fs", "a:b")], ("fs", "a:b"), ("fs", "a:b")),  # both renamed, each its own
+    ([("read", "file")], ("read", "file"), ("read", "file", "1")),  # `read__file` is a built-in here
+]
+
+
+@pytest.mark.parametrize(("pairs", "renamed", "parts"), RENAMED)
+def test_a_renamed_tool_ends_in_its_stable_digest(
+    pairs: list[tuple[str, str]], renamed: tuple[str, str], parts: tuple[str, ...]
+) -> None:
+    names = assign_tool_names(pairs, reserved={"read__file"})
+    assert names[renamed].endswith("_" + stable_digest(*parts))
+    assert TOOL_NAME_PATTERN.fullmatch(names[renamed])
+
+
+def test_a_renamed_server_part_ends_in_its_stable_digest() -> None:
+    name = namespace_tool_name("my server/v2", "read")
+    assert name.split("__")[0].endswith("_" + stable_digest("my server/v2"))

@@ -210,13 +210,13 @@ def test_the_chip_counts_failures_approvals_and_tools_left_out() -> None:
     )
     assert chip(summaries) == (
         "mcp · gh (3) · empty (0) · 0/3 allow-listed · 1 server needs approval"
-        " · 1 server's command changed · 2 servers failed · gh: 2 tools over the cap left out"
+        " · 1 server changed since you approved it · 2 servers failed · gh: 2 tools over the cap left out"
     )
 
 
 def test_the_chip_with_nothing_running_leaves_out_the_tool_count() -> None:
     summaries = _summaries([_spec("repo", provenance=REPO)], [], trust={"repo": "changed"})
-    assert chip(summaries) == "mcp · 1 server's command changed"
+    assert chip(summaries) == "mcp · 1 server changed since you approved it"
 
 
 def test_no_servers_means_no_chip() -> None:

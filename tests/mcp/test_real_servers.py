@@ -1,9 +1,11 @@
-"""The reference MCP servers, pinned by package-lock.json and uv.lock, through our own stdio client:
+"""The reference MCP servers (filesystem, everything, memory, time, git), pinned by package-lock.json
+and uv.lock, through our own stdio client, configured as the user's own (user tier):
 each connects, lists its tools and answers a call; afterwards its process group is gone."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -98,4 +100,19 @@ async def test_server_time(tmp_path: Path, hint: Era | None) -> None:
     assert json.loads(now.text)["timezone"] == "UTC"
     bad = await connection.call_tool("get_current_time", {"timezone": "Nowhere/Special"})
     assert bad.is_error
+    await _close_and_check(connection)
+
+
+async def test_server_git(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=30)
+    (repo / "new.txt").write_text("hello\n")
+    spec = StdioServerSpec(
+        "git", venv_bin("python3"), USER, args=("-m", "mcp_server_git", "--repository", str(repo))
+    )
+    connection = await _connect(spec, tmp_path)
+    assert {"git_status", "git_log", "git_diff"} <= {tool["name"] for tool in connection.tools}
+    status = await connection.call_tool("git_status", {"repo_path": str(repo)})
+    assert "new.txt" in status.text
     await _close_and_check(connection)

@@ -14,6 +14,7 @@ import pytest
 
 from levelcode.agent.approvals import HeadlessApprover
 from levelcode.agent.messages import ToolUse
+from levelcode.mcp.allow_rules import canonical_hash
 from levelcode.mcp.connection import ConnectOptions
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.router import McpRouter
@@ -101,7 +102,18 @@ async def test_interactive_once_runs_and_always_writes_the_user_allow_list(
     assert card.allow_always
     assert (await router.call(_marker_call(router, "touch_marker", second)))[1] is False
     saved = json.loads(settings.read_text())
-    assert saved == {"model": "keep-me", "mcpToolPolicy": {"x__y": "ask", "fault__touch_marker": "allow"}}
+    recorded = {  # the tool as the user saw it, as the server sent it: canonical JSON, SHA-256
+        "description": canonical_hash("fault tool touch_marker"),
+        "inputSchema": canonical_hash({"type": "object", "properties": {}}),
+        "annotations": canonical_hash(None),
+    }
+    assert saved == {
+        "model": "keep-me",
+        "mcpToolPolicy": {
+            "x__y": "ask",
+            "fault__touch_marker": {"decision": "allow", "definition": recorded},
+        },
+    }
     assert (await router.call(_marker_call(router, "touch_marker", third)))[1] is False
     assert len(approver.asked) == 2  # the third call was allowed by the new entry
     assert first.exists()

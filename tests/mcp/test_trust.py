@@ -1,6 +1,7 @@
 """Launch fingerprints. Load-bearing direction: any change to what would run — command, any
-argument, any env entry (key or value), the working directory, an HTTP URL or header — must
-change the fingerprint, so an approval never carries over to something else. The second corpus:
+argument, any env entry (key or value), the working directory, an HTTP URL or header, and for a
+repository's stdio server the resolved program or any file it runs — must change the fingerprint,
+so an approval never carries over to something else, and the change is named. The second corpus:
 the same launch written the same way (env in any order) keeps its fingerprint."""
 
 from __future__ import annotations
@@ -12,7 +13,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from levelcode.mcp.config import HttpServerSpec, Provenance, StdioServerSpec
-from levelcode.mcp.trust import launch_fingerprint, needs_launch_approval, trust_state
+from levelcode.mcp.trust import (
+    MISSING,
+    OLD_APPROVAL,
+    ApprovedLaunch,
+    LaunchFacts,
+    TrustCheck,
+    approved_launch,
+    check_trust,
+    launch_fingerprint,
+    needs_launch_approval,
+    trust_state,
+)
 
 WS = Provenance("workspace", "/repo/.mcp.json")
 BASE = StdioServerSpec(
@@ -103,3 +115,60 @@ def test_property_fingerprints_differ_exactly_when_launches_differ(
     two = StdioServerSpec(name="s", command=c2, args=tuple(a2), env=tuple(e2.items()), provenance=WS)
     same = (c1, a1, e1) == (c2, a2, e2)
     assert (launch_fingerprint(one) == launch_fingerprint(two)) == same
+
+
+# --- facts: the program and the workspace files a repository's launch runs -------------------------
+
+FACTS = LaunchFacts("/usr/bin/python3", (("lib.py", "b" * 64), ("server.py", "a" * 64)))
+
+
+def _approved(facts: LaunchFacts = FACTS) -> ApprovedLaunch:
+    return approved_launch(BASE, facts)
+
+
+@pytest.mark.parametrize(
+    ("now", "change"),
+    [
+        (
+            dataclasses.replace(FACTS, files=(("lib.py", "b" * 64), ("server.py", "c" * 64))),
+            "server.py changed",
+        ),
+        (
+            dataclasses.replace(FACTS, files=(("lib.py", "b" * 64), ("server.py", MISSING))),
+            "server.py was removed",
+        ),
+        (dataclasses.replace(FACTS, files=(*FACTS.files, ("mod.py", "d" * 64))), "mod.py appeared"),
+        (dataclasses.replace(FACTS, program="/repo/python3"), "npx now resolves to /repo/python3"),
+        (dataclasses.replace(FACTS, program=None), "npx now resolves to nothing (not found)"),
+        (
+            LaunchFacts("/usr/bin/python3", tuple((f"f{i}.py", str(i)) for i in range(5))),
+            "f0.py appeared, f1.py appeared, f2.py appeared, 4 more files changed",
+        ),
+    ],
+)
+def test_a_change_in_what_runs_is_named(now: LaunchFacts, change: str) -> None:
+    assert launch_fingerprint(BASE, now) != launch_fingerprint(BASE, FACTS)
+    assert check_trust(BASE, now, _approved()) == TrustCheck("changed", change)
+
+
+def test_a_change_to_the_text_is_a_command_change_whatever_the_files() -> None:
+    moved = dataclasses.replace(BASE, args=(*BASE.args, "--x"))
+    assert check_trust(moved, FACTS, _approved()) == TrustCheck("changed", "command changed")
+
+
+def test_the_same_text_and_files_are_approved() -> None:
+    assert check_trust(BASE, FACTS, _approved()) == TrustCheck("approved")
+    assert check_trust(BASE, FACTS, None) == TrustCheck("never_approved")
+
+
+def test_an_approval_from_before_facts_asks_once_more_and_says_why() -> None:
+    old = ApprovedLaunch(launch_fingerprint(BASE))
+    assert check_trust(BASE, FACTS, old) == TrustCheck("changed", OLD_APPROVAL)
+    assert check_trust(dataclasses.replace(BASE, command="x"), FACTS, old).change == "command changed"
+    assert check_trust(BASE, None, old) == TrustCheck("approved")  # HTTP and the like: the text is all
+
+
+def test_facts_are_part_of_the_fingerprint_but_the_text_alone_is_kept_apart() -> None:
+    assert launch_fingerprint(BASE, FACTS) != launch_fingerprint(BASE)
+    assert launch_fingerprint(BASE, LaunchFacts()) != launch_fingerprint(BASE)
+    assert _approved().command == launch_fingerprint(BASE)

@@ -11,15 +11,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from levelcode.mcp.allow_rules import AllowRule, ToolDefinition
 from levelcode.mcp.config import HttpServerSpec, Provenance, StdioServerSpec
+from levelcode.mcp.launch_inspection import inspect_launch
 from levelcode.mcp.overview import launch_text
-from levelcode.mcp.trust import launch_fingerprint
+from levelcode.mcp.trust import MISSING, launch_fingerprint
 from levelcode.mcp.trust_store import TrustStore, workspace_key
 from tests.test_json_store import run_together
 
@@ -31,6 +34,9 @@ SPEC = StdioServerSpec(
     env=(("NODE_ENV", "production"),),
     provenance=WS,
 )
+
+# where `npx -y @modelcontextprotocol/server-filesystem` would find a copy in the workspace
+NPX_LOOKS_FOR = (".bin/server-filesystem", "@modelcontextprotocol/server-filesystem/package.json")
 
 
 def _permissions_stop_reads() -> bool:
@@ -98,7 +104,13 @@ def test_an_approval_holds_for_a_new_process_and_records_the_launch(
     _approve(TrustStore(store_path), workspace)
     fresh = TrustStore(store_path)
     assert fresh.state(workspace, SPEC) == "approved"
-    assert fresh.recorded(workspace, SPEC.name) == launch_fingerprint(SPEC)
+    recorded = fresh.recorded(workspace, SPEC.name)
+    assert recorded is not None
+    facts = inspect_launch(SPEC, workspace, os.environ)
+    assert recorded.fingerprint == launch_fingerprint(SPEC, facts)
+    assert recorded.command == launch_fingerprint(SPEC)
+    assert recorded.program == shutil.which("npx")
+    assert recorded.files == {".npmrc": MISSING, **{f"node_modules/{p}": MISSING for p in NPX_LOOKS_FOR}}
     assert fresh.approved_servers(workspace) == {"fs": launch_text(SPEC)}
     doc = json.loads(store_path.read_text(encoding="utf-8"))
     assert doc["version"] == 1
@@ -439,3 +451,55 @@ def test_revoke_reports_an_approval_made_by_another_process_since_loading(
     loaded_early = TrustStore(store_path)
     _approve(TrustStore(store_path), workspace)
     assert loaded_early.revoke(workspace, "fs") is True  # it did remove it
+
+
+# --- "always" for a repository's server, kept inside its approval (gate G2) ------------------------
+
+DEFINITION = ToolDefinition("a" * 64, "b" * 64, "c" * 64)
+
+
+def test_always_is_kept_inside_the_approval_of_this_workspace_only(
+    store_path: Path, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other-repo"
+    other.mkdir()
+    store = TrustStore(store_path)
+    for place in (workspace, other):
+        store.approve(place, SPEC, launch_text(SPEC))
+    assert store.allow_tool(workspace, SPEC, "read_file", DEFINITION)
+    again = TrustStore(store_path)
+    assert again.tool_allowances(workspace, SPEC) == {"read_file": AllowRule("allow", DEFINITION)}
+    assert again.tool_allowances(other, SPEC) == {}  # the same server name in another repository
+
+
+def test_a_launch_change_voids_the_allowances_and_a_reapproval_starts_with_none(
+    store_path: Path, workspace: Path
+) -> None:
+    store = TrustStore(store_path)
+    store.approve(workspace, SPEC, launch_text(SPEC))
+    store.allow_tool(workspace, SPEC, "read_file", DEFINITION)
+    changed = dataclasses.replace(SPEC, args=(*SPEC.args, "/etc"))
+    assert store.tool_allowances(workspace, changed) == {}
+    assert not store.allow_tool(workspace, changed, "read_file", DEFINITION)  # not approved: not kept
+    store.approve(workspace, changed, launch_text(changed))
+    assert store.tool_allowances(workspace, changed) == {}
+    assert store.tool_allowances(workspace, SPEC) == {}
+
+
+def test_nothing_is_kept_for_a_server_never_approved(store_path: Path, workspace: Path) -> None:
+    store = TrustStore(store_path)
+    assert not store.allow_tool(workspace, SPEC, "read_file", DEFINITION)
+    assert TrustStore(store_path).approved_servers(workspace) == {}
+
+
+def test_a_malformed_recorded_allowance_allows_nothing(store_path: Path, workspace: Path) -> None:
+    store = TrustStore(store_path)
+    store.approve(workspace, SPEC, launch_text(SPEC))
+    doc = json.loads(store_path.read_text())
+    doc["workspaces"][workspace_key(workspace)]["fs"]["tools"] = {
+        "a": "allow",
+        "b": {"decision": "allow", "definition": {"description": "x"}},
+        "c": {"decision": "yes"},
+    }
+    store_path.write_text(json.dumps(doc))
+    assert TrustStore(store_path).tool_allowances(workspace, SPEC) == {}

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from levelcode import paths
 from levelcode.sandbox.locations import HostPaths
 from levelcode.sandbox.survey import build_policy, git_dir_of, protected_paths
 
@@ -34,7 +35,7 @@ def _repo(path: Path) -> Path:
 def _host(tmp_path: Path) -> HostPaths:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    return HostPaths(home, home / ".config", tmp_path / "lc", tmp_path / "lc" / "state")
+    return HostPaths(home, home / ".config", paths.config_dir(), paths.state_dir())  # the isolated ones
 
 
 def test_a_plain_repository_pins_git_and_protects_its_control_files(tmp_path: Path) -> None:
@@ -92,7 +93,7 @@ def test_existing_secret_stores_and_levelcode_dirs_are_hidden(tmp_path: Path) ->
     (host.home / ".docker" / "config.json").write_text("{}")
     host.levelcode_state.mkdir(parents=True)
     policy = build_policy(_repo(tmp_path / "ws"), [], host, network=False)
-    lc = tmp_path / "lc"
+    lc = host.levelcode_config  # LEVELCODE_HOME: the state dir lies inside it
     assert set(policy.hidden_dirs) == {host.home / ".ssh", host.home / ".config" / "gh", lc}
     assert set(policy.hidden_files) == {host.home / ".netrc", host.home / ".docker" / "config.json"}
     assert host.home / ".aws" not in policy.hidden_dirs  # absent: not named
@@ -101,7 +102,7 @@ def test_existing_secret_stores_and_levelcode_dirs_are_hidden(tmp_path: Path) ->
 def test_nested_hidden_paths_are_named_once_by_their_outer_folder(tmp_path: Path) -> None:
     host = _host(tmp_path)  # state lives inside the LevelCode home, which is hidden as a whole
     policy = build_policy(tmp_path, [], host, network=False)
-    assert policy.hidden_dirs == (tmp_path / "lc",)
+    assert policy.hidden_dirs == (host.levelcode_config,)
 
 
 def test_the_cache_folder_is_private_and_per_workspace(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 Approval rule, load-bearing direction: outside autopilot every write or edit inside the workspace
 asks first (kind "edit", with the path and a diff); on autopilot they run without asking — and the
-path guard still refuses anything outside, which test_path_guard covers.
+path guard still refuses anything outside, which test_path_guard covers. Writes under `.git/` and
+`.levelcode/` ask even on autopilot: test_protected_paths covers them.
 """
 
 from __future__ import annotations

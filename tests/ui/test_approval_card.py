@@ -1,12 +1,66 @@
-"""The command card: its note (no sandbox here) is shown, capitalized, between title and body,
-and escaped like every other line."""
+"""The approval card on a terminal of a given size. Load-bearing direction: however tall the body,
+the rendered card plus the prompt fit the terminal, and the title, the warning and every summary
+line are on it (the middle of the body is folded with a count and where to see all of it). The
+second corpus: a card that fits is shown whole. Also: the note of a command card (no sandbox here)
+is shown before the command, escaped like every other line."""
 
 from __future__ import annotations
 
+import pytest
 from rich.console import Console
 
 from levelcode.agent.approvals import ApprovalRequest
-from levelcode.ui.approval_card import render_card
+from levelcode.ui.approval_card import fold_to_fit, options_for, render_card, repeats_summary, rows
+
+SUMMARY = ("runs inline code (-c): " + "import os; " * 30, "will receive your GITHUB_TOKEN (env GH_TOKEN)")
+
+
+def card(lines: int, width: int = 80) -> ApprovalRequest:
+    body = tuple(f"arg {i}:   {'x' * (i % 3 * width // 2)}" for i in range(1, lines + 1))
+    return ApprovalRequest(
+        "mcp_launch", "new · MCP server 'h'", body, warning="a repository wants to run a program",
+        summary=SUMMARY, full_view="levelcode mcp get h",
+    )  # fmt: skip
+
+
+def rendered(request: ApprovalRequest, console: Console) -> list[str]:
+    console.begin_capture()
+    console.print(render_card(request))
+    return console.end_capture().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "lines"), [(80, 40, 150), (110, 40, 400), (60, 24, 60), (40, 30, 20)]
+)
+def test_a_tall_card_and_its_prompt_fit_the_terminal(width: int, height: int, lines: int) -> None:
+    console = Console(width=width, height=height, force_terminal=False)
+    request = card(lines, width)
+    repeat = repeats_summary(request, console, height)
+    fitted = fold_to_fit(request, console, height, repeat_summary=repeat)
+    shown = rendered(fitted, console)
+    beside = sum(rows(console, "  ! " + line) for line in SUMMARY) if repeat else 0
+    prompt = beside + len(options_for(request)) + 1
+    assert len(shown) + prompt <= height
+    text = " ".join(" ".join(shown).split())  # lines wrapped at a space read as one
+    assert "new · MCP server 'h'" in text
+    assert "⚠ a repository wants to run a program" in text
+    assert "! will receive your GITHUB_TOKEN (env GH_TOKEN)" in text
+    assert "! runs inline code (-c): import os;" in text
+    folded = [line for line in fitted.body if "lines folded" in line]
+    assert folded == [f"… {lines - len(fitted.body) + 1} lines folded; `levelcode mcp get h` shows all of it"]
+    if height >= 40:
+        assert repeat
+        assert fitted.body[0] == request.body[0]
+        assert fitted.body[-1] == request.body[-1]
+
+
+def test_a_card_that_fits_is_shown_whole() -> None:
+    console = Console(width=120, height=60, force_terminal=False)
+    request = card(10, 120)
+    assert fold_to_fit(request, console, 60) == request
+
+
+# --- the note a command card carries where there is no sandbox ------------------------------------
 
 
 def _shown(request: ApprovalRequest) -> list[str]:

@@ -33,7 +33,7 @@ def test_plain_text_names_every_state_and_the_next_step() -> None:
     text = render_list(VIEW)
     assert "fs · running · user · /u/settings.json" in text
     assert "  2 tools · ~321 tokens per turn · 1 allow-listed:" in text
-    assert "    fs__read  [allow]" in text
+    assert "    fs__read  [allow · unannotated]" in text
     assert "repo · command changed — needs approval · workspace · /r/.mcp.json" in text
     assert "new · needs approval · workspace" in text
     assert text.count("approve with: levelcode mcp trust") == 2
@@ -72,3 +72,35 @@ def test_nothing_configured_says_how_to_add() -> None:
     assert "No MCP servers are configured." in text
     assert "levelcode mcp add" in text
     assert "levelcode mcp import" in text
+
+
+def test_where_a_cap_bit_is_named_in_every_view() -> None:
+    capped = ServerSummary(
+        "big",
+        "running",
+        "user",
+        "/u/settings.json",
+        "big-server",
+        None,
+        (ToolLine("big__a", "a", "ask", "r", "destructive"),),
+        cut_descriptions=("a",),
+        trimmed_schemas=("a", "b\x1b[2J"),
+        left_out=("c",),
+    )
+    view = ListView((capped,))
+    text = render_list(view)
+    assert (
+        "1 tools · ~0 tokens per turn · 0 allow-listed · 1 description cut (a) · "
+        "2 schemas trimmed (a, b\\x1b[2J) · 1 left out over the definition cap (c):"
+    ) in text
+    assert "    big__a  [ask · destructive]" in text
+    terminal = Console(record=True, force_terminal=True, width=200)
+    print_list(terminal, view)
+    shown = terminal.export_text()
+    assert "1 left out over the definition cap (c)" in shown
+    assert "big__a (destructive)" in shown
+    assert summaries_json(view)["servers"][0]["caps"] == {  # type: ignore[index]
+        "cut_descriptions": ["a"],
+        "trimmed_schemas": ["a", "b\x1b[2J"],
+        "left_out": ["c"],
+    }

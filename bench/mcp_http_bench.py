@@ -1,0 +1,331 @@
+"""Remote (Streamable HTTP) MCP benchmark: which HTTP transport LevelCode should use (DESIGN D1).
+
+    uv run python bench/mcp_http_bench.py [--quick]
+
+Against local servers on 127.0.0.1 — server-everything in its Streamable HTTP mode (2025-11-25,
+answers as event streams) and a server built with the official Python SDK (2026-07-28, JSON
+answers) — in one run, it prints:
+  * import cost in a fresh process (median): the SDK's streamable-HTTP client transport, the SDK's
+    whole client, and LevelCode's own transport on httpx2;
+  * connect+list (median) and per-call latency (p50, p95) for: the SDK's own client end to end;
+    LevelCode's session on (a) the SDK's transport (an adapter below feeds our session from its
+    streams); LevelCode on (b) its own transport (levelcode/mcp/http);
+  * the whole-process time of `levelcode mcp list` with one remote server configured.
+The machine is shared and noisy: compare ratios within one run, and run twice before believing one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from levelcode.cli.aio import event_loop_factory  # noqa: E402
+from levelcode.errors import TransportError  # noqa: E402
+from levelcode.mcp import jsonrpc  # noqa: E402
+from levelcode.mcp.config import HttpServerSpec, Provenance  # noqa: E402
+from levelcode.mcp.connection import ConnectOptions, McpConnection, connect  # noqa: E402
+from levelcode.mcp.handshake import negotiate_in_turn  # noqa: E402
+from levelcode.mcp.http.request_headers import standard_headers  # noqa: E402
+from levelcode.mcp.session import McpSession  # noqa: E402
+from levelcode.mcp.transport import MessageSink  # noqa: E402
+
+USER = Provenance("user", "bench")
+EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
+SDK_SERVER = ROOT / "tests" / "servers" / "sdk_http_server.py"
+WARMUP_CALLS = 50
+
+
+# --- servers on 127.0.0.1 ------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_listening(port: int, process: subprocess.Popen[bytes], within: float = 30) -> None:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server on port {port} exited with {process.returncode}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listening on {port} after {within} s")
+
+
+@contextlib.contextmanager
+def servers() -> Iterator[dict[str, str]]:
+    everything_port, sdk_port = free_port(), free_port()
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    everything = subprocess.Popen(
+        [str(EVERYTHING), "streamableHttp"], env={**os.environ, "PORT": str(everything_port)}, **quiet
+    )
+    sdk = subprocess.Popen([sys.executable, str(SDK_SERVER), str(sdk_port), "--json"], **quiet)
+    try:
+        wait_listening(everything_port, everything)
+        wait_listening(sdk_port, sdk)
+        yield {
+            "server-everything (2025-11-25, SSE answers)": f"http://127.0.0.1:{everything_port}/mcp",
+            "SDK MCPServer (2026-07-28, JSON answers)": f"http://127.0.0.1:{sdk_port}/mcp",
+        }
+    finally:
+        for process in (everything, sdk):
+            process.terminate()
+            process.wait(timeout=10)
+
+
+# --- import cost -----------------------------------------------------------------------------------------
+
+IMPORTS = {
+    "stdio path only (levelcode.mcp.connection)": "import levelcode.mcp.connection",
+    "(a) SDK transport (mcp.client.streamable_http)": "import mcp.client.streamable_http",
+    "    SDK whole client (mcp.Client + transport)": "import mcp; from mcp.client.streamable_http import streamable_http_client",
+    "(b) LevelCode's own (levelcode.mcp.http.streamable)": "import levelcode.mcp.http.streamable",
+}
+
+
+def import_cost(statement: str, runs: int) -> tuple[float, int]:
+    code = (
+        "import sys, time; before = set(sys.modules); began = time.perf_counter();"
+        f"{statement};"
+        "print(time.perf_counter() - began, len(set(sys.modules) - before))"
+    )
+    samples, modules = [], 0
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+        )
+        seconds, count = out.stdout.split()
+        samples.append(float(seconds))
+        modules = int(count)
+    return statistics.median(samples), modules
+
+
+# --- (a) LevelCode's session on the SDK's transport --------------------------------------------------------
+
+
+class SdkStreamTransport:
+    """Our Transport on the SDK's `streamable_http_client`: a runner task owns its context (anyio
+    scopes must close in the task that opened them); a writer task turns our synchronous `send`
+    into the SDK's async stream writes; a reader classifies what arrives for our session."""
+
+    def __init__(self, server: str, url: str) -> None:
+        self.server_name, self.url = server, url
+        self._queue: asyncio.Queue[Mapping[str, object]] = asyncio.Queue()
+        self._runner: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._version: str | None = None
+
+    @property
+    def server(self) -> str:
+        return self.server_name
+
+    async def open(self, sink: MessageSink) -> None:
+        ready = asyncio.Event()
+        self._runner = asyncio.ensure_future(self._run(sink, ready))
+        await ready.wait()
+
+    async def _run(self, sink: MessageSink, ready: asyncio.Event) -> None:
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with streamable_http_client(self.url) as (read, write):
+            ready.set()
+            tasks = [asyncio.ensure_future(self._read(read, sink)), asyncio.ensure_future(self._write(write))]
+            await self._stop.wait()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _read(self, read: Any, sink: MessageSink) -> None:
+        async for item in read:
+            if isinstance(item, Exception):
+                continue
+            payload = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+            result = payload.get("result")
+            if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
+                self._version = result["protocolVersion"]
+            sink.on_message(jsonrpc.classify(payload))
+
+    async def _write(self, write: Any) -> None:
+        from mcp.shared.message import ClientMessageMetadata, SessionMessage
+        from mcp_types import jsonrpc_message_adapter
+
+        while True:
+            message = await self._queue.get()
+            params = message.get("params")
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            version = meta.get("io.modelcontextprotocol/protocolVersion") if isinstance(meta, dict) else None
+            headers = {"mcp-protocol-version": version or self._version} if (version or self._version) else {}
+            headers.update(standard_headers(message))
+            model = jsonrpc_message_adapter.validate_python(dict(message), by_name=False)
+            await write.send(SessionMessage(model, metadata=ClientMessageMetadata(headers=headers)))
+
+    def send(self, message: Mapping[str, object]) -> None:
+        if self._stop.is_set():
+            raise TransportError("closed", server=self.server)
+        self._queue.put_nowait(message)
+
+    async def close(self) -> None:
+        self._stop.set()
+        if self._runner is not None:
+            await asyncio.gather(self._runner, return_exceptions=True)
+
+    def diagnostics(self) -> tuple[str, ...]:
+        return ()
+
+
+async def connect_on_sdk(url: str) -> McpConnection:
+    spec = HttpServerSpec("bench", url, USER)
+
+    async def open_session() -> McpSession:
+        session = McpSession(SdkStreamTransport("bench", url))
+        await session.open()
+        return session
+
+    session, info = await negotiate_in_turn(open_session, None)
+    connection = McpConnection(spec, session, info, ConnectOptions(workspace=ROOT))
+    await connection.list_tools()
+    return connection
+
+
+async def connect_own(url: str) -> McpConnection:
+    return await connect(HttpServerSpec("bench", url, USER), ConnectOptions(workspace=ROOT))
+
+
+# --- measuring -------------------------------------------------------------------------------------------
+
+Connector = Callable[[str], Awaitable[Any]]
+
+
+async def levelcode_rows(
+    url: str, connector: Connector, connects: int, calls: int
+) -> tuple[float, list[float]]:
+    connect_times = []
+    for _ in range(connects):
+        began = time.perf_counter()
+        connection = await connector(url)
+        connect_times.append(time.perf_counter() - began)
+        await connection.close()
+    connection = await connector(url)
+    for _ in range(WARMUP_CALLS):
+        await connection.call_tool("echo", {"message": "ping"})
+    times = []
+    for _ in range(calls):
+        began = time.perf_counter()
+        rendered = await connection.call_tool("echo", {"message": "ping"})
+        times.append(time.perf_counter() - began)
+        assert not rendered.is_error, rendered.text
+    await connection.close()
+    return statistics.median(connect_times), times
+
+
+async def sdk_client_rows(url: str, connects: int, calls: int) -> tuple[float, list[float]]:
+    from mcp import Client
+
+    connect_times = []
+    for _ in range(connects):
+        began = time.perf_counter()
+        async with Client(url) as client:
+            await client.list_tools()
+            connect_times.append(time.perf_counter() - began)
+    times = []
+    async with Client(url) as client:
+        await client.list_tools()
+        for _ in range(WARMUP_CALLS):
+            await client.call_tool("echo", {"message": "ping"})
+        for _ in range(calls):
+            began = time.perf_counter()
+            await client.call_tool("echo", {"message": "ping"})
+            times.append(time.perf_counter() - began)
+    return statistics.median(connect_times), times
+
+
+def whole_process_list(url: str, runs: int) -> float:
+    samples = []
+    with tempfile.TemporaryDirectory() as home:
+        settings = {"mcpServers": {"remote": {"url": url}}}
+        Path(home, "settings.json").write_text(json.dumps(settings))
+        env = {"PATH": os.environ["PATH"], "HOME": home, "LEVELCODE_HOME": home, "LANG": "C.UTF-8"}
+        for _ in range(runs):
+            began = time.perf_counter()
+            done = subprocess.run(
+                [str(Path(sys.executable).parent / "levelcode"), "mcp", "list"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            samples.append(time.perf_counter() - began)
+            assert done.returncode == 0 and "remote · running" in done.stdout, done.stdout + done.stderr
+    return statistics.median(samples)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.2f} ms"
+
+
+def p(times: list[float], q: float) -> float:
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    import_runs, connects, calls = (3, 3, 100) if args.quick else (7, 10, 400)
+
+    print(f"import cost, fresh process, median of {import_runs}")
+    for label, statement in IMPORTS.items():
+        seconds, modules = import_cost(statement, import_runs)
+        print(f"  {label:55} {ms(seconds)}  {modules:4d} modules")
+
+    with servers() as urls:
+        for server, url in urls.items():
+            print(
+                f"\n{server}: connect+list median of {connects}; {calls} echo calls after {WARMUP_CALLS} warm-up"
+            )
+            rows: dict[str, tuple[float, list[float]]] = {}
+            run = asyncio.Runner(loop_factory=event_loop_factory())
+            with run:
+                rows["SDK's own client (mcp.Client)"] = run.run(sdk_client_rows(url, connects, calls))
+                rows["LevelCode on (a) the SDK transport"] = run.run(
+                    levelcode_rows(url, connect_on_sdk, connects, calls)
+                )
+                rows["LevelCode on (b) its own transport"] = run.run(
+                    levelcode_rows(url, connect_own, connects, calls)
+                )
+            own = statistics.median(rows["LevelCode on (b) its own transport"][1])
+            for label, (connect_time, times) in rows.items():
+                ratio = statistics.median(times) / own
+                print(
+                    f"  {label:38} connect+list {ms(connect_time)}   per call p50 {ms(p(times, 0.5))}"
+                    f"  p95 {ms(p(times, 0.95))}  ({ratio:.2f}x of (b))"
+                )
+        url = next(iter(urls.values()))
+        runs = 3 if args.quick else 5
+        print(
+            f"\nwhole process `levelcode mcp list`, one remote server (server-everything), median of {runs}:"
+            f" {ms(whole_process_list(url, runs))}"
+        )
+
+
+if __name__ == "__main__":
+    main()

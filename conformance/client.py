@@ -1,0 +1,145 @@
+"""The entry point the official MCP conformance suite runs as its client under test:
+
+    conformance client --command "python conformance/client.py" --scenario NAME
+
+The suite appends the scenario server's URL and sets MCP_CONFORMANCE_SCENARIO (and, for some
+scenarios, MCP_CONFORMANCE_CONTEXT; with --spec-version, MCP_CONFORMANCE_PROTOCOL_VERSION). This
+drives LevelCode's own connection code (levelcode/mcp/connection.py and levelcode/mcp/http/):
+connect and negotiate, list tools, call them, answer what the server asks. Exit status 0 when every
+step worked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from levelcode.errors import McpError, RemoteError  # noqa: E402
+from levelcode.mcp.config import HttpServerSpec, Provenance  # noqa: E402
+from levelcode.mcp.connection import ConnectOptions, McpConnection, connect  # noqa: E402
+from levelcode.mcp.handshake import Era  # noqa: E402
+from levelcode.mcp.session import ClientFeatures  # noqa: E402
+
+METHOD_NOT_FOUND = -32601
+# Scenarios that check only what connecting and listing send; their tools are not meant to be called.
+LIST_ONLY = frozenset({"initialize", "request-metadata", "json-schema-ref-no-deref"})
+CAPABILITIES: Mapping[str, object] = {"elicitation": {}}
+
+
+async def answer_server(method: str, params: Mapping[str, object]) -> Mapping[str, object]:
+    """Elicitation accepted with the schema's defaults (what a user pressing Enter would send)."""
+    if method == "elicitation/create":
+        schema = params.get("requestedSchema")
+        properties = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
+        content = {
+            str(name): prop["default"]
+            for name, prop in properties.items()
+            if isinstance(prop, Mapping) and "default" in prop
+        }
+        return {"action": "accept", "content": content}
+    if method == "roots/list":
+        return {"roots": []}
+    raise RemoteError(f"unsupported: {method}", server="conformance", code=METHOD_NOT_FOUND)
+
+
+def era_hint() -> Era | None:
+    version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION")
+    if not version:
+        return None
+    return "modern" if version >= "2026-07-28" else "legacy"
+
+
+def planned_calls(
+    scenario: str, tools: tuple[Mapping[str, object], ...]
+) -> list[tuple[str, dict[str, object]]]:
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    if isinstance(context, Mapping) and isinstance(context.get("toolCalls"), list):
+        return [(str(c["name"]), dict(c.get("arguments") or {})) for c in context["toolCalls"]]
+    if scenario in LIST_ONLY:
+        return []
+    by_name = {str(tool.get("name")): tool for tool in tools}
+    if scenario == "json-schema-2020-12-preservation" and "json_schema_echo" in by_name:
+        focal = by_name.get("json_schema_2020_12_tool", {})
+        return [("json_schema_echo", {"schema": focal.get("inputSchema")})]
+    return [(name, example_arguments(tool.get("inputSchema"))) for name, tool in by_name.items()]
+
+
+def example_arguments(schema: object) -> dict[str, object]:
+    """A value for each required argument, from its default or its type."""
+    if not isinstance(schema, Mapping):
+        return {}
+    properties = schema.get("properties")
+    required = schema.get("required")
+    if not isinstance(properties, Mapping) or not isinstance(required, list):
+        return {}
+    samples: dict[str, object] = {"number": 5, "integer": 3, "string": "hello", "boolean": True}
+    arguments: dict[str, object] = {}
+    for name in required:
+        prop = properties.get(name)
+        if isinstance(prop, Mapping):
+            arguments[str(name)] = prop.get("default", samples.get(str(prop.get("type")), "hello"))
+    return arguments
+
+
+async def exercise_other_methods(connection: McpConnection) -> None:
+    """Resources and prompts, so header scenarios see every method (LevelCode lists them later)."""
+    for method, params in (("resources/list", {}), ("prompts/list", {})):
+        try:
+            result = await connection.session.request(method, params, timeout=10)
+        except McpError:
+            continue
+        key = "resources" if method == "resources/list" else "prompts"
+        for item in (result.get(key) or [])[:1]:
+            follow = (
+                ("resources/read", {"uri": item.get("uri")})
+                if key == "resources"
+                else ("prompts/get", {"name": item.get("name")})
+            )
+            with contextlib.suppress(McpError):
+                await connection.session.request(follow[0], follow[1], timeout=10)
+
+
+async def run(url: str, scenario: str) -> int:
+    spec = HttpServerSpec("conformance", url, Provenance("user", "conformance"))
+    options = ConnectOptions(
+        workspace=Path.cwd(),
+        startup_timeout=20,
+        call_timeout=20,
+        features=ClientFeatures(CAPABILITIES, answer_server),
+    )
+    try:
+        connection = await connect(spec, options, hint=era_hint())
+    except McpError as exc:
+        print(f"connect failed: {exc}", file=sys.stderr)
+        return 1
+    failures = 0
+    try:
+        print(f"connected: {connection.info.era} {connection.info.protocol}; {len(connection.tools)} tools")
+        for name, arguments in planned_calls(scenario, connection.tools):
+            rendered = await connection.call_tool(name, arguments)
+            print(f"{name}: {rendered.text[:300]}")
+            failures += rendered.is_error
+        if scenario == "http-standard-headers":
+            await exercise_other_methods(connection)
+    finally:
+        await connection.close()
+    return 1 if failures else 0
+
+
+def main() -> int:
+    if len(sys.argv) < 2:
+        print("usage: client.py SERVER_URL (run by the conformance suite)", file=sys.stderr)
+        return 2
+    return asyncio.run(run(sys.argv[-1], os.environ.get("MCP_CONFORMANCE_SCENARIO", "")))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

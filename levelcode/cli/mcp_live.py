@@ -1,0 +1,80 @@
+"""`levelcode mcp get`'s live part: the server's state, its tools as the model sees them (allow/ask,
+unannotated/read-only/destructive) and where a cap on its text bit, as `mcp list` shows them.
+
+Starts only a server the launch gate lets start without asking — your own, or a repository's that
+is approved for this workspace, and not disabled — through the same runtime as the agent; a server
+that needs approval is described, never started.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from levelcode.agent.approvals import HeadlessApprover
+from levelcode.cli.aio import run_command
+from levelcode.mcp.config import McpConfig, ServerSpec
+from levelcode.mcp.overview import COMMAND_CHANGED, NEEDS_APPROVAL, ServerSummary
+from levelcode.mcp.runtime import McpRuntime
+from levelcode.mcp.trust import needs_launch_approval
+from levelcode.mcp.trust_store import TrustStore
+from levelcode.tools.names import BUILTIN_TOOL_NAMES
+from levelcode.ui.mcp_views import caps_json, tools_line
+
+
+def may_start_without_asking(spec: ServerSpec, store: TrustStore, workspace: Path) -> bool:
+    if spec.disabled:
+        return False
+    return not needs_launch_approval(spec) or store.state(workspace, spec) == "approved"
+
+
+def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path) -> dict[str, Any]:
+    """`state`, `tools`, `caps` and `schemaTokens`; the server is started only when it may be."""
+    if not may_start_without_asking(spec, store, workspace):
+        trust = store.state(workspace, spec) if needs_launch_approval(spec) else None
+        state = "disabled" if spec.disabled else COMMAND_CHANGED if trust == "changed" else NEEDS_APPROVAL
+        return {"state": state, "tools": [], "caps": None, "schemaTokens": 0}
+    summary = _start_and_summarize(spec, config, store, workspace)
+    return {
+        "state": summary.state,
+        "tools": [
+            {"name": t.name, "tool": t.tool, "decision": t.decision, "kind": t.kind, "reason": t.reason}
+            for t in summary.tools
+        ],
+        "caps": caps_json(summary),
+        "schemaTokens": summary.schema_tokens,
+        "summary": tools_line(summary),
+    }
+
+
+def _start_and_summarize(
+    spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path
+) -> ServerSummary:
+    only = dataclasses.replace(config, servers=(spec,))
+    runtime = McpRuntime(workspace, only, HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES, store=store)
+    found: list[ServerSummary] = []
+
+    async def main() -> int:
+        if sys.stderr.isatty():
+            print(f"levelcode: starting {spec.name}… (--no-start shows the entry only)", file=sys.stderr)
+        await runtime.start()
+        found.extend(runtime.summaries())
+        return 0
+
+    run_command(main, runtime.close)
+    return found[0]
+
+
+def live_lines(live: dict[str, Any]) -> list[str]:
+    """The live part of `mcp get`'s text: state, the tools line with its caps, each tool."""
+    if live["state"] == "disabled":
+        return []  # the state line above says so already
+    if live["caps"] is None:
+        return [f"  live:    not started ({live['state']}); mcp get starts only what may start unasked"]
+    lines = [f"  live:    {live['state']}"]
+    if live.get("summary"):
+        lines.append(f"  tools:   {live['summary']}")
+    lines.extend(f"    {t['name']}  [{t['decision']} · {t['kind']}]" for t in live["tools"])
+    return lines

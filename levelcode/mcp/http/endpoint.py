@@ -1,0 +1,65 @@
+"""What a remote connection needs, resolved from a server's config at connect time: its URL, its
+headers with `${VAR}` expanded from the user's environment, its mode, its limits.
+
+Pure apart from reading the given environment mapping. Header values are secrets: they are never
+put in an error message (a bad one is named by its key only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from levelcode.errors import ServerStartError
+from levelcode.mcp.config import HttpServerSpec
+from levelcode.mcp.environment import NOTHING_WITHHELD, Withheld, expand_references
+
+Mode = Literal["auto", "sse"]
+_TOKEN = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+@dataclass(frozen=True)
+class RemoteEndpoint:
+    server: str
+    url: str
+    headers: Mapping[str, str] = field(repr=False)  # expanded: may hold credentials
+    mode: Mode
+    max_message_bytes: int
+    connect_timeout: float
+
+
+def remote_endpoint(
+    spec: HttpServerSpec,
+    parent_env: Mapping[str, str],
+    *,
+    max_message_bytes: int,
+    connect_timeout: float,
+    withheld: Withheld = NOTHING_WITHHELD,
+) -> RemoteEndpoint:
+    """`withheld`: what a repository's server must not receive (LevelCode's provider keys)."""
+    headers = {
+        key: expand_references(
+            value, parent_env, server=spec.name, key=key, field="header", withheld=withheld
+        )
+        for key, value in spec.headers
+    }
+    for key, value in headers.items():
+        _check_header(spec.name, key, value)
+    return RemoteEndpoint(
+        server=spec.name,
+        url=spec.url,
+        headers=headers,
+        mode="sse" if spec.legacy_sse else "auto",
+        max_message_bytes=max_message_bytes,
+        connect_timeout=connect_timeout,
+    )
+
+
+def _check_header(server: str, key: str, value: str) -> None:
+    if not key or not set(key) <= _TOKEN:
+        raise ServerStartError(f"header name {key[:60]!r} is not a valid HTTP header name", server=server)
+    if any((ord(c) < 0x20 and c != "\t") or ord(c) == 0x7F for c in value):
+        raise ServerStartError(f"header {key} holds a line break or control character", server=server)
+    if not value.isascii():
+        raise ServerStartError(f"header {key} holds characters an HTTP header cannot carry", server=server)
