@@ -1,8 +1,8 @@
 """The user's own settings file (user tier) and the few keys a repository's settings may add.
 
 Read leniently: a broken file is reported and treated as empty, so LevelCode still starts.
-Security-relevant keys (`autopilot`, `provider`, `baseUrl`, `apiKey`, MCP servers and policy)
-come from the user's file only; see mcp/config.py for the list a repository may not set.
+Security-relevant keys (`autopilot`, `sandbox`, `provider`, `baseUrl`, `apiKey`, MCP servers and
+policy) come from the user's file only; see mcp/config.py for the list a repository may not set.
 """
 
 from __future__ import annotations
@@ -26,6 +26,12 @@ class Settings:
     def autopilot(self) -> bool:
         return self.user.get("autopilot") is True
 
+    @property
+    def sandbox_network(self) -> bool:
+        """`"sandbox": {"network": true}` in the user's own settings lets commands use the network."""
+        sandbox = self.user.get("sandbox")
+        return isinstance(sandbox, Mapping) and sandbox.get("network") is True
+
     def allowed_directories(self) -> tuple[Path, ...]:
         raw = self.user.get("allowedDirectories")
         if not isinstance(raw, list):
@@ -40,5 +46,24 @@ def load_settings(workspace: Path) -> Settings:
     if doc is not None and not isinstance(doc, dict):
         problems.append(ConfigProblem(str(path), "(top level)", "expected a JSON object"))
         doc = None
+    problems += _sandbox_problems(doc, path)
     project, project_problems = load_project_settings(workspace)
     return Settings(dict(doc or {}), project, tuple(problems + project_problems))
+
+
+def _sandbox_problems(doc: object, path: Path) -> list[ConfigProblem]:
+    if not isinstance(doc, Mapping) or "sandbox" not in doc:
+        return []
+    sandbox = doc["sandbox"]
+    if not isinstance(sandbox, Mapping):
+        return [ConfigProblem(str(path), "sandbox", 'expected an object such as {"network": true}')]
+    problems = [
+        ConfigProblem(str(path), f"sandbox.{key}", "unknown key, ignored")
+        for key in sandbox
+        if key != "network"
+    ]
+    if "network" in sandbox and not isinstance(sandbox["network"], bool):
+        problems.append(
+            ConfigProblem(str(path), "sandbox.network", "expected true or false; the network stays off")
+        )
+    return problems

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.sandbox import skip_without_sandbox
 from tests.support.terminal import Terminal
 
 _SCRUBBED = (
@@ -43,3 +44,8 @@ def terminal(request: pytest.FixtureRequest) -> Iterator[Terminal]:
     term = Terminal(request.node.name[:40].replace("[", "-").replace("]", ""))
     yield term
     term.close()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked `sandbox` skip, with the probe's reason, where no sandbox can be set up."""
+    skip_without_sandbox(item)

@@ -23,6 +23,7 @@ class ApprovalRequest:
     warning: str | None = None  # why it is flagged, when it is
     allow_always: bool = False  # whether "always allow" is offered
     always_label: str = "always allow"  # what "always" would do, in words
+    note: str | None = None  # why it asks when it otherwise would not (e.g. no sandbox here)
     # The decisive lines (inline code, loader env, secrets sent, unpinned packages): shown first and
     # again beside the answer, and never folded away, however long the body is.
     summary: tuple[str, ...] = ()

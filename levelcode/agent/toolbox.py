@@ -42,11 +42,12 @@ def denial_text(request: ApprovalRequest, *, interactive: bool) -> str:
         return f"ERROR: the user denied this {what}; it was not run. Do not retry it unless the user asks."
     if request.kind == "edit" and request.warning:
         return f"ERROR: not run: nobody can approve in this session. {request.warning} Do not retry it."
-    why = (
-        "it is flagged as dangerous, so it always needs a person's approval"
-        if request.warning
-        else "it needs approval (--autopilot lets edits and commands the safety check calls safe run)"
-    )
+    if request.warning:
+        why = "it is flagged as dangerous, so it always needs a person's approval"
+    elif request.note:
+        why = request.note
+    else:
+        why = "it needs approval (--autopilot lets edits and commands the safety check calls safe run)"
     return f"ERROR: not run: nobody can approve in this session, and {why}. Do not retry it."
 
 

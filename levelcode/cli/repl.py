@@ -87,10 +87,17 @@ class Repl:
                 (__version__, "dim"),
                 (f" · {settings.provider}/{settings.model}", "cyan"),
                 (f" · {self.session.workspace}", "dim"),
+                self.sandbox_chip(),
             )
         )
         for problem in self.session.settings.problems:
             self.console.print(Text(visible(f"config problem: {problem}"), style="yellow"))
+
+    def sandbox_chip(self) -> tuple[str, str]:
+        sandbox = self.session.ctx.sandbox
+        if sandbox is None or not sandbox.available:
+            return (" · no sandbox", "yellow")
+        return (f" · sandbox, network {'on' if sandbox.network else 'off'}", "dim")
 
     async def main(self) -> int:
         from prompt_toolkit import PromptSession

@@ -16,6 +16,7 @@ from levelcode.agent.messages import ToolShape
 from levelcode.agent.system_prompt import build_system_prompt
 from levelcode.agent.toolbox import Toolbox
 from levelcode.cli.printing import workspace_of
+from levelcode.cli.sandbox_setup import extra_roots, no_sandbox_notice, session_confinement
 from levelcode.debug_log import DebugSink, configure_debug_log, debug_enabled
 from levelcode.mcp.config_files import load_mcp_config
 from levelcode.mcp.runtime import McpRuntime
@@ -38,6 +39,9 @@ class ChatSession:
 
     async def start(self) -> None:
         """Start the MCP servers the launch gate permits, and say what the model will have."""
+        note = no_sandbox_notice(self.ctx)
+        if note:
+            self.agent.sink.emit(Notice(note))
         for problem in self.mcp.config.problems:
             self.agent.sink.emit(Notice(f"config problem: {problem}"))
         await self.mcp.start()
@@ -86,8 +90,13 @@ def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSin
     )
     provider = make_provider(provider_settings)
     autopilot = bool(getattr(args, "autopilot", False)) or settings.autopilot
-    added = tuple(Path(d).expanduser().resolve() for d in getattr(args, "add_dirs", None) or ())
-    ctx = ToolContext(workspace, extra_roots=(*settings.allowed_directories(), *added), autopilot=autopilot)
+    ctx = ToolContext(
+        workspace,
+        extra_roots=extra_roots(args, settings),
+        autopilot=autopilot,
+        sandbox=session_confinement(args, settings),
+        approver=approver,
+    )
     builtins = builtin_tools()
     notify = lambda text: sink.emit(Notice(text))  # noqa: E731
     mcp = McpRuntime(

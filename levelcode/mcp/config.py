@@ -20,10 +20,11 @@ Tier = Literal["user", "workspace"]
 SERVERS_KEY = "mcpServers"
 POLICY_KEY = "mcpToolPolicy"
 AUTOPILOT_KEY = "autopilot"
+SANDBOX_KEY = "sandbox"
 POLICY_VALUES = ("allow", "ask")
 # Keys a repository's own settings file may never set: they decide what runs, what runs without
-# asking, and where the API key is sent.
-USER_ONLY_KEYS = (SERVERS_KEY, POLICY_KEY, AUTOPILOT_KEY, "provider", "baseUrl", "apiKey")
+# asking, what the sandbox lets through (network), and where the API key is sent.
+USER_ONLY_KEYS = (SERVERS_KEY, POLICY_KEY, AUTOPILOT_KEY, SANDBOX_KEY, "provider", "baseUrl", "apiKey")
 
 _COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"})
 _STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd"}

@@ -12,14 +12,18 @@ import itertools
 from dataclasses import dataclass, field
 
 from levelcode.errors import ToolError
+from levelcode.sandbox.diagnosis import sandbox_refusals
+from levelcode.sandbox.policy import SandboxPolicy
 from levelcode.tools.arguments import optional_int, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
 from levelcode.tools.command_approval import background_command_approval
+from levelcode.tools.command_sandbox import command_confinement
 from levelcode.tools.process_group import ShellProcess, exit_description
 
 JOBS_KEY = "background_jobs"
 MAX_JOBS = 16
 UNREAD_LIMIT = 200_000  # bytes of unread output kept per job; older unread output is dropped
+TAIL_LIMIT = 16_000  # bytes of the latest output kept, read or not, to tell what the sandbox blocked
 MAX_WAIT_SECONDS = 60
 
 
@@ -30,8 +34,11 @@ class JobOutput:
     unread: bytearray = field(default_factory=bytearray)
     dropped: int = 0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    tail: bytearray = field(default_factory=bytearray)
 
     def add(self, chunk: bytes) -> None:
+        self.tail += chunk
+        del self.tail[: max(0, len(self.tail) - TAIL_LIMIT)]
         self.unread += chunk
         if len(self.unread) > UNREAD_LIMIT:
             excess = len(self.unread) - UNREAD_LIMIT
@@ -55,10 +62,20 @@ class BackgroundJob:
     command: str
     process: ShellProcess
     output: JobOutput
+    policy: SandboxPolicy | None = None  # the sandbox it runs in; None: unconfined
+    refusals_told: bool = False
 
     @property
     def running(self) -> bool:
         return self.process.returncode is None
+
+    def untold_refusals(self) -> list[str]:
+        """Once the job has exited by itself: what the sandbox blocked, told only once."""
+        if self.running or self.policy is None or self.refusals_told:
+            return []
+        self.refusals_told = True
+        text = self.output.tail.decode("utf-8", errors="replace")
+        return list(sandbox_refusals(text, self.process.returncode, self.policy))
 
     @property
     def status(self) -> str:
@@ -101,8 +118,10 @@ async def start_background_command(ctx: ToolContext, args: Args) -> str:
     if len(running) >= MAX_JOBS:
         raise ToolError(f"{len(running)} background jobs are running; stop one first")
     output = JobOutput()
-    process = await ShellProcess.start(command, ctx.workspace, output.add, output.changed.set)
-    job = BackgroundJob(table.next_id(), command, process, output)
+    confined = command_confinement(ctx)
+    wrap = confined[1] if confined else None
+    process = await ShellProcess.start(command, ctx.workspace, output.add, output.changed.set, wrap=wrap)
+    job = BackgroundJob(table.next_id(), command, process, output, confined[0] if confined else None)
     table.jobs[job.id] = job
     return (
         f"Started background job {job.id} (pid {process.pid}). Read its output with "
@@ -117,7 +136,7 @@ async def read_background_output(ctx: ToolContext, args: Args) -> str:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(job.output.changed.wait(), wait)
     output = job.output.take().rstrip("\n") or "(no new output)"
-    return f"[job {job.id}: {job.status}]\n{output}"
+    return "\n".join([f"[job {job.id}: {job.status}]", output, *job.untold_refusals()])
 
 
 async def stop_background_command(ctx: ToolContext, args: Args) -> str:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from levelcode.agent.approvals import ApprovalRequest
+from levelcode.agent.approvals import ApprovalRequest, Approver
+from levelcode.sandbox.confinement import Confinement
 
 Args = Mapping[str, Any]
 
@@ -26,6 +27,8 @@ class ToolContext:
     extra_roots: tuple[Path, ...] = ()  # directories the user allowed beyond the workspace
     autopilot: bool = False
     state: dict[str, object] = field(default_factory=dict[str, object])  # e.g. background jobs, todos
+    sandbox: Confinement | None = None  # where commands run; None or unavailable: unconfined
+    approver: Approver | None = None  # who may allow a blocked command one run outside the sandbox
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@ start_background_command.
 
 Load-bearing direction: a command the safety classifier flags always asks — autopilot included —
 and never offers "always allow". Only an unflagged command may skip the question, and only on
-autopilot; otherwise the user may allow that exact command for the rest of the session.
+autopilot with a sandbox to run it in; otherwise the user may allow that exact command for the
+rest of the session (and with no sandbox, the card says it would run unconfined).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from levelcode.agent.approvals import ApprovalRequest
 from levelcode.tools.base import Args, ToolContext
 from levelcode.tools.command_safety import classify_command
+from levelcode.tools.command_sandbox import unconfined_note
 from levelcode.tools.output_caps import visible_control_chars
 
 ALWAYS_LABEL = "always allow this exact command this session"
@@ -19,6 +21,7 @@ ALWAYS_LABEL = "always allow this exact command this session"
 def command_approval(ctx: ToolContext, command: str, *, title: str) -> ApprovalRequest | None:
     verdict = classify_command(command, ctx.workspace, extra_roots=ctx.extra_roots)
     body = tuple(visible_control_chars(line) for line in command.split("\n"))
+    note = unconfined_note(ctx)
     if verdict.flagged:
         return ApprovalRequest(
             kind="command",
@@ -26,11 +29,12 @@ def command_approval(ctx: ToolContext, command: str, *, title: str) -> ApprovalR
             body=body,
             warning="Flagged as potentially dangerous: " + "; ".join(verdict.reasons),
             allow_always=False,
+            note=note,
         )
-    if ctx.autopilot:
+    if ctx.autopilot and note is None:
         return None
     return ApprovalRequest(
-        kind="command", title=title, body=body, allow_always=True, always_label=ALWAYS_LABEL
+        kind="command", title=title, body=body, allow_always=True, always_label=ALWAYS_LABEL, note=note
     )
 
 

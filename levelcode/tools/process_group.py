@@ -2,7 +2,8 @@
 
 Every command runs as `bash -c` in a new session, so its children and grandchildren share one
 process group we can signal at once: SIGTERM, a short grace, then SIGKILL. A process that leaves
-the group on purpose (setsid, double-fork daemons) is beyond what a group signal reaches.
+the group on purpose (setsid, double-fork daemons) is beyond what a group signal reaches — except
+in the sandbox, where bwrap leads the group and everything inside dies with it (pid namespace).
 
 Exit is observed through the subprocess protocol rather than `Process.wait()`, which (on the
 Python versions we support) may not return while a grandchild still holds the output pipe.
@@ -20,11 +21,13 @@ from pathlib import Path
 from levelcode.errors import ToolError
 from levelcode.process_groups import describe_exit as exit_description
 from levelcode.process_groups import group_alive, signal_group
+from levelcode.sandbox.confinement import Wrap
 
 STOP_GRACE_SECONDS = 1.5
 __all__ = ["ShellProcess", "exit_description", "group_alive"]
 DRAIN_SECONDS = 2.0  # how long to wait for the last output once the group is gone
 _POLL_SECONDS = 0.05
+_FIRST_POLL_SECONDS = 0.002
 
 
 # LevelCode's own credentials: a command the model runs has no business reading them, and a
@@ -81,13 +84,19 @@ class ShellProcess:
         cwd: Path,
         on_output: Callable[[bytes], None],
         on_exit: Callable[[], None] = lambda: None,
+        *,
+        wrap: Wrap | None = None,
     ) -> ShellProcess:
-        """Start `bash -c command` in `cwd` with stdin closed, in a new session.
+        """Start `bash -c command` in `cwd` with stdin closed, in a new session; `wrap` (the
+        sandbox) turns the argv and environment into those that run it confined.
 
         The command already runs while asyncio connects its pipes; a cancellation arriving then
         must still stop its group, so the spawn is shielded and cleaned up here.
         """
-        spawning = asyncio.ensure_future(cls._spawn(command, cwd, on_output, on_exit))
+        argv, env = ["bash", "-c", command], command_environment(os.environ)
+        if wrap is not None:
+            argv, env = wrap(argv, env)
+        spawning = asyncio.ensure_future(cls._spawn(argv, env, cwd, on_output, on_exit))
         try:
             return await asyncio.shield(spawning)
         except asyncio.CancelledError:
@@ -102,21 +111,24 @@ class ShellProcess:
 
     @classmethod
     async def _spawn(
-        cls, command: str, cwd: Path, on_output: Callable[[bytes], None], on_exit: Callable[[], None]
+        cls,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        on_output: Callable[[bytes], None],
+        on_exit: Callable[[], None],
     ) -> ShellProcess:
         loop = asyncio.get_running_loop()
         try:
             transport, protocol = await loop.subprocess_exec(
                 lambda: _ShellProtocol(on_output, on_exit),
-                "bash",
-                "-c",
-                command,
+                *argv,
                 cwd=cwd,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
-                env=command_environment(os.environ),
+                env=env,
             )
         except OSError as exc:
             raise ToolError(f"could not start the command: {exc.strerror or exc}") from exc
@@ -156,8 +168,10 @@ class ShellProcess:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace
         await _bounded(self._protocol.exited, grace)
+        pause = _FIRST_POLL_SECONDS  # most groups end within milliseconds (a sandbox's at once)
         while group_alive(self.pid) and loop.time() < deadline:
-            await asyncio.sleep(_POLL_SECONDS)  # no event tells us when orphans in the group die
+            await asyncio.sleep(pause)  # no event tells us when orphans in the group die
+            pause = min(pause * 2, _POLL_SECONDS)
         return not group_alive(self.pid)
 
 

@@ -1,19 +1,30 @@
-"""The `run_command` tool: one shell command in the workspace, bounded in time and output.
+"""The `run_command` tool: one shell command in the workspace, bounded in time and output, in the
+session's sandbox when there is one.
 
 The command's whole process group is stopped on timeout, on cancellation (the user's Ctrl-C), and
 when the command exits leaving background processes behind: nothing it started outlives the call.
+When the sandbox blocked it, the result says what and why, and a person (never a headless run)
+may allow one run outside the sandbox.
 """
 
 from __future__ import annotations
 
 from levelcode.errors import ToolError
+from levelcode.sandbox.confinement import Wrap
+from levelcode.sandbox.diagnosis import sandbox_refusals
 from levelcode.tools.arguments import optional_int, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
 from levelcode.tools.command_approval import run_command_approval
+from levelcode.tools.command_sandbox import command_confinement, rerun_allowed
 from levelcode.tools.output_caps import COMMAND_OUTPUT_LIMIT, HeadTailBuffer
 from levelcode.tools.process_group import ShellProcess, exit_description, group_alive
 
 DEFAULT_TIMEOUT_SECONDS = 120
+SANDBOX_NOTE = (
+    "Where LevelCode has a sandbox, commands run in it: only the workspace, added folders and /tmp "
+    "are writable, secrets are hidden and the network is off unless the user allowed it; lines "
+    "starting with [sandbox] say what it blocked."
+)
 MAX_TIMEOUT_SECONDS = 600
 
 
@@ -32,11 +43,29 @@ async def run_command(ctx: ToolContext, args: Args) -> str:
     timeout = optional_int(
         args, "timeout_seconds", DEFAULT_TIMEOUT_SECONDS, minimum=1, maximum=MAX_TIMEOUT_SECONDS
     )
+    confined = command_confinement(ctx)
+    report, returncode = await _run(ctx, command, timeout, confined[1] if confined else None)
+    refusals = sandbox_refusals(report, returncode, confined[0]) if confined else ()
+    if not refusals:
+        return report
+    blocked = "\n".join([report, *refusals])
+    allowed = await rerun_allowed(ctx, command, refusals)
+    if allowed is None:
+        return blocked
+    if not allowed:
+        return blocked + "\n[the user did not allow a run outside the sandbox]"
+    again, _ = await _run(ctx, command, timeout, None)
+    return f"{blocked}\n[the user allowed one run outside the sandbox; it gave:]\n{again}"
+
+
+async def _run(ctx: ToolContext, command: str, timeout: int, wrap: Wrap | None) -> tuple[str, int | None]:
+    """The report and exit status of one run, confined by `wrap` unless it is None."""
     output = HeadTailBuffer(COMMAND_OUTPUT_LIMIT)
-    process = await ShellProcess.start(command, ctx.workspace, output.add)
+    process = await ShellProcess.start(command, ctx.workspace, output.add, wrap=wrap)
     try:
         finished = await process.wait(timeout)
-        leftovers = finished and group_alive(process.pid)
+        # Inside the sandbox nothing can be left over: the pid namespace ends with the command.
+        leftovers = finished and wrap is None and group_alive(process.pid)
     finally:
         await process.stop()  # whatever happened above — timeout, Ctrl-C — nothing outlives the call
     if not finished:
@@ -44,7 +73,7 @@ async def run_command(ctx: ToolContext, args: Args) -> str:
             f"the command timed out after {timeout} s and was stopped (its whole process group). "
             f"Output so far:\n{output.render().rstrip() or '(no output)'}"
         )
-    return _report(output, process.returncode, leftovers)
+    return _report(output, process.returncode, leftovers), process.returncode
 
 
 RUN_COMMAND = BuiltinTool(
@@ -53,7 +82,8 @@ RUN_COMMAND = BuiltinTool(
         "Run a shell command with bash in the workspace and return its combined stdout and stderr "
         f"(long output keeps its start and end) and exit code. Times out after timeout_seconds "
         f"(default {DEFAULT_TIMEOUT_SECONDS}, at most {MAX_TIMEOUT_SECONDS}). Processes it leaves "
-        "running are stopped when it exits: use start_background_command for servers and watchers."
+        "running are stopped when it exits: use start_background_command for servers and watchers. "
+        f"{SANDBOX_NOTE}"
     ),
     input_schema={
         "type": "object",

@@ -39,6 +39,8 @@ def render_card(request: ApprovalRequest) -> Group:
     ]
     if request.warning:
         parts.append(Text("⚠ " + visible(request.warning), style="bold red"))
+    if request.note:
+        parts.append(Text(visible(request.note[:1].upper() + request.note[1:]), style="yellow"))
     parts.extend(Text(SUMMARY_MARK + visible(line), style="bold yellow") for line in request.summary)
     body = [visible(line) for line in request.body]
     if len(body) > MAX_BODY_LINES and request.kind != "mcp_launch":  # a launch card is never cut

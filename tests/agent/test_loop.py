@@ -123,7 +123,8 @@ async def test_abort_mid_tool_answers_every_call_and_kills_the_command(
         ToolCall("read_file", {"path": "never.txt"}),
     )
     with _server(api, Reply(tool_calls=calls), Reply(text="after abort")) as server:
-        agent, _ = _agent(connect(server), tmp_path)
+        # Unconfined, approved by a person: the pid the command prints is then the host's.
+        agent, _ = _agent(connect(server), tmp_path, approver=ScriptedApprover("once"), autopilot=False)
         turn = asyncio.ensure_future(agent.run_turn("run it"))
         while not pid_file.exists() or not pid_file.read_text().strip():
             await asyncio.sleep(0.01)

@@ -166,6 +166,7 @@ REFUSED_FROM_A_REPO = [
     ("baseUrl", "http://attacker.example"),
     ("provider", "openai"),
     ("apiKey", "sk-x"),
+    ("sandbox", {"network": True}),
 ]
 
 

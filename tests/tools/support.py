@@ -67,3 +67,40 @@ def make_fifo(directory: Path) -> Path:
     path = directory / "ready.fifo"
     os.mkfifo(path)
     return path
+
+
+def processes_running(token: str, program: str = "sleep") -> list[int]:
+    """Running `program` processes whose command line contains `token`: how a test finds what a
+    sandboxed command started, whose own pids are those of its private pid namespace."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            comm = Path(f"/proc/{entry}/comm").read_text().strip()
+            cmdline = (
+                Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            )
+        except OSError:
+            continue
+        if comm == program and token in cmdline and is_running(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def running_after(token: str, within: float = 5.0, *, expected: int = 0) -> list[int]:
+    """The sleeps with `token` still running once at most `expected` are left, or `within` seconds."""
+    deadline = time.monotonic() + within
+    alive = processes_running(token)
+    while len(alive) > expected and time.monotonic() < deadline:
+        time.sleep(0.02)  # polling for death, with a deadline; nothing signals it
+        alive = processes_running(token)
+    return alive
+
+
+async def until_running(token: str, count: int, within: float = 15.0) -> list[int]:
+    """The sleeps with `token`, once `count` of them run; TimeoutError after `within` seconds."""
+    async with asyncio.timeout(within):
+        while len(found := processes_running(token)) < count:
+            await asyncio.sleep(0.02)  # polling for processes to appear, with a deadline
+    return found

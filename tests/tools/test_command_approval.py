@@ -1,7 +1,9 @@
 """Approval rule for run_command and start_background_command. Load-bearing direction: a command
 the classifier flags ALWAYS asks — on autopilot too — with the reasons as the warning and no
-"always allow"; nothing flagged ever comes back as None. The second corpus: an unflagged command
-runs without asking on autopilot, and otherwise asks with "always allow this exact command".
+"always allow"; nothing flagged ever comes back as None; and where there is no sandbox, every
+command asks, autopilot or not, saying it would run unconfined. The second corpus: an unflagged
+command runs without asking on autopilot with a sandbox, and otherwise asks with "always allow
+this exact command".
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import pytest
 from levelcode.agent.approvals import ApprovalRequest
 from levelcode.tools.base import Args, ToolContext
 from levelcode.tools.command_approval import ALWAYS_LABEL, background_command_approval, run_command_approval
+from tests.support.sandbox import assumed_confinement, missing_confinement
 from tests.tools.test_command_safety import MUST_FLAG
 
 RULES = [run_command_approval, background_command_approval]
@@ -22,7 +25,7 @@ UNFLAGGED = ["ls -la", "git status", "pytest -q tests", "echo hi > out.txt", "np
 
 @pytest.fixture(params=[False, True], ids=["interactive", "autopilot"])
 def ctx(request: pytest.FixtureRequest, tmp_path: Path) -> ToolContext:
-    return ToolContext(workspace=tmp_path, autopilot=request.param)
+    return ToolContext(workspace=tmp_path, autopilot=request.param, sandbox=assumed_confinement())
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -68,9 +71,26 @@ def test_the_card_shows_the_command_literally_with_control_characters_visible(tm
 def test_the_classifier_sees_the_sessions_workspace_and_extra_roots(tmp_path: Path) -> None:
     extra = tmp_path / "extra"
     command = {"command": f"echo x > {extra}/out.txt"}
-    assert run_command_approval(ToolContext(workspace=tmp_path / "ws", autopilot=True), command) is not None
-    allowed = ToolContext(workspace=tmp_path / "ws", extra_roots=(extra,), autopilot=True)
+    sandbox = assumed_confinement()
+    alone = ToolContext(workspace=tmp_path / "ws", autopilot=True, sandbox=sandbox)
+    assert run_command_approval(alone, command) is not None
+    allowed = ToolContext(workspace=tmp_path / "ws", extra_roots=(extra,), autopilot=True, sandbox=sandbox)
     assert run_command_approval(allowed, command) is None
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("command", UNFLAGGED + FLAGGED[:3])
+@pytest.mark.parametrize("sandbox", [None, missing_confinement()], ids=["none-set-up", "missing"])
+def test_without_a_sandbox_autopilot_asks_for_every_command(
+    tmp_path: Path, rule: object, command: str, sandbox: object
+) -> None:
+    assert callable(rule)
+    ctx = ToolContext(workspace=tmp_path, autopilot=True, sandbox=sandbox)  # type: ignore[arg-type]
+    request = rule(ctx, {"command": command})
+    assert isinstance(request, ApprovalRequest)
+    assert request.note is not None
+    assert "no sandbox here" in request.note
+    assert "runs unconfined" in request.note
 
 
 @pytest.mark.parametrize("args", [{}, {"command": ""}, {"command": "   "}, {"command": 42}])

@@ -1,7 +1,8 @@
 """The approval card on a terminal of a given size. Load-bearing direction: however tall the body,
 the rendered card plus the prompt fit the terminal, and the title, the warning and every summary
 line are on it (the middle of the body is folded with a count and where to see all of it). The
-second corpus: a card that fits is shown whole."""
+second corpus: a card that fits is shown whole. Also: the note of a command card (no sandbox here)
+is shown before the command, escaped like every other line."""
 
 from __future__ import annotations
 
@@ -57,3 +58,25 @@ def test_a_card_that_fits_is_shown_whole() -> None:
     console = Console(width=120, height=60, force_terminal=False)
     request = card(10, 120)
     assert fold_to_fit(request, console, 60) == request
+
+
+# --- the note a command card carries where there is no sandbox ------------------------------------
+
+
+def _shown(request: ApprovalRequest) -> list[str]:
+    console = Console(width=200, record=True, force_terminal=False)
+    console.print(render_card(request))
+    return [line.rstrip() for line in console.export_text().splitlines()]
+
+
+def test_the_note_is_shown_before_the_command() -> None:
+    note = "there is no sandbox here (reason\x1b[2K), so every command needs approval and runs unconfined"
+    lines = _shown(ApprovalRequest("command", "Run command", ("make test",), note=note))
+    shown = next(i for i, line in enumerate(lines) if line.startswith("There is no sandbox here"))
+    assert "\\x1b[2K" in lines[shown]
+    assert shown < lines.index("make test")
+
+
+def test_no_note_no_line() -> None:
+    lines = _shown(ApprovalRequest("command", "Run command", ("make test",)))
+    assert not [line for line in lines if "sandbox" in line]

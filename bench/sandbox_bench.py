@@ -1,0 +1,112 @@
+"""Sandbox benchmark: what confining a command costs, per command, as the agent runs it.
+
+    uv run python bench/sandbox_bench.py [--rounds N]
+
+Runs `true`, `git status` (in a small repository) and `python3 -c pass` through the same spawn
+path as run_command (ShellProcess, `bash -c`), confined (policy surveyed for each command, as
+run_command does, then bwrap) and unconfined, interleaved in one run in a shuffled order per
+round. Prints medians, the ratio confined/unconfined and the added milliseconds, plus the
+survey's own median. Machines here are shared and noisy: compare ratios, run it twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from levelcode.sandbox.confinement import Confinement, Wrap, current_confinement  # noqa: E402
+from levelcode.tools.process_group import ShellProcess  # noqa: E402
+
+COMMANDS = {"true": "true", "git status": "git status --short", "python -c pass": "python3 -c pass"}
+
+
+def small_repository(root: Path) -> Path:
+    repo = root / "repo"
+    (repo / "src").mkdir(parents=True)
+    for i in range(50):
+        (repo / "src" / f"m{i}.py").write_text(f"VALUE = {i}\n")
+    for args in (
+        ["init", "-q"],
+        ["add", "."],
+        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"],
+    ):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    return repo
+
+
+async def timed(command: str, workspace: Path, confinement: Confinement | None) -> float:
+    started = time.perf_counter()
+    wrap: Wrap | None = None
+    if confinement is not None:
+        wrap = confinement.wrap(confinement.policy_for(workspace))
+    process = await ShellProcess.start(command, workspace, lambda _chunk: None, wrap=wrap)
+    try:
+        await process.wait(60)
+    finally:
+        await process.stop()
+    if process.returncode != 0:
+        raise SystemExit(f"{command!r} failed ({'confined' if confinement else 'unconfined'})")
+    return (time.perf_counter() - started) * 1000
+
+
+async def measure(
+    rounds: int, workspace: Path, confinement: Confinement
+) -> dict[tuple[str, bool], list[float]]:
+    runs: dict[tuple[str, bool], list[float]] = {(name, c): [] for name in COMMANDS for c in (False, True)}
+    for command in COMMANDS.values():  # warm caches once, untimed
+        for confined in (False, True):
+            await timed(command, workspace, confinement if confined else None)
+    for _ in range(rounds):
+        order = list(runs)
+        random.shuffle(order)
+        for name, confined in order:
+            runs[name, confined].append(
+                await timed(COMMANDS[name], workspace, confinement if confined else None)
+            )
+    return runs
+
+
+def survey_median(confinement: Confinement, workspace: Path, rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        confinement.policy_for(workspace)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=40)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="sandbox-bench-") as scratch:
+        os.environ["LEVELCODE_HOME"] = str(Path(scratch) / "levelcode-home")  # its cache folder goes here
+        confinement = current_confinement(network=False)
+        if not confinement.available:
+            print(f"no sandbox on this machine: {confinement.reason}")
+            return 2
+        workspace = small_repository(Path(scratch))
+        runs = asyncio.run(measure(args.rounds, workspace, confinement))
+        survey = survey_median(confinement, workspace, args.rounds)
+    print(f"per-command cost, median of {args.rounds} interleaved runs (ms), spawn path of run_command")
+    print(f"{'command':<16}{'unconfined':>12}{'confined':>12}{'ratio':>8}{'added':>9}")
+    for name in COMMANDS:
+        plain, boxed = statistics.median(runs[name, False]), statistics.median(runs[name, True])
+        print(f"{name:<16}{plain:>12.1f}{boxed:>12.1f}{boxed / plain:>7.2f}x{boxed - plain:>+8.1f}")
+    print(f"policy survey alone (per command): {survey:.2f} ms median")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""A session's sandbox: whether there is one (and why not), the host paths it hides, whether the
+network is allowed; a fresh policy for each command, and the argv/env wrapper that applies it.
+
+The policy is surveyed per command, not once per session, so a `.git` or a secret store that
+appears during the session is covered from the next command on.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from levelcode.sandbox.locations import HostPaths
+from levelcode.sandbox.policy import SandboxPolicy, confine
+from levelcode.sandbox.probe import SandboxSupport, sandbox_support
+from levelcode.sandbox.survey import build_policy
+
+# Turns the argv and environment of a process into those that run it confined.
+Wrap = Callable[[Sequence[str], Mapping[str, str]], tuple[list[str], dict[str, str]]]
+
+
+@dataclass(frozen=True)
+class Confinement:
+    support: SandboxSupport
+    host: HostPaths
+    network: bool = False
+
+    @property
+    def available(self) -> bool:
+        return self.support.available
+
+    @property
+    def reason(self) -> str:
+        """Why there is no sandbox ("" when there is one)."""
+        return self.support.reason or ""
+
+    def policy_for(self, workspace: Path, extra_dirs: Iterable[Path] = ()) -> SandboxPolicy:
+        return build_policy(workspace, extra_dirs, self.host, network=self.network)
+
+    def wrap(self, policy: SandboxPolicy) -> Wrap:
+        if self.support.bwrap is None:
+            raise RuntimeError(f"no sandbox: {self.reason}")
+        return functools.partial(confine, policy=policy, bwrap=self.support.bwrap)
+
+
+def current_confinement(*, network: bool, env: Mapping[str, str] | None = None) -> Confinement:
+    """This machine's sandbox for this user: probed once per process, paths from the environment."""
+    from levelcode import paths
+
+    host = HostPaths.from_environment(
+        os.environ if env is None else env, config_dir=paths.config_dir(), state_dir=paths.state_dir()
+    )
+    return Confinement(sandbox_support(), host, network)

@@ -1,0 +1,101 @@
+"""The sandbox policy as plain data, and the bwrap command line that enforces it.
+
+Pure: never spawns and never looks at the disk; `survey.py` fills a policy from what exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from levelcode.sandbox.locations import PRIVATE_TMP, cache_environment
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """What a confined process may touch. Paths are absolute, resolved, and exist on the host."""
+
+    workdir: Path
+    writable: tuple[Path, ...] = ()  # the workspace and the folders the user added
+    # Writable folders that must stay where they are (.git): a mount point cannot be renamed away
+    # and replaced by one carrying another config.
+    pinned: tuple[Path, ...] = ()
+    read_only: tuple[Path, ...] = ()  # islands inside writable folders: .git/config, .git/hooks …
+    hidden_dirs: tuple[Path, ...] = ()  # shown as an empty, read-only folder
+    hidden_files: tuple[Path, ...] = ()  # shown as an empty file
+    cache_dir: Path | None = None  # writable again after hiding: it lives in the hidden state dir
+    network: bool = False
+
+
+def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, bwrap: str = "bwrap") -> list[str]:
+    """The command line that runs `argv` confined by `policy`.
+
+    Order matters: bwrap mounts in the order given, later over earlier. The whole file system
+    read-only, a fresh /tmp, then the writable folders (some live under /tmp, so they come after
+    it), the read-only islands inside them, the hidden paths over everything, then the cache
+    folder, which sits inside the hidden state dir, and last the hidden folders made read-only.
+    """
+    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", str(PRIVATE_TMP)]
+    args += _mounts("--bind", policy.writable)
+    args += _mounts("--bind", policy.pinned)
+    args += _mounts("--ro-bind", policy.read_only)
+    for folder in policy.hidden_dirs:
+        args += ["--tmpfs", str(folder)]
+    for file in policy.hidden_files:
+        args += ["--ro-bind", "/dev/null", str(file)]
+    if policy.cache_dir is not None:
+        args += _mounts("--bind", (policy.cache_dir,))
+    for folder in policy.hidden_dirs:  # read-only only now: the cache's mount point is made above
+        args += ["--remount-ro", str(folder)]
+    # A new pid namespace: nothing inside can see or signal LevelCode, and when bwrap ends, every
+    # process left inside ends with it. No capabilities: as root, bwrap would otherwise keep them,
+    # and CAP_SYS_ADMIN could simply remount / read-write.
+    args += ["--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--die-with-parent"]
+    if not policy.network:
+        args.append("--unshare-net")
+    return [*args, "--chdir", str(policy.workdir), "--", *argv]
+
+
+def _mounts(option: str, paths: Sequence[Path]) -> list[str]:
+    return [part for path in paths for part in (option, str(path), str(path))]
+
+
+def sandbox_environment(env: Mapping[str, str], policy: SandboxPolicy) -> dict[str, str]:
+    """The command's environment inside: a private TMPDIR, caches in the sandbox's cache folder."""
+    inside = {**env, "TMPDIR": str(PRIVATE_TMP)}
+    if policy.cache_dir is not None:
+        inside.update(cache_environment(policy.cache_dir))
+    return inside
+
+
+def confine(
+    argv: Sequence[str], env: Mapping[str, str], policy: SandboxPolicy, *, bwrap: str
+) -> tuple[list[str], dict[str, str]]:
+    """`argv` and `env` as they must be spawned to run inside the sandbox."""
+    return bwrap_argv(policy, argv, bwrap=bwrap), sandbox_environment(env, policy)
+
+
+def describe_policy(policy: SandboxPolicy, home: Path | None = None) -> str:
+    """One line for people: what is writable, what is read-only inside it, what is hidden, and
+    whether the network is on."""
+
+    def shown(path: Path) -> str:
+        if path != policy.workdir and path.is_relative_to(policy.workdir):
+            return str(path.relative_to(policy.workdir))
+        if home is not None and path != home and path.is_relative_to(home):
+            return "~/" + str(path.relative_to(home))
+        return str(path)
+
+    writable = [*map(shown, policy.writable), "/tmp (private)"]
+    if policy.cache_dir is not None:
+        writable.append(f"cache {shown(policy.cache_dir)}")
+    hidden = [*policy.hidden_dirs, *policy.hidden_files]
+    parts = [
+        "sandbox: writable " + ", ".join(writable),
+        "everything else read-only"
+        + (", also " + ", ".join(map(shown, policy.read_only)) if policy.read_only else ""),
+        "hidden " + (", ".join(map(shown, hidden)) or "nothing"),
+        "network on" if policy.network else "network off",
+    ]
+    return " · ".join(parts)

@@ -1,0 +1,79 @@
+"""What a failed confined command is told about the sandbox. Load-bearing direction (first
+corpus): the sandbox's own refusals — a read-only file system, a hidden secret store, a network
+that is off — are named when a command fails with them. The second corpus: a command that
+succeeded, an ordinary failure, a network error while the network is allowed, and a mention of
+the (writable) cache folder blame nothing on the sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from levelcode.sandbox.diagnosis import NETWORK_OFF, SECRETS_HIDDEN, WRITE_REFUSED, sandbox_refusals
+from levelcode.sandbox.policy import SandboxPolicy
+
+STATE = Path("/home/u/.local/state/levelcode")
+POLICY = SandboxPolicy(
+    workdir=Path("/ws"),
+    writable=(Path("/ws"),),
+    hidden_dirs=(Path("/home/u/.ssh"), STATE),
+    hidden_files=(Path("/home/u/.netrc"),),
+    cache_dir=STATE / "sandbox" / "cache" / "ws-1",
+)
+ONLINE = SandboxPolicy(workdir=Path("/ws"), network=True)
+
+REFUSED = [
+    ("touch: cannot touch '/etc/x': Read-only file system", 1, WRITE_REFUSED),
+    ("bash: .git/config: Read-only file system", 1, WRITE_REFUSED),
+    ("OSError: [Errno 30] Read-only file system: '/home/u/.bashrc'", 1, WRITE_REFUSED),
+    ("npm ERR! code EROFS", 1, WRITE_REFUSED),
+    ("cat: /home/u/.ssh/id_rsa: No such file or directory", 1, SECRETS_HIDDEN),
+    ("ls: cannot open directory '/home/u/.local/state/levelcode': Permission denied", 2, SECRETS_HIDDEN),
+    (
+        "curl: (7) Failed to connect to 127.0.0.1 port 8000 after 0 ms: Couldn't connect to server",
+        7,
+        NETWORK_OFF,
+    ),
+    ("curl: (6) Could not resolve host: example.com", 6, NETWORK_OFF),
+    ("socket.gaierror: [Errno -3] Temporary failure in name resolution", 1, NETWORK_OFF),
+    ("OSError: [Errno 101] Network is unreachable", 1, NETWORK_OFF),
+    ("ConnectionRefusedError: [Errno 111] Connection refused", 1, NETWORK_OFF),
+    ("npm error code EAI_AGAIN", 1, NETWORK_OFF),
+    (
+        "fatal: unable to access 'https://github.com/x/y/': Could not resolve host: github.com",
+        128,
+        NETWORK_OFF,
+    ),
+]
+
+NOT_THE_SANDBOX = [
+    ("touch: cannot touch '/etc/x': Read-only file system", 0, POLICY),  # it did not fail
+    ("AssertionError: expected 2, got 1", 1, POLICY),
+    ("cat: missing.txt: No such file or directory", 1, POLICY),
+    ("curl: (7) Failed to connect to 127.0.0.1 port 8000: Connection refused", 7, ONLINE),
+    (
+        f"npm error A complete log of this run can be found in: {STATE}/sandbox/cache/ws-1/npm/_logs/x.log",
+        1,
+        POLICY,
+    ),
+    ("killed", None, POLICY),
+]
+
+
+@pytest.mark.parametrize(("output", "code", "refusal"), REFUSED)
+def test_the_sandboxs_refusals_are_named(output: str, code: int, refusal: str) -> None:
+    assert refusal in sandbox_refusals(output, code, POLICY)
+
+
+@pytest.mark.parametrize(("output", "code", "policy"), NOT_THE_SANDBOX)
+def test_ordinary_outcomes_blame_nothing_on_the_sandbox(
+    output: str, code: int | None, policy: SandboxPolicy
+) -> None:
+    assert sandbox_refusals(output, code, policy) == ()
+
+
+def test_the_network_refusal_says_how_the_user_can_allow_it() -> None:
+    assert "--allow-network" in NETWORK_OFF
+    assert '"sandbox": {"network": true}' in NETWORK_OFF
+    assert all(line.startswith("[sandbox] ") for line in (NETWORK_OFF, WRITE_REFUSED, SECRETS_HIDDEN))

@@ -1,0 +1,96 @@
+"""The bwrap command line a policy becomes. Load-bearing direction: the whole file system is
+mounted read-only, capabilities are dropped, the network is cut unless the policy allows it, and
+the mounts come in the order that keeps every protection on top (a writable folder never lands
+over a read-only island or a hidden store). The second corpus: what must stay usable — the
+workspace, /tmp, the cache folder — is bound writable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from levelcode.sandbox.locations import CACHE_VARIABLES, cache_environment
+from levelcode.sandbox.policy import SandboxPolicy, bwrap_argv, describe_policy, sandbox_environment
+
+WS = Path("/work/ws")
+POLICY = SandboxPolicy(
+    workdir=WS,
+    writable=(WS, Path("/data/extra")),
+    pinned=(WS / ".git",),
+    read_only=(WS / ".git/config", WS / ".git/hooks", WS / ".levelcode"),
+    hidden_dirs=(Path("/home/u/.ssh"), Path("/home/u/.local/state/levelcode")),
+    hidden_files=(Path("/home/u/.netrc"),),
+    cache_dir=Path("/home/u/.local/state/levelcode/sandbox/cache/ws-1"),
+)
+
+
+def _pairs(argv: list[str], option: str) -> list[str]:
+    return [argv[i + 1] for i, word in enumerate(argv) if word == option]
+
+
+def _position(argv: list[str], *words: str) -> int:
+    for i in range(len(argv) - len(words) + 1):
+        if tuple(argv[i : i + len(words)]) == words:
+            return i
+    raise AssertionError(f"{words} not in {argv}")
+
+
+def test_the_root_is_read_only_and_nothing_keeps_a_capability() -> None:
+    argv = bwrap_argv(POLICY, ["bash", "-c", "true"])
+    assert argv[:4] == ["bwrap", "--ro-bind", "/", "/"]
+    assert _position(argv, "--cap-drop", "ALL")
+    for flag in ("--unshare-pid", "--unshare-ipc", "--die-with-parent"):
+        assert flag in argv
+    assert argv[-5:] == [str(WS), "--", "bash", "-c", "true"]
+    assert _pairs(argv, "--chdir") == [str(WS)]
+
+
+def test_the_network_is_cut_unless_the_policy_allows_it() -> None:
+    assert "--unshare-net" in bwrap_argv(POLICY, ["true"])
+    allowed = SandboxPolicy(workdir=WS, network=True)
+    assert "--unshare-net" not in bwrap_argv(allowed, ["true"])
+
+
+def test_mount_order_keeps_every_protection_on_top() -> None:
+    argv = bwrap_argv(POLICY, ["true"])
+    tmp = _position(argv, "--tmpfs", "/tmp")
+    workspace = _position(argv, "--bind", str(WS), str(WS))
+    git = _position(argv, "--bind", str(WS / ".git"), str(WS / ".git"))
+    config = _position(argv, "--ro-bind", str(WS / ".git/config"), str(WS / ".git/config"))
+    ssh = _position(argv, "--tmpfs", "/home/u/.ssh")
+    netrc = _position(argv, "--ro-bind", "/dev/null", "/home/u/.netrc")
+    cache = _position(argv, "--bind", str(POLICY.cache_dir), str(POLICY.cache_dir))
+    sealed = _position(argv, "--remount-ro", "/home/u/.local/state/levelcode")
+    # /tmp first (writable folders may live under it), islands over the writable folders, secrets
+    # over everything, the cache (inside the hidden state dir) after, and read-only sealing last.
+    assert tmp < workspace < git < config < ssh < netrc < cache < sealed
+
+
+def test_hidden_folders_are_empty_and_read_only() -> None:
+    argv = bwrap_argv(POLICY, ["true"])
+    for folder in POLICY.hidden_dirs:
+        assert str(folder) in _pairs(argv, "--tmpfs")
+        assert str(folder) in _pairs(argv, "--remount-ro")
+
+
+def test_what_must_stay_usable_is_bound_writable() -> None:
+    binds = _pairs(bwrap_argv(POLICY, ["true"]), "--bind")
+    assert binds == [str(WS), "/data/extra", str(WS / ".git"), str(POLICY.cache_dir)]
+
+
+def test_the_environment_inside_has_a_private_tmp_and_the_cache_folder() -> None:
+    env = sandbox_environment({"PATH": "/usr/bin", "UV_CACHE_DIR": "/home/u/.cache/uv"}, POLICY)
+    assert env["PATH"] == "/usr/bin"
+    assert env["TMPDIR"] == "/tmp"
+    assert env["UV_CACHE_DIR"] == str(POLICY.cache_dir / "uv")  # the user's own is read-only inside
+    assert env["XDG_CACHE_HOME"] == str(POLICY.cache_dir)
+    assert {name for name, _ in CACHE_VARIABLES} <= set(env)
+    assert set(cache_environment(Path("/c"))) == {name for name, _ in CACHE_VARIABLES}
+
+
+def test_the_summary_names_what_is_writable_protected_and_hidden() -> None:
+    line = describe_policy(POLICY, Path("/home/u"))
+    assert "\n" not in line
+    assert line.startswith("sandbox: writable /work/ws, /data/extra, /tmp (private)")
+    assert "also .git/config, .git/hooks, .levelcode" in line
+    assert "hidden ~/.ssh, ~/.local/state/levelcode, ~/.netrc" in line
+    assert line.endswith("network off")

@@ -1,0 +1,60 @@
+"""The sandbox in tests: a session's confinement built like the CLI builds it, and the check that
+skips a test, with the probe's reason, where this machine cannot set one up."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from levelcode import paths
+from levelcode.sandbox.confinement import Confinement, current_confinement
+from levelcode.sandbox.locations import HostPaths
+from levelcode.sandbox.probe import SandboxSupport, sandbox_support
+
+MARKER = "sandbox"
+
+
+def real_confinement(*, network: bool = False) -> Confinement:
+    """This machine's sandbox, for the isolated HOME and LEVELCODE_HOME of the running test."""
+    return current_confinement(network=network)
+
+
+def missing_confinement(reason: str = "bwrap was not found on PATH") -> Confinement:
+    """A session on a machine without a sandbox."""
+    return Confinement(SandboxSupport(None, reason), _host())
+
+
+def assumed_confinement() -> Confinement:
+    """A sandbox that is taken to exist, for rules that only ask whether there is one."""
+    return Confinement(SandboxSupport("/usr/bin/bwrap"), _host())
+
+
+def _host() -> HostPaths:
+    return HostPaths.from_environment(os.environ, config_dir=paths.config_dir(), state_dir=paths.state_dir())
+
+
+def skip_without_sandbox(item: pytest.Item) -> None:
+    if item.get_closest_marker(MARKER) is None:
+        return
+    support = sandbox_support()
+    if not support.available:
+        pytest.skip(f"no sandbox on this machine: {support.reason}")
+
+
+@contextlib.contextmanager
+def host_folder() -> Iterator[Path]:
+    """A scratch folder outside /tmp, removed afterwards. Inside the sandbox /tmp is private, so a
+    write under the test's own tmp_path would vanish quietly; under here it meets the read-only
+    file system, as a write to a real home or system folder does."""
+    base = Path("/var/tmp") if os.access("/var/tmp", os.W_OK) else Path.home()
+    folder = Path(tempfile.mkdtemp(prefix="levelcode-sandbox-test-", dir=base))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

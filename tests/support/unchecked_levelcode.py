@@ -1,0 +1,41 @@
+"""`python -m tests.support.unchecked_levelcode ARGS...`: the real `levelcode` CLI with the command
+check out of the way — it calls every command safe — so the attack tests show that the sandbox
+alone holds. With LEVELCODE_TEST_SANDBOX=off the sandbox also confines nothing: the positive
+control, where the same attacks must succeed. Test-only: nothing in levelcode/ switches either off.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from unittest import mock
+
+from levelcode.cli.main import main
+from levelcode.sandbox.policy import SandboxPolicy
+from levelcode.tools.command_safety import CommandVerdict
+
+SWITCH = "LEVELCODE_TEST_SANDBOX"
+
+
+def _everything_is_safe(command: str, workspace: Path | None = None, **_: object) -> CommandVerdict:
+    return CommandVerdict(False, ())
+
+
+def _confine_nothing(
+    argv: Sequence[str], env: Mapping[str, str], policy: SandboxPolicy, *, bwrap: str
+) -> tuple[list[str], dict[str, str]]:
+    return list(argv), dict(env)
+
+
+def run(argv: Sequence[str]) -> int:
+    with mock.patch("levelcode.tools.command_approval.classify_command", _everything_is_safe):
+        if os.environ.get(SWITCH) == "off":
+            with mock.patch("levelcode.sandbox.confinement.confine", _confine_nothing):
+                return main(argv)
+        return main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(run(sys.argv[1:]))
