@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from levelcode.cli.aio import event_loop_factory  # noqa: E402
-from levelcode.mcp.config import Provenance, StdioServerSpec  # noqa: E402
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec  # noqa: E402
 from levelcode.mcp.connection import ConnectOptions, McpConnection, connect  # noqa: E402
-from levelcode.mcp.handshake import Era  # noqa: E402
 from levelcode.mcp.hub import McpHub  # noqa: E402
+from levelcode.mcp.protocol.handshake import Era  # noqa: E402
 
 USER = Provenance("user", "bench")
 T = TypeVar("T")
@@ -144,7 +144,7 @@ async def levelcode_calls(argv: list[str], tool: str, args: dict[str, object], c
 
 async def levelcode_hub(servers: list[list[str]], concurrent: bool) -> float:
     """Seconds until every server is connected and listed, through the hub."""
-    from levelcode.mcp.trust import launch_fingerprint
+    from levelcode.mcp.gates.trust import launch_fingerprint
 
     hub = McpHub(OPTIONS)
     specs = [spec_for(argv, f"s{i}") for i, argv in enumerate(servers)]

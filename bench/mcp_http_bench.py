@@ -35,14 +35,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from levelcode.cli.aio import event_loop_factory  # noqa: E402
-from levelcode.errors import TransportError  # noqa: E402
-from levelcode.mcp import jsonrpc  # noqa: E402
-from levelcode.mcp.config import HttpServerSpec, Provenance  # noqa: E402
+from levelcode.core.errors import TransportError  # noqa: E402
+from levelcode.mcp.config.specs import HttpServerSpec, Provenance  # noqa: E402
 from levelcode.mcp.connection import ConnectOptions, McpConnection, connect  # noqa: E402
-from levelcode.mcp.handshake import negotiate_in_turn  # noqa: E402
 from levelcode.mcp.http.request_headers import standard_headers  # noqa: E402
-from levelcode.mcp.session import McpSession  # noqa: E402
-from levelcode.mcp.transport import MessageSink  # noqa: E402
+from levelcode.mcp.protocol import jsonrpc  # noqa: E402
+from levelcode.mcp.protocol.handshake import negotiate_in_turn  # noqa: E402
+from levelcode.mcp.protocol.session import McpSession  # noqa: E402
+from levelcode.mcp.protocol.transport import MessageSink  # noqa: E402
 
 USER = Provenance("user", "bench")
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"

@@ -1,5 +1,5 @@
 """How big real MCP servers' tool definitions are: the figures LevelCode's description and
-definition caps (mcp/definition_caps.py) were chosen from.
+definition caps (mcp/gates/definition_caps.py) were chosen from.
 
     uv run python bench/tool_definition_sizes.py [--dir DIR]... [--server NAME=COMMAND]... [--tools]
 
@@ -27,11 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from levelcode.cli.aio import event_loop_factory  # noqa: E402
-from levelcode.errors import McpError  # noqa: E402
-from levelcode.mcp.catalog import build_catalog  # noqa: E402
-from levelcode.mcp.config import Provenance, StdioServerSpec  # noqa: E402
+from levelcode.core.errors import McpError  # noqa: E402
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec  # noqa: E402
 from levelcode.mcp.connection import ConnectOptions, connect  # noqa: E402
-from levelcode.mcp.definition_caps import (  # noqa: E402
+from levelcode.mcp.gates.catalog import build_catalog  # noqa: E402
+from levelcode.mcp.gates.definition_caps import (  # noqa: E402
     DEFAULT_MAX_DEFINITION,
     DEFAULT_MAX_DESCRIPTION,
     definition_chars,

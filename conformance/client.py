@@ -22,11 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from levelcode.errors import McpError, RemoteError  # noqa: E402
-from levelcode.mcp.config import HttpServerSpec, Provenance  # noqa: E402
+from levelcode.core.errors import McpError, RemoteError  # noqa: E402
+from levelcode.mcp.config.specs import HttpServerSpec, Provenance  # noqa: E402
 from levelcode.mcp.connection import ConnectOptions, McpConnection, connect  # noqa: E402
-from levelcode.mcp.handshake import Era  # noqa: E402
-from levelcode.mcp.session import ClientFeatures  # noqa: E402
+from levelcode.mcp.protocol.handshake import Era  # noqa: E402
+from levelcode.mcp.protocol.session import ClientFeatures  # noqa: E402
 
 METHOD_NOT_FOUND = -32601
 # Scenarios that check only what connecting and listing send; their tools are not meant to be called.

@@ -12,8 +12,8 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from levelcode.agent.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse
-from levelcode.token_estimate import estimate_tokens, tool_tokens
+from levelcode.core.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse
+from levelcode.core.token_estimate import estimate_tokens, tool_tokens
 
 
 def message_tokens(message: Message) -> int:

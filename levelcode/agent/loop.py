@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 
 from levelcode.agent.events import EventSink, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
-from levelcode.agent.messages import ToolResult, ToolUse, Usage
 from levelcode.agent.toolbox import Toolbox
 from levelcode.agent.transcript import Transcript
-from levelcode.errors import TurnAborted
+from levelcode.core.errors import TurnAborted
+from levelcode.core.messages import ToolResult, ToolUse, Usage
 from levelcode.providers.base import Provider
 
 DEFAULT_MAX_STEPS = 60

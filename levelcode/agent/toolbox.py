@@ -9,10 +9,10 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from levelcode.agent.approvals import ApprovalRequest, Approver, decide_or_deny
 from levelcode.agent.events import ToolOrigin
-from levelcode.agent.messages import ToolResult, ToolShape, ToolUse
-from levelcode.errors import ToolError
+from levelcode.core.approvals import ApprovalRequest, Approver, decide_or_deny
+from levelcode.core.errors import ToolError
+from levelcode.core.messages import ToolResult, ToolShape, ToolUse
 from levelcode.providers.translate import invalid_arguments_error
 from levelcode.tools.base import BuiltinTool, ToolContext
 

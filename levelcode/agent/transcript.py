@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from levelcode.agent.messages import Message, TextBlock, ToolResult, ToolUse, unanswered_tool_uses
+from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, unanswered_tool_uses
 
 ABORTED_BEFORE_RUN = "ERROR: not run: the user aborted the turn before this tool call ran."
 

@@ -1,0 +1,1 @@
+"""The `levelcode` commands: the REPL, `run`, `mcp …` and `sandbox`; wires the layers together."""

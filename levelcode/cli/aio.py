@@ -1,7 +1,7 @@
 """Running an async command to completion with its cleanup guaranteed, whatever ends it.
 
 SIGINT, SIGTERM and SIGHUP cancel the command; the cleanup (reaping MCP servers) then runs once,
-shielded from further signals. SIGKILL cannot be caught: the watchdog (mcp/reaper.py) covers it.
+shielded from further signals. SIGKILL cannot be caught: the watchdog (mcp/stdio/reaper.py) covers it.
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ import sys
 
 from rich.console import Console
 
-from levelcode.agent.approvals import HeadlessApprover
 from levelcode.agent.events import EventSink, Notice
 from levelcode.cli.aio import run_command
-from levelcode.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
+from levelcode.core.approvals import HeadlessApprover
+from levelcode.core.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
 from levelcode.ui.render import ConsoleSink, JsonLinesSink
 from levelcode.ui.visible import visible_block
 
@@ -35,8 +35,6 @@ def run_headless(args: argparse.Namespace) -> int:
     except (ConfigError, ProviderAuthError) as exc:
         print(f"levelcode: {visible_block(str(exc))}", file=sys.stderr)
         return 2
-    for problem in session.settings.problems:
-        sink.emit(Notice(f"config problem: {problem}"))
 
     async def main() -> int:
         await session.start()

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from levelcode import __version__
-from levelcode.errors import ConfigError
+from levelcode.core.errors import ConfigError
 
 DESCRIPTION = "LevelCode: a terminal AI coding agent that uses tools from MCP servers, safely."
 EPILOG = """\

@@ -14,10 +14,10 @@ import sys
 
 from rich.console import Console
 
-from levelcode.agent.approvals import HeadlessApprover
 from levelcode.cli.aio import run_command
 from levelcode.cli.printing import workspace_of
-from levelcode.mcp.config_files import load_mcp_config
+from levelcode.core.approvals import HeadlessApprover
+from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.tools.names import BUILTIN_TOOL_NAMES
 from levelcode.ui.mcp_views import print_list, summaries_json

@@ -18,13 +18,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from levelcode import paths
 from levelcode.cli.printing import workspace_of
-from levelcode.errors import ConfigError, ConfigProblem
-from levelcode.json_store import JsonDoc, UnreadableFile, read_json_object
-from levelcode.mcp.config import SERVERS_KEY, HttpServerSpec
-from levelcode.mcp.import_tools import TOOL_LABELS, TOOLS, Tool
-from levelcode.mcp.importers import (
+from levelcode.core import paths
+from levelcode.core.errors import ConfigError, ConfigProblem
+from levelcode.core.json_store import JsonDoc, UnreadableFile, read_json_object
+from levelcode.core.settings_store import update_user_settings
+from levelcode.mcp.config.import_tools import TOOL_LABELS, TOOLS, Tool
+from levelcode.mcp.config.importers import (
     Candidate,
     ImportPlan,
     SearchRoots,
@@ -36,8 +36,8 @@ from levelcode.mcp.importers import (
     read_source,
     source_files,
 )
-from levelcode.mcp.overview import launch_text
-from levelcode.settings_store import update_user_settings
+from levelcode.mcp.config.specs import SERVERS_KEY, HttpServerSpec
+from levelcode.mcp.gates.overview import launch_text
 from levelcode.ui.visible import visible
 
 MAX_SOURCE_BYTES = 128 * 1024 * 1024  # ~/.claude.json keeps growing with use

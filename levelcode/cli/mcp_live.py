@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from levelcode.agent.approvals import HeadlessApprover
 from levelcode.cli.aio import run_command
-from levelcode.mcp.config import McpConfig, ServerSpec
-from levelcode.mcp.overview import COMMAND_CHANGED, NEEDS_APPROVAL, ServerSummary
+from levelcode.core.approvals import HeadlessApprover
+from levelcode.mcp.config.specs import McpConfig, ServerSpec
+from levelcode.mcp.gates.overview import COMMAND_CHANGED, NEEDS_APPROVAL, ServerSummary
+from levelcode.mcp.gates.trust import needs_launch_approval
 from levelcode.mcp.runtime import McpRuntime
-from levelcode.mcp.trust import needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
 from levelcode.tools.names import BUILTIN_TOOL_NAMES
 from levelcode.ui.mcp_views import caps_json, tools_line

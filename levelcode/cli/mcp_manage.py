@@ -2,7 +2,7 @@
 
 They write the user tier only (settings.json), atomically, keeping
 the rest of the file; never a repository's file. Entries are built and validated in
-mcp/config_edit.py with the checks config loading applies; nothing typed is expanded or run.
+mcp/config/edit.py with the checks config loading applies; nothing typed is expanded or run.
 """
 
 from __future__ import annotations
@@ -14,20 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from levelcode import paths
 from levelcode.cli.mcp_parser import add_server_options
 from levelcode.cli.printing import fail, say, workspace_of
-from levelcode.errors import ConfigError
-from levelcode.json_store import JsonDoc
-from levelcode.mcp.config import (
-    POLICY_KEY,
-    McpConfig,
-    Provenance,
-    ServerSpec,
-    StdioServerSpec,
-    parse_server_entry,
-)
-from levelcode.mcp.config_edit import (
+from levelcode.core import paths
+from levelcode.core.config_files import read_json_file
+from levelcode.core.errors import ConfigError
+from levelcode.core.json_store import JsonDoc
+from levelcode.core.settings_store import update_user_settings
+from levelcode.mcp.config.edit import (
     AddRequest,
     ServerExists,
     ServerNotFound,
@@ -41,11 +35,18 @@ from levelcode.mcp.config_edit import (
     with_server,
     without_server,
 )
-from levelcode.mcp.config_files import load_mcp_config, load_workspace_tier, read_json_file
-from levelcode.mcp.overview import launch_text
-from levelcode.mcp.trust import OLD_APPROVAL, TrustState, needs_launch_approval
+from levelcode.mcp.config.files import load_mcp_config, load_workspace_tier
+from levelcode.mcp.config.specs import (
+    POLICY_KEY,
+    McpConfig,
+    Provenance,
+    ServerSpec,
+    StdioServerSpec,
+    parse_server_entry,
+)
+from levelcode.mcp.gates.overview import launch_text
+from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
-from levelcode.settings_store import update_user_settings
 
 ACTIONS = ("add", "get", "remove", "enable", "disable")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from levelcode.mcp.import_tools import TOOLS
+from levelcode.mcp.config.import_tools import TOOLS
 
 MCP_EPILOG = """\
 examples:

@@ -14,12 +14,13 @@ from rich.console import Console
 
 from levelcode.cli.aio import run_command
 from levelcode.cli.printing import fail, say, workspace_of
-from levelcode.mcp.cards import launch_card
-from levelcode.mcp.config import McpConfig
-from levelcode.mcp.config_files import load_mcp_config
-from levelcode.mcp.overview import launch_text, since_approval
+from levelcode.core.settings import load_settings
+from levelcode.mcp.config.files import load_mcp_config
+from levelcode.mcp.config.specs import McpConfig
+from levelcode.mcp.gates.cards import launch_card
+from levelcode.mcp.gates.overview import launch_text, since_approval
+from levelcode.mcp.gates.trust import needs_launch_approval
 from levelcode.mcp.runtime import kept_from, settings_api_key
-from levelcode.mcp.trust import needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
 
 STILL_RUNNING = (
@@ -44,7 +45,9 @@ def mcp_trust(args: argparse.Namespace) -> int:
     if review.state == "approved":
         say(f"{spec.name!r} is already approved for {workspace}: {launch_text(spec)}")
         return 0
-    card = launch_card(review, workspace, kept_from(spec, settings_api_key()))
+    card = launch_card(
+        review, workspace, kept_from(spec, settings_api_key(config.settings or load_settings(workspace)))
+    )
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         say(card.title, *(f"! {line}" for line in card.summary), *card.body)
         return fail(f"nothing approved: run `levelcode mcp trust {spec.name}` in a terminal to answer", 1)

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from levelcode.errors import ConfigError
+from levelcode.core.errors import ConfigError
 from levelcode.ui.visible import visible
 
 

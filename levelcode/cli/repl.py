@@ -18,11 +18,12 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from levelcode import __version__, paths
+from levelcode import __version__
 from levelcode.agent.events import Notice
 from levelcode.cli.aio import run_command
-from levelcode.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
-from levelcode.private_files import touch_private
+from levelcode.core import paths
+from levelcode.core.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
+from levelcode.core.private_files import touch_private
 from levelcode.ui.approval_card import TerminalApprover
 from levelcode.ui.context_view import render_context
 from levelcode.ui.mcp_views import print_list
@@ -90,8 +91,6 @@ class Repl:
                 self.sandbox_chip(),
             )
         )
-        for problem in self.session.settings.problems:
-            self.console.print(Text(visible(f"config problem: {problem}"), style="yellow"))
 
     def sandbox_chip(self) -> tuple[str, str]:
         sandbox = self.session.ctx.sandbox

@@ -15,9 +15,9 @@ import sys
 from levelcode.cli.aio import run_command
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.cli.sandbox_setup import extra_roots, session_confinement
+from levelcode.core.settings import load_settings
 from levelcode.sandbox.diagnosis import sandbox_refusals
 from levelcode.sandbox.policy import SandboxPolicy, describe_policy
-from levelcode.settings import load_settings
 from levelcode.tools.base import ToolContext
 from levelcode.tools.command_sandbox import command_confinement
 from levelcode.tools.process_group import ShellProcess

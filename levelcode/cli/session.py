@@ -8,21 +8,21 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from levelcode.agent.approvals import Approver
 from levelcode.agent.context_meter import ContextUsage, measure_context
 from levelcode.agent.events import EventSink, Notice
 from levelcode.agent.loop import Agent
-from levelcode.agent.messages import ToolShape
 from levelcode.agent.system_prompt import build_system_prompt
 from levelcode.agent.toolbox import Toolbox
+from levelcode.cli.debug_log import DebugSink, configure_debug_log, debug_enabled
 from levelcode.cli.printing import workspace_of
 from levelcode.cli.sandbox_setup import extra_roots, no_sandbox_notice, session_confinement
-from levelcode.debug_log import DebugSink, configure_debug_log, debug_enabled
-from levelcode.mcp.config_files import load_mcp_config
+from levelcode.core.approvals import Approver
+from levelcode.core.messages import ToolShape
+from levelcode.core.settings import Settings, load_settings
+from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.providers.base import Provider
 from levelcode.providers.factory import close_provider, make_provider, resolve_provider_settings
-from levelcode.settings import Settings, load_settings
 from levelcode.tools.base import ToolContext
 from levelcode.tools.registry import builtin_tools, close_tool_context
 
@@ -42,7 +42,7 @@ class ChatSession:
         note = no_sandbox_notice(self.ctx)
         if note:
             self.agent.sink.emit(Notice(note))
-        for problem in self.mcp.config.problems:
+        for problem in self.mcp.config.problems:  # the settings' and the servers' problems, each once
             self.agent.sink.emit(Notice(f"config problem: {problem}"))
         await self.mcp.start()
         summary = self.mcp.chip()
@@ -100,7 +100,11 @@ def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSin
     builtins = builtin_tools()
     notify = lambda text: sink.emit(Notice(text))  # noqa: E731
     mcp = McpRuntime(
-        workspace, load_mcp_config(workspace), approver, reserved={t.name for t in builtins}, notify=notify
+        workspace,
+        load_mcp_config(workspace, settings),
+        approver,
+        reserved={t.name for t in builtins},
+        notify=notify,
     )
     toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
     agent = Agent(provider, toolbox, system=build_system_prompt(workspace), sink=sink)

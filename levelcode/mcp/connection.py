@@ -14,13 +14,18 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from levelcode import paths
-from levelcode.errors import CallTimeout, McpError, ProtocolError, ServerExited, ServerStartError
-from levelcode.mcp import jsonrpc
-from levelcode.mcp.config import ServerSpec, StdioServerSpec
-from levelcode.mcp.environment import NOTHING_WITHHELD, Withheld, provider_keys_withheld, server_environment
-from levelcode.mcp.framing import DEFAULT_MAX_MESSAGE_BYTES
-from levelcode.mcp.handshake import (
+from levelcode.core import paths
+from levelcode.core.errors import CallTimeout, McpError, ProtocolError, ServerExited, ServerStartError
+from levelcode.mcp.config.environment import (
+    NOTHING_WITHHELD,
+    Withheld,
+    provider_keys_withheld,
+    server_environment,
+)
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
+from levelcode.mcp.gates.launch_plan import launch_argv, launch_cwd, uses_private_dir
+from levelcode.mcp.protocol import jsonrpc
+from levelcode.mcp.protocol.handshake import (
     DEFAULT_HINTED_PROBE_SECONDS,
     DEFAULT_PROBE_GRACE_SECONDS,
     Era,
@@ -29,11 +34,11 @@ from levelcode.mcp.handshake import (
     negotiate,
     negotiate_in_turn,
 )
-from levelcode.mcp.launch_plan import launch_argv, launch_cwd, uses_private_dir
-from levelcode.mcp.results import Rendered, render_call_result
-from levelcode.mcp.session import ClientFeatures, McpSession
-from levelcode.mcp.stdio import StdioLaunch, StdioTransport
-from levelcode.mcp.transport import AuthHook, Transport
+from levelcode.mcp.protocol.results import Rendered, render_call_result
+from levelcode.mcp.protocol.session import ClientFeatures, McpSession
+from levelcode.mcp.protocol.transport import AuthHook, Transport
+from levelcode.mcp.stdio.framing import DEFAULT_MAX_MESSAGE_BYTES
+from levelcode.mcp.stdio.transport import StdioLaunch, StdioTransport
 
 DEFAULT_STARTUP_TIMEOUT = 30.0
 DEFAULT_CALL_TIMEOUT = 120.0
@@ -67,7 +72,7 @@ def resolve_launch(
     env = server_environment(spec.env, parent_env, server=spec.name, withheld=withheld)
     private = paths.server_dir(spec.name, options.servers_dir)
     cwd = launch_cwd(spec, options.workspace, private)
-    log = options.log_dir / log_file_name(spec.name) if options.log_dir else None
+    log = options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None
     argv = launch_argv(spec, options.workspace)
     return StdioLaunch(spec.name, argv, env, str(cwd), options.max_message_bytes, log)
 
@@ -115,11 +120,6 @@ def transport_factory(
         withheld=withheld_from(spec, options, parent_env),
     )
     return lambda: StreamableHttpTransport(endpoint, auth=options.authorize)
-
-
-def log_file_name(server: str) -> str:
-    """The server's stderr log, under the state dir's logs/."""
-    return paths.file_stem(server, fallback="server") + ".log"
 
 
 ToolsChanged = Callable[["McpConnection"], None]

@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from levelcode.errors import McpError
-from levelcode.mcp.config import ServerSpec
+from levelcode.core.errors import McpError
+from levelcode.core.private_files import write_private_text
+from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.connection import ConnectOptions, McpConnection, connect
-from levelcode.mcp.handshake import finish_background_closes
+from levelcode.mcp.gates.trust import launch_fingerprint
+from levelcode.mcp.protocol.handshake import finish_background_closes
+from levelcode.mcp.protocol.results import DEFAULT_RESULT_CHARS, cap_text
 from levelcode.mcp.protocol_memory import ProtocolMemory
-from levelcode.mcp.results import DEFAULT_RESULT_CHARS, cap_text
-from levelcode.mcp.trust import launch_fingerprint
-from levelcode.private_files import write_private_text
 
 ServerStatus = Literal["starting", "running", "failed", "disabled", "not_started"]
 

@@ -18,12 +18,12 @@ import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from levelcode.errors import ServerStartError
-from levelcode.mcp.config import ServerSpec, StdioServerSpec
-from levelcode.mcp.environment import expand_references
-from levelcode.mcp.launch_entries import plan_command
-from levelcode.mcp.launch_plan import launch_argv, launch_cwd
-from levelcode.mcp.trust import MISSING, LaunchFacts, needs_launch_approval
+from levelcode.core.errors import ServerStartError
+from levelcode.mcp.config.environment import expand_references
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
+from levelcode.mcp.gates.launch_entries import plan_command
+from levelcode.mcp.gates.launch_plan import launch_argv, launch_cwd
+from levelcode.mcp.gates.trust import MISSING, LaunchFacts, needs_launch_approval
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_PACKAGE_FILES = 200  # a package directory run with `python -m`: its first .py files, sorted

@@ -14,14 +14,14 @@ import logging
 from collections.abc import Collection, Mapping, MutableMapping, Sequence
 from pathlib import Path
 
-from levelcode.agent.approvals import Approver, decide_or_deny
-from levelcode.agent.messages import ToolShape, ToolUse
-from levelcode.mcp.cards import call_card, mask_arguments
-from levelcode.mcp.catalog import Catalog, McpRoute, build_catalog
+from levelcode.core.approvals import Approver, decide_or_deny
+from levelcode.core.messages import ToolShape, ToolUse
+from levelcode.mcp.gates.cards import call_card, mask_arguments
+from levelcode.mcp.gates.catalog import Catalog, McpRoute, build_catalog
+from levelcode.mcp.gates.policy import McpVerdict, PolicyEntry, classify_mcp_tool, explain_mcp_refusal
+from levelcode.mcp.gates.trust import needs_launch_approval
 from levelcode.mcp.hub import McpHub
-from levelcode.mcp.policy import McpVerdict, PolicyEntry, classify_mcp_tool, explain_mcp_refusal
 from levelcode.mcp.tool_allowances import ToolAllowances
-from levelcode.mcp.trust import needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
 
 log = logging.getLogger("levelcode.mcp")

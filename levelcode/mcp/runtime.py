@@ -17,17 +17,18 @@ from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from levelcode import paths
-from levelcode.agent.approvals import Approver, decide_or_deny
-from levelcode.mcp.cards import launch_card
-from levelcode.mcp.config import McpConfig, ServerSpec, StdioServerSpec
-from levelcode.mcp.config_files import load_mcp_config, read_json_file
+from levelcode.core import paths
+from levelcode.core.approvals import Approver, decide_or_deny
+from levelcode.core.settings import Settings, load_settings
+from levelcode.mcp.config.environment import provider_keys_withheld, withheld_references
+from levelcode.mcp.config.files import load_mcp_config
+from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
 from levelcode.mcp.connection import ConnectOptions
-from levelcode.mcp.environment import provider_keys_withheld, withheld_references
-from levelcode.mcp.hub import McpHub
-from levelcode.mcp.overview import (
+from levelcode.mcp.gates.cards import launch_card
+from levelcode.mcp.gates.overview import (
     DENIED,
     NEEDS_APPROVAL,
+    ListView,
     ServerStatus,
     ServerSummary,
     changed_state,
@@ -37,11 +38,11 @@ from levelcode.mcp.overview import (
     stale_approvals,
     summarize,
 )
+from levelcode.mcp.gates.trust import LaunchReview, needs_launch_approval
+from levelcode.mcp.hub import McpHub
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.router import McpRouter
-from levelcode.mcp.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
-from levelcode.ui.mcp_views import ListView
 
 Notify = Callable[[str], None]
 
@@ -50,21 +51,23 @@ def _no_progress(_names: Sequence[str]) -> AbstractContextManager[object]:
     return contextlib.nullcontext()
 
 
-def make_hub(workspace: Path) -> McpHub:
+def make_hub(workspace: Path, settings: Settings | None = None) -> McpHub:
+    """The hub as a session builds it: logs, private server folders, results, protocol memory under
+    the state dir; `settings` only for the apiKey a repository's server must never receive."""
+    settings = settings or Settings()
     options = ConnectOptions(
         workspace=workspace,
         log_dir=paths.logs_dir(),
         servers_dir=paths.servers_dir(),
-        provider_key_values=frozenset(settings_api_key()),
+        provider_key_values=frozenset(settings_api_key(settings)),
     )
     memory = ProtocolMemory(paths.state_dir() / "protocols.json")
     return McpHub(options, memory=memory, results_dir=paths.results_dir())
 
 
-def settings_api_key() -> list[str]:
+def settings_api_key(settings: Settings) -> list[str]:
     """The apiKey in the user's settings, which a repository's server must never receive."""
-    doc, _problem = read_json_file(paths.user_settings_path())
-    key = doc.get("apiKey") if isinstance(doc, dict) else None
+    key = settings.user.get("apiKey")
     return [key] if isinstance(key, str) and key else []
 
 
@@ -92,22 +95,25 @@ class McpRuntime:
         config: McpConfig,
         approver: Approver,
         *,
+        settings: Settings | None = None,
         reserved: Collection[str] = (),
         notify: Notify = lambda _text: None,
         store: TrustStore | None = None,
     ) -> None:
+        """`settings`: the session's, read once (those the config was read with, else read here)."""
         self.workspace = workspace
+        self.settings = settings or config.settings or load_settings(workspace)
         self.config = config
         self.approver = approver
         self.notify = notify
         self.store = store or TrustStore()
-        self.hub = make_hub(workspace)
+        self.hub = make_hub(workspace, self.settings)
         self.router = McpRouter(
             self.hub,
             dict(config.tool_policy),
             approver,
             reserved=reserved,
-            settings_file=paths.user_settings_path(),
+            settings_file=self.settings.user_file,
             workspace=workspace,
             store=self.store,
         )
@@ -212,7 +218,9 @@ class McpRuntime:
         are read again (so `mcp revoke`, `disable` or an edit since take effect), and the gate runs."""
         await self.hub.reap_all()
         self.hub.states.clear()
-        self.config = load_mcp_config(self.workspace)
+        self.settings = load_settings(self.workspace, self.settings.user_file)
+        self.config = load_mcp_config(self.workspace, self.settings)
+        self.hub.options = make_hub(self.workspace, self.settings).options
         self.store = TrustStore(self.store.path)
         self.router.allowances.store = self.store
         self.router.tool_policy.clear()

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 
-from levelcode.errors import ConfigError
-from levelcode.mcp.allow_rules import AllowRule, ToolDefinition
-from levelcode.mcp.config import ServerSpec
-from levelcode.mcp.policy import PolicyEntry, policy_for_tool
-from levelcode.mcp.trust import needs_launch_approval
+from levelcode.core.errors import ConfigError
+from levelcode.core.json_store import JsonDoc
+from levelcode.core.settings_store import update_user_settings
+from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition
+from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.gates.policy import PolicyEntry, policy_for_tool
+from levelcode.mcp.gates.trust import needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
-from levelcode.settings_store import allow_mcp_tool
 
 
 class ToolAllowances:
@@ -61,3 +62,18 @@ class ToolAllowances:
         except ConfigError as exc:
             return str(exc)
         return None
+
+
+def allow_mcp_tool(name: str, path: Path | None = None, *, definition: ToolDefinition | None = None) -> Path:
+    """Add `"name": "allow"` under mcpToolPolicy; with a definition, the object form that covers
+    only the tool as defined now: `{"decision": "allow", "definition": {...hashes}}`."""
+
+    def allow(doc: JsonDoc) -> None:
+        policy = doc.setdefault("mcpToolPolicy", {})
+        if not isinstance(policy, dict):
+            raise ConfigError(
+                '"mcpToolPolicy" in your settings is not an object; fix it first', origin=str(path)
+            )
+        policy[name] = "allow" if definition is None else AllowRule("allow", definition).as_json()
+
+    return update_user_settings(allow, path)

@@ -18,12 +18,11 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from levelcode import paths
-from levelcode.json_store import JsonDoc, UnreadableFile, locked, read_json_object, write_atomically
-from levelcode.mcp.allow_rules import AllowRule, ToolDefinition, parse_allow_rule
-from levelcode.mcp.config import ServerSpec
-from levelcode.mcp.launch_inspection import inspect_launch
-from levelcode.mcp.trust import (
+from levelcode.core import paths
+from levelcode.core.json_store import JsonDoc, UnreadableFile, locked, read_json_object, write_atomically
+from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition, parse_allow_rule
+from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.gates.trust import (
     ApprovedLaunch,
     LaunchFacts,
     LaunchReview,
@@ -32,6 +31,7 @@ from levelcode.mcp.trust import (
     check_trust,
     trust_state,
 )
+from levelcode.mcp.launch_inspection import inspect_launch
 
 STORE_VERSION = 1
 

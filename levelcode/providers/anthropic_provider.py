@@ -24,7 +24,7 @@ from anthropic.types import (
     ToolUseBlock,
 )
 
-from levelcode.agent.messages import AssistantTurn, Block, Message, TextBlock, ToolShape, ToolUse, Usage
+from levelcode.core.messages import AssistantTurn, Block, Message, TextBlock, ToolShape, ToolUse, Usage
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.failures import (
     ApiFailure,

@@ -2,7 +2,7 @@
 
 A provider turns (system prompt, transcript, tools) into one `AssistantTurn`, calling `on_text`
 with each piece of text as it streams in. Cancelling the awaiting task aborts the request.
-Failures are raised as `ProviderError` subclasses (levelcode/errors.py) with the API's own message.
+Failures are raised as `ProviderError` subclasses (levelcode/core/errors.py) with the API's own message.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from levelcode.agent.messages import AssistantTurn, Message, ToolShape
+from levelcode.core.messages import AssistantTurn, Message, ToolShape
 
 ProviderName = Literal["anthropic", "openai"]
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from levelcode.errors import ConfigError
+from levelcode.core.errors import ConfigError
 from levelcode.providers.base import Provider, ProviderName, ProviderSettings
 from levelcode.providers.keys import find_api_key, is_official_openai, url_host
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from levelcode.errors import ProviderAuthError, ProviderError, ProviderRequestError
+from levelcode.core.errors import ProviderAuthError, ProviderError, ProviderRequestError
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.keys import DEFAULT_BASE_URLS, SETTINGS_KEY, key_env_vars, missing_key_message
 

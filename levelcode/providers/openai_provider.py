@@ -17,7 +17,7 @@ import openai
 from openai.types.chat import ChatCompletionChunk
 from openai.types.chat.chat_completion_chunk import ChoiceDelta, ChoiceDeltaToolCall
 
-from levelcode.agent.messages import AssistantTurn, Block, Message, TextBlock, ToolShape, ToolUse, Usage
+from levelcode.core.messages import AssistantTurn, Block, Message, TextBlock, ToolShape, ToolUse, Usage
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.failures import (
     ApiFailure,

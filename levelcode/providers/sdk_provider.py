@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Protocol
 
 import httpx2
 
-from levelcode.agent.messages import AssistantTurn, Message, ToolShape
+from levelcode.core.messages import AssistantTurn, Message, ToolShape
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.failures import ApiFailure, missing_key_error, provider_error
 from levelcode.providers.loop_client import LoopBoundClient

@@ -21,7 +21,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from levelcode.agent.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse
+from levelcode.core.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse
 
 JsonObject = dict[str, Any]
 

@@ -48,7 +48,7 @@ class Confinement:
 
 def current_confinement(*, network: bool, env: Mapping[str, str] | None = None) -> Confinement:
     """This machine's sandbox for this user: probed once per process, paths from the environment."""
-    from levelcode import paths
+    from levelcode.core import paths
 
     host = HostPaths.from_environment(
         os.environ if env is None else env, config_dir=paths.config_dir(), state_dir=paths.state_dir()

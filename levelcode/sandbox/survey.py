@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from levelcode.private_files import private_folder
+from levelcode.core.private_files import private_folder
 from levelcode.sandbox.locations import GIT_CONTROL_NAMES, LEVELCODE_DIR, HostPaths
 from levelcode.sandbox.policy import SandboxPolicy
 

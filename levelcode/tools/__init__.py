@@ -1,0 +1,2 @@
+"""The built-in tools (files, commands, background jobs, the plan) and their approval rules.
+Imports core and the sandbox; never agent, mcp, ui or cli."""

@@ -5,7 +5,7 @@ Pure: never touches files or processes. Every failure is a `ToolError` naming th
 
 from __future__ import annotations
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.tools.base import Args
 
 

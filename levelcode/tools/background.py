@@ -11,7 +11,7 @@ import contextlib
 import itertools
 from dataclasses import dataclass, field
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.sandbox.diagnosis import sandbox_refusals
 from levelcode.sandbox.policy import SandboxPolicy
 from levelcode.tools.arguments import optional_int, required_str

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from levelcode.agent.approvals import ApprovalRequest, Approver
+from levelcode.core.approvals import ApprovalRequest, Approver
 from levelcode.sandbox.confinement import Confinement
 
 Args = Mapping[str, Any]

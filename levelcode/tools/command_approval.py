@@ -9,9 +9,9 @@ rest of the session (and with no sandbox, the card says it would run unconfined)
 
 from __future__ import annotations
 
-from levelcode.agent.approvals import ApprovalRequest
+from levelcode.core.approvals import ApprovalRequest
 from levelcode.tools.base import Args, ToolContext
-from levelcode.tools.command_safety import classify_command
+from levelcode.tools.command_check.classify import classify_command
 from levelcode.tools.command_sandbox import unconfined_note
 from levelcode.tools.output_caps import visible_control_chars
 

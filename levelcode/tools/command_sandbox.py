@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from levelcode.agent.approvals import ApprovalRequest, decide_or_deny
+from levelcode.core.approvals import ApprovalRequest, decide_or_deny
 from levelcode.sandbox.confinement import Wrap
 from levelcode.sandbox.policy import SandboxPolicy
 from levelcode.tools.base import ToolContext

@@ -12,8 +12,8 @@ import asyncio
 import difflib
 from pathlib import Path
 
-from levelcode.agent.approvals import ApprovalRequest
-from levelcode.errors import ToolError
+from levelcode.core.approvals import ApprovalRequest
+from levelcode.core.errors import ToolError
 from levelcode.tools.arguments import optional_bool, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
 from levelcode.tools.file_read import existing_file, looks_binary

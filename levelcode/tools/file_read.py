@@ -10,7 +10,7 @@ import os
 from itertools import islice
 from pathlib import Path
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.tools.arguments import optional_int, optional_str, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
 from levelcode.tools.path_guard import display_path, resolve_in_roots

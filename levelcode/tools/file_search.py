@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.tools.arguments import optional_bool, optional_int, optional_str, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
 from levelcode.tools.file_read import looks_binary

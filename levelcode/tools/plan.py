@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
 
 PLAN_KEY = "plan"

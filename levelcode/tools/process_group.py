@@ -18,9 +18,9 @@ import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from levelcode.errors import ToolError
-from levelcode.process_groups import describe_exit as exit_description
-from levelcode.process_groups import group_alive, signal_group
+from levelcode.core.errors import ToolError
+from levelcode.core.process_groups import describe_exit as exit_description
+from levelcode.core.process_groups import group_alive, signal_group
 from levelcode.sandbox.confinement import Wrap
 
 STOP_GRACE_SECONDS = 1.5

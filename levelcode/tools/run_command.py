@@ -9,7 +9,7 @@ may allow one run outside the sandbox.
 
 from __future__ import annotations
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.sandbox.confinement import Wrap
 from levelcode.sandbox.diagnosis import sandbox_refusals
 from levelcode.tools.arguments import optional_int, required_str

@@ -15,7 +15,7 @@ from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from levelcode.agent.approvals import ApprovalRequest, Choice
+from levelcode.core.approvals import ApprovalRequest, Choice
 from levelcode.ui.visible import visible
 
 KIND_TITLES = {

@@ -4,7 +4,7 @@ reads the same in a terminal and in a pipe)."""
 from __future__ import annotations
 
 from levelcode.agent.context_meter import ContextUsage
-from levelcode.agent.messages import Usage
+from levelcode.core.messages import Usage
 
 
 def _row(label: str, tokens: int, total: int, indent: int = 0, share: bool = True) -> str:

@@ -1,32 +1,18 @@
-"""Views of the MCP server summary (mcp/overview.py) for `mcp list` and `/mcp`: rich in a terminal,
+"""Views of the MCP server summary (mcp/gates/overview.py) for `mcp list` and `/mcp`: rich in a terminal,
 plain text when piped, JSON for scripts. All three show the same facts from the same summary."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from levelcode import paths
-from levelcode.errors import ConfigProblem
-from levelcode.mcp.connection import log_file_name
-from levelcode.mcp.overview import NEEDS_APPROVAL, ServerSummary
+from levelcode.core import paths
+from levelcode.mcp.gates.overview import NEEDS_APPROVAL, ListView, ServerSummary
 from levelcode.ui.visible import visible
 
 ADD_HINT = "Add one with: levelcode mcp add NAME -- COMMAND [ARGS...]  (or: levelcode mcp import)"
-
-
-@dataclass(frozen=True)
-class ListView:
-    summaries: Sequence[ServerSummary]
-    problems: Sequence[ConfigProblem] = ()
-    stale: Sequence[tuple[str, str]] = ()  # approvals for servers no longer configured
-    warning: str | None = None
-    notes: Sequence[str] = field(default_factory=tuple)
 
 
 def next_step(summary: ServerSummary) -> str | None:
@@ -35,7 +21,7 @@ def next_step(summary: ServerSummary) -> str | None:
     if summary.state == "disabled":
         return f"enable with: levelcode mcp enable {summary.name}"
     if summary.state.startswith("failed") and not summary.remote:
-        return f"its stderr: {paths.logs_dir() / log_file_name(summary.name)}"
+        return f"its stderr: {paths.server_log_path(summary.name)}"
     return None
 
 

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from levelcode.agent.context_meter import measure_context
-from levelcode.agent.messages import Message, TextBlock, ToolResult, ToolUse
-from levelcode.token_estimate import estimate_tokens, tool_tokens
+from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse
+from levelcode.core.token_estimate import estimate_tokens, tool_tokens
 from levelcode.ui.context_view import render_context
 
 

@@ -5,8 +5,8 @@ command says it always needs a person. The second corpus: the ordinary case stil
 
 from __future__ import annotations
 
-from levelcode.agent.approvals import ApprovalRequest
 from levelcode.agent.toolbox import denial_text
+from levelcode.core.approvals import ApprovalRequest
 
 NOTE = (
     "there is no sandbox here (bwrap was not found on PATH), so every command needs approval "

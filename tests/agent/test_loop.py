@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from levelcode.agent.approvals import HeadlessApprover
 from levelcode.agent.events import RecordingSink, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
 from levelcode.agent.loop import ABORTED_WHILE_RUNNING, Agent
 from levelcode.agent.toolbox import Toolbox
 from levelcode.agent.transcript import ABORTED_BEFORE_RUN
-from levelcode.errors import ProviderError, TurnAborted
+from levelcode.core.approvals import HeadlessApprover
+from levelcode.core.errors import ProviderError, TurnAborted
 from levelcode.tools.base import BuiltinTool, ToolContext
 from levelcode.tools.registry import builtin_tools
 from tests.fakes.scripted_server import Fail, Reply, ScriptedServer, ToolCall

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from levelcode.agent.messages import Message, TextBlock, ToolResult, ToolUse
 from levelcode.agent.transcript import ABORTED_BEFORE_RUN, Transcript
+from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse
 
 
 def test_answer_fills_missing_results_as_not_run() -> None:

@@ -43,10 +43,10 @@ def test_console_script_runs() -> None:
 def test_startup_does_not_import_the_mcp_sdk_or_provider_sdks() -> None:
     code = (
         "import sys; from levelcode.cli.main import build_parser; build_parser();"
-        "import levelcode.mcp.config_files, levelcode.mcp.catalog, levelcode.mcp.policy;"
+        "import levelcode.mcp.config.files, levelcode.mcp.gates.catalog, levelcode.mcp.gates.policy;"
         "heavy = ('mcp', 'anthropic', 'openai', 'pydantic', 'httpx');"
-        "commands = ('levelcode.cli.mcp_manage', 'levelcode.cli.mcp_import', 'levelcode.mcp.importers',"
-        " 'levelcode.mcp.config_edit', 'levelcode.mcp.trust_store');"
+        "commands = ('levelcode.cli.mcp_manage', 'levelcode.cli.mcp_import',"
+        " 'levelcode.mcp.config.importers', 'levelcode.mcp.config.edit', 'levelcode.mcp.trust_store');"
         "bad = [m for m in sys.modules if m.split('.')[0] in heavy or m in commands];"
         "print(','.join(bad))"
     )

@@ -23,7 +23,7 @@ from levelcode.cli.mcp_import import (
     read_document,
     strip_comments,
 )
-from levelcode.mcp.importers import SourceFile
+from levelcode.mcp.config.importers import SourceFile
 from tests.support.cli import LEVELCODE, cli_env, run_cli, write_settings
 from tests.support.terminal import Terminal
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from levelcode.mcp.config import Provenance, StdioServerSpec
-from levelcode.mcp.config_files import load_mcp_config
-from levelcode.mcp.overview import launch_text
+from levelcode.mcp.config.files import load_mcp_config
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec
+from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.trust_store import TrustStore
 from tests.support.cli import LEVELCODE, cli_env, run_cli, write_settings
 

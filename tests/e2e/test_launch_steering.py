@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from levelcode.mcp.environment import ALLOWED_VARIABLES
+from levelcode.mcp.config.environment import ALLOWED_VARIABLES
 from tests.support.cli import LEVELCODE, cli_env, write_settings
 from tests.support.listener import listener
 

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from levelcode.mcp.config_files import load_mcp_config
-from levelcode.mcp.definition_caps import DEFAULT_MAX_DEFINITION
-from levelcode.mcp.overview import launch_text
+from levelcode.mcp.config.files import load_mcp_config
+from levelcode.mcp.gates.definition_caps import DEFAULT_MAX_DEFINITION
+from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI

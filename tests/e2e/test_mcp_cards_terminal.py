@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from levelcode.mcp.config import parse_workspace_file
-from levelcode.mcp.overview import launch_text
+from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import OPENAI

@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from levelcode.agent.messages import ToolUse
-from levelcode.mcp.allow_rules import canonical_hash
-from levelcode.mcp.config_files import load_mcp_config
-from levelcode.mcp.overview import launch_text
+from levelcode.core.messages import ToolUse
+from levelcode.mcp.config.allow_rules import canonical_hash
+from levelcode.mcp.config.files import load_mcp_config
+from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.mcp.trust_store import TrustStore
 from tests.fakes.fake_openai import tool_messages

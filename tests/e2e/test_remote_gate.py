@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from levelcode.mcp.config import parse_workspace_file
-from levelcode.mcp.overview import launch_text
+from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI

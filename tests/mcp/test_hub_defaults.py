@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from levelcode import paths
+from levelcode.core import paths
 from levelcode.mcp.runtime import make_hub
 from tests.support.servers import fault_spec
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.mcp.config import Provenance, StdioServerSpec
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec
+from levelcode.mcp.gates.trust import MISSING, LaunchFacts, launch_fingerprint
 from levelcode.mcp.launch_inspection import inspect_launch
-from levelcode.mcp.trust import MISSING, LaunchFacts, launch_fingerprint
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 

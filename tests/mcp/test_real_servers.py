@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.mcp.config import StdioServerSpec
+from levelcode.mcp.config.specs import StdioServerSpec
 from levelcode.mcp.connection import ConnectOptions, McpConnection, connect
-from levelcode.mcp.handshake import Era
+from levelcode.mcp.protocol.handshake import Era
 from tests.support.processes import group_members, survivors
 from tests.support.servers import ROOT, USER, node_server, npx, venv_bin
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from levelcode.agent.approvals import HeadlessApprover
-from levelcode.agent.messages import ToolUse
-from levelcode.mcp.allow_rules import canonical_hash
+from levelcode.core.approvals import HeadlessApprover
+from levelcode.core.messages import ToolUse
+from levelcode.mcp.config.allow_rules import canonical_hash
 from levelcode.mcp.connection import ConnectOptions
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.router import McpRouter

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from levelcode.agent.approvals import ApprovalRequest, Choice
-from levelcode.mcp.config import McpConfig, Provenance, StdioServerSpec
+from levelcode.core.approvals import ApprovalRequest, Choice
+from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.mcp.trust_store import TrustStore
 from tests.support.approvers import ScriptedApprover

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.mcp.allow_rules import AllowRule, ToolDefinition
-from levelcode.mcp.config import HttpServerSpec, Provenance, StdioServerSpec
+from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition
+from levelcode.mcp.config.specs import HttpServerSpec, Provenance, StdioServerSpec
+from levelcode.mcp.gates.overview import launch_text
+from levelcode.mcp.gates.trust import MISSING, launch_fingerprint
 from levelcode.mcp.launch_inspection import inspect_launch
-from levelcode.mcp.overview import launch_text
-from levelcode.mcp.trust import MISSING, launch_fingerprint
 from levelcode.mcp.trust_store import TrustStore, workspace_key
-from tests.test_json_store import run_together
+from tests.core.test_json_store import run_together
 
 WS = Provenance("workspace", "/repo/.mcp.json")
 SPEC = StdioServerSpec(
@@ -371,7 +371,7 @@ def test_a_store_held_by_another_process_is_read_fresh_before_writing(
 APPROVER = """
 import sys
 from pathlib import Path
-from levelcode.mcp.config import Provenance, StdioServerSpec
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec
 from levelcode.mcp.trust_store import TrustStore
 
 worker, count, workspace = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])

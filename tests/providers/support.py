@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from levelcode.agent.messages import AssistantTurn, Message, ToolShape
+from levelcode.core.messages import AssistantTurn, Message, ToolShape
 from levelcode.providers.anthropic_provider import AnthropicProvider
 from levelcode.providers.base import ProviderName, ProviderSettings
 from levelcode.providers.openai_provider import OpenAIProvider

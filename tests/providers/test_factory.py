@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from levelcode.errors import ConfigError, ProviderAuthError
+from levelcode.core.errors import ConfigError, ProviderAuthError
 from levelcode.providers.anthropic_provider import AnthropicProvider
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.factory import (

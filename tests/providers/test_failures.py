@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from levelcode.errors import ProviderAuthError, ProviderError, ProviderRequestError
+from levelcode.core.errors import ProviderAuthError, ProviderError, ProviderRequestError
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.failures import ApiFailure, provider_error
 

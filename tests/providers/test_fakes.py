@@ -15,7 +15,7 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageFunctionToolCall
 
-from levelcode.agent.messages import Message, ToolResult, user_text
+from levelcode.core.messages import Message, ToolResult, user_text
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.openai_provider import OpenAIProvider
 from tests.fakes.fake_anthropic import AnthropicShape, fake_anthropic

@@ -12,8 +12,8 @@ from types import ModuleType
 
 import pytest
 
-from levelcode.agent.messages import Message, TextBlock, ToolResult, ToolUse, user_text
-from levelcode.errors import ProviderAuthError, ProviderError, ProviderRequestError
+from levelcode.core.errors import ProviderAuthError, ProviderError, ProviderRequestError
+from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, user_text
 from levelcode.providers import anthropic_provider, openai_provider
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.translate import INVALID_ARGUMENTS_KEY, invalid_arguments_error

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from levelcode.agent.messages import Message, TextBlock, ToolResult, ToolUse, user_text
+from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, user_text
 from levelcode.providers.translate import (
     EMPTY_MESSAGE_TEXT,
     INVALID_ARGUMENTS_KEY,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode import paths
+from levelcode.core import paths
 from levelcode.sandbox.locations import HostPaths
 from levelcode.sandbox.survey import build_policy, git_dir_of, protected_paths
 

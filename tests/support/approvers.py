@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from levelcode.agent.approvals import ApprovalRequest, Choice
+from levelcode.core.approvals import ApprovalRequest, Choice
 
 
 class ScriptedApprover:

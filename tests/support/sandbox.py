@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode import paths
+from levelcode.core import paths
 from levelcode.sandbox.confinement import Confinement, current_confinement
 from levelcode.sandbox.locations import HostPaths
 from levelcode.sandbox.probe import SandboxSupport, sandbox_support

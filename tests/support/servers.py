@@ -6,7 +6,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from levelcode.mcp.config import Provenance, StdioServerSpec
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULT_SERVER = ROOT / "tests" / "servers" / "fault_server.py"

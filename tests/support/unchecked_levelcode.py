@@ -14,7 +14,7 @@ from unittest import mock
 
 from levelcode.cli.main import main
 from levelcode.sandbox.policy import SandboxPolicy
-from levelcode.tools.command_safety import CommandVerdict
+from levelcode.tools.command_check.classify import CommandVerdict
 
 SWITCH = "LEVELCODE_TEST_SANDBOX"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.tools.arguments import optional_bool, optional_int, optional_str, required_str
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.tools.background import (
     UNREAD_LIMIT,
     job_table,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.agent.approvals import HeadlessApprover
-from levelcode.errors import ToolError
+from levelcode.core.approvals import HeadlessApprover
+from levelcode.core.errors import ToolError
 from levelcode.sandbox.diagnosis import NETWORK_OFF, WRITE_REFUSED
 from levelcode.tools.background import (
     read_background_output,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.tools.base import ToolContext
 from levelcode.tools.file_edit import EDIT_FILE, WRITE_FILE, edit_file, write_file
 

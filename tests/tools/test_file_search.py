@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.tools.base import ToolContext
 from levelcode.tools.file_search import find_files, search_files
 

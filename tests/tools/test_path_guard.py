@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.tools.base import ToolContext
 from levelcode.tools.path_guard import allowed_roots, display_path, resolve_in_roots
 from levelcode.tools.registry import builtin_tools

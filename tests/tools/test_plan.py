@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.tools.base import ToolContext
 from levelcode.tools.plan import PlanStep, current_plan, update_plan
 

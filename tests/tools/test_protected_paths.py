@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.agent.approvals import HeadlessApprover
-from levelcode.agent.messages import ToolUse
 from levelcode.agent.toolbox import Toolbox
+from levelcode.core.approvals import HeadlessApprover
+from levelcode.core.messages import ToolUse
 from levelcode.tools.base import ToolContext
 from levelcode.tools.file_edit import EDIT_FILE, WRITE_FILE
 from levelcode.tools.protected_paths import protected_folder

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.errors import ToolError
+from levelcode.core.errors import ToolError
 from levelcode.tools.base import ToolContext
 from levelcode.tools.output_caps import COMMAND_OUTPUT_LIMIT
 from levelcode.tools.run_command import run_command

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 
-from levelcode.agent.approvals import ApprovalRequest
+from levelcode.core.approvals import ApprovalRequest
 from levelcode.ui.approval_card import fold_to_fit, options_for, render_card, repeats_summary, rows
 
 SUMMARY = ("runs inline code (-c): " + "import os; " * 30, "will receive your GITHUB_TOKEN (env GH_TOKEN)")

@@ -7,8 +7,8 @@ import json
 
 from rich.console import Console
 
-from levelcode.mcp.overview import ServerSummary, ToolLine
-from levelcode.ui.mcp_views import ListView, print_list, render_list, summaries_json
+from levelcode.mcp.gates.overview import ListView, ServerSummary, ToolLine
+from levelcode.ui.mcp_views import print_list, render_list, summaries_json
 
 RUNNING = ServerSummary(
     "fs",

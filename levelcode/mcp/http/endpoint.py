@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from levelcode.errors import ServerStartError
-from levelcode.mcp.config import HttpServerSpec
-from levelcode.mcp.environment import NOTHING_WITHHELD, Withheld, expand_references
+from levelcode.core.errors import ServerStartError
+from levelcode.mcp.config.environment import NOTHING_WITHHELD, Withheld, expand_references
+from levelcode.mcp.config.specs import HttpServerSpec
 
 Mode = Literal["auto", "sse"]
 _TOKEN = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")

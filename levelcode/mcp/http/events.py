@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 import httpx2
 
-from levelcode.errors import MessageTooLarge, TransportError
-from levelcode.mcp import jsonrpc
+from levelcode.core.errors import MessageTooLarge, TransportError
 from levelcode.mcp.http.sse import Oversized, SseDecoder
 from levelcode.mcp.http.wire import StreamDropped, exchange, stream_chunks
-from levelcode.mcp.jsonrpc import Incoming
+from levelcode.mcp.protocol import jsonrpc
+from levelcode.mcp.protocol.jsonrpc import Incoming
 
 if TYPE_CHECKING:
     from levelcode.mcp.http.streamable import Deliver, StreamableHttpTransport

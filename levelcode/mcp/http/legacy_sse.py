@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 
 import httpx2
 
-from levelcode.errors import TransportError
-from levelcode.mcp import jsonrpc
+from levelcode.core.errors import TransportError
 from levelcode.mcp.http.origin import resolve_within_origin, shown_url
 from levelcode.mcp.http.sse import Oversized, SseDecoder
 from levelcode.mcp.http.wire import (
@@ -25,7 +24,8 @@ from levelcode.mcp.http.wire import (
     redirect_refusal,
     stream_chunks,
 )
-from levelcode.mcp.jsonrpc import Incoming
+from levelcode.mcp.protocol import jsonrpc
+from levelcode.mcp.protocol.jsonrpc import Incoming
 
 if TYPE_CHECKING:
     from levelcode.mcp.http.streamable import StreamableHttpTransport

@@ -17,8 +17,7 @@ from collections.abc import Callable, Coroutine, Mapping
 
 import httpx2
 
-from levelcode.errors import AuthorizationRequired, McpError, ProtocolError, TransportError
-from levelcode.mcp import jsonrpc
+from levelcode.core.errors import AuthorizationRequired, McpError, ProtocolError, TransportError
 from levelcode.mcp.http.endpoint import RemoteEndpoint
 from levelcode.mcp.http.events import Receiver, read_events, resume_request
 from levelcode.mcp.http.legacy_sse import LegacySseChannel
@@ -33,8 +32,9 @@ from levelcode.mcp.http.wire import (
     read_capped,
     redirect_refusal,
 )
-from levelcode.mcp.jsonrpc import Incoming
-from levelcode.mcp.transport import AuthChallenge, AuthHook, MessageSink
+from levelcode.mcp.protocol import jsonrpc
+from levelcode.mcp.protocol.jsonrpc import Incoming
+from levelcode.mcp.protocol.transport import AuthChallenge, AuthHook, MessageSink
 
 DELETE_SECONDS = 2.0
 _FALLBACK_STATUSES = frozenset({400, 404, 405})

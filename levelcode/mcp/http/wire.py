@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 
 import httpx2
 
-from levelcode.errors import AuthorizationRequired, MessageTooLarge, TransportError
+from levelcode.core.errors import AuthorizationRequired, MessageTooLarge, TransportError
 from levelcode.mcp.http.origin import same_origin, shown_url
 
 MAX_REDIRECTS = 5

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
-from levelcode.mcp.config import HttpServerSpec, Provenance
+from levelcode.mcp.config.specs import HttpServerSpec, Provenance
 from levelcode.mcp.connection import ConnectOptions, McpConnection, connect
-from levelcode.mcp.handshake import Era
+from levelcode.mcp.protocol.handshake import Era
 from tests.fakes.http_server import Reply, Request
 
 USER = Provenance("user", "/test/settings.json")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.errors import McpError
+from levelcode.core.errors import McpError
 from tests.fakes.http_server import Reply, Request, ScriptedHttpServer
 from tests.mcp.http.support import SessionServer, connect_to
 

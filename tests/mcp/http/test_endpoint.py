@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from levelcode.errors import ServerStartError
-from levelcode.mcp.config import HttpServerSpec
+from levelcode.core.errors import ServerStartError
+from levelcode.mcp.config.specs import HttpServerSpec
 from levelcode.mcp.http.endpoint import remote_endpoint
 from tests.mcp.http.support import USER
 
@@ -55,7 +55,7 @@ def test_a_repository_server_never_receives_levelcodes_provider_key_in_a_header(
     (or a variable holding the same value) counts as unset; the user's own server may use it."""
     from pathlib import Path
 
-    from levelcode.mcp.config import Provenance
+    from levelcode.mcp.config.specs import Provenance
     from levelcode.mcp.connection import ConnectOptions, transport_factory
 
     env = {"ANTHROPIC_API_KEY": "sk-ant-secret", "COPY": "sk-ant-secret"}

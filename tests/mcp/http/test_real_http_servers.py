@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.mcp.handshake import Era
+from levelcode.mcp.protocol.handshake import Era
 from tests.mcp.http.support import connect_to
 from tests.support.http_servers import ServerProcess, everything, running, sdk_server
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.errors import AuthorizationRequired, RemoteError, TransportError
-from levelcode.mcp.transport import AuthChallenge
+from levelcode.core.errors import AuthorizationRequired, RemoteError, TransportError
+from levelcode.mcp.protocol.transport import AuthChallenge
 from tests.fakes.http_server import Reply, Request, ScriptedHttpServer, sse
 from tests.mcp.http.support import SessionServer, connect_to, text
 

@@ -1,0 +1,150 @@
+"""LevelCode's one exception tree. Third-party exceptions are translated into it once, at the edge.
+
+LevelCodeError
+├── ConfigError                a request about configuration that cannot be met (unknown server
+│   │                          name, unparsable command line); a bad *entry* in a config file is
+│   │                          not raised but reported as a `ConfigProblem` (data), so one bad
+│   │                          server never hides the others
+│   ├── EntryRefused           `mcp add`: an entry config loading would report (mcp/config/edit.py)
+│   ├── ServerExists           `mcp add`: the name is taken (without --replace)
+│   └── ServerNotFound         `mcp remove/enable/disable`: no such server in your settings
+├── McpError                   carries the server name (and tool, where there is one)
+│   ├── ServerStartError       the server could not be started: spawn failed, a `${VAR}` in its
+│   │                          env is not set, the handshake failed or timed out
+│   ├── TransportError         the byte stream broke (a remote server: the request failed)
+│   │   ├── ServerExited       the process ended (exit code or signal, last stderr lines)
+│   │   ├── MessageTooLarge    one message passed the per-message size cap
+│   │   └── AuthorizationRequired  a remote server answered 401/403 and no sign-in could help
+│   ├── ProtocolError          a message that is not valid JSON-RPC / MCP
+│   ├── RemoteError            a JSON-RPC error response (code, message from the server)
+│   └── CallTimeout            a request got no answer in time
+├── ProviderError              the model provider failed
+│   ├── ProviderAuthError      no or wrong API key
+│   └── ProviderRequestError   the API refused the request (its own message kept)
+├── ToolError                  a built-in tool could not do what was asked (becomes `ERROR: …`)
+└── ControlSignal              not failures: a decision that changes the flow
+    ├── ApprovalDenied         the user (or the absence of one) said no
+    └── TurnAborted            the user aborted the turn (Ctrl-C)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class LevelCodeError(Exception):
+    """Root of everything LevelCode raises on purpose."""
+
+
+class ConfigError(LevelCodeError):
+    """A configuration request that cannot be met; `origin` names the file, where there is one."""
+
+    def __init__(self, message: str, *, origin: str | None = None) -> None:
+        super().__init__(message)
+        self.origin = origin
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One bad piece of configuration, reported as data: which file, which key, what is wrong."""
+
+    file: str
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.key}: {self.message}"
+
+
+class McpError(LevelCodeError):
+    """A failure talking to one MCP server."""
+
+    def __init__(self, message: str, *, server: str, tool: str | None = None) -> None:
+        super().__init__(message)
+        self.server = server
+        self.tool = tool
+
+
+class ServerStartError(McpError):
+    """The server could not be started or did not complete its handshake."""
+
+
+class TransportError(McpError):
+    """The byte stream to the server broke."""
+
+
+class ServerExited(TransportError):
+    """The server process ended; `detail` says how, `stderr_tail` holds its last stderr lines."""
+
+    def __init__(self, message: str, *, server: str, detail: str, stderr_tail: tuple[str, ...] = ()) -> None:
+        super().__init__(message, server=server)
+        self.detail = detail
+        self.stderr_tail = stderr_tail
+
+
+class MessageTooLarge(TransportError):
+    """One message from the server passed the per-message size cap."""
+
+
+class AuthorizationRequired(TransportError):
+    """A remote server refused the request (HTTP 401 or 403) and signing in did not help."""
+
+    def __init__(self, message: str, *, server: str, status: int, challenge: str | None = None) -> None:
+        super().__init__(message, server=server)
+        self.status = status
+        self.challenge = challenge  # the WWW-Authenticate header, for a sign-in to read
+
+
+class ProtocolError(McpError):
+    """A message that is not valid JSON-RPC or not the MCP shape we asked for."""
+
+
+class RemoteError(McpError):
+    """The server answered with a JSON-RPC error."""
+
+    def __init__(
+        self, message: str, *, server: str, code: int, data: object = None, tool: str | None = None
+    ) -> None:
+        super().__init__(message, server=server, tool=tool)
+        self.code = code
+        self.data = data
+
+
+class CallTimeout(McpError):
+    """A request got no answer within its time limit."""
+
+    def __init__(self, message: str, *, server: str, seconds: float, tool: str | None = None) -> None:
+        super().__init__(message, server=server, tool=tool)
+        self.seconds = seconds
+
+
+class ProviderError(LevelCodeError):
+    """The model provider failed."""
+
+
+class ProviderAuthError(ProviderError):
+    """No API key, or one the provider refused."""
+
+
+class ProviderRequestError(ProviderError):
+    """The provider refused the request; the message is the API's own."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ToolError(LevelCodeError):
+    """A built-in tool could not do what was asked; the agent turns it into an `ERROR: …` result."""
+
+
+class ControlSignal(LevelCodeError):
+    """A decision that changes the flow; not a failure."""
+
+
+class ApprovalDenied(ControlSignal):
+    """The user denied an action, or nobody was there to approve it (which counts as a denial)."""
+
+
+class TurnAborted(ControlSignal):
+    """The user aborted the current turn."""

@@ -1,0 +1,102 @@
+"""The user's own settings file (user tier) and a repository's `.levelcode/settings.json`, read once
+per session, with the keys a repository may never set.
+
+Read leniently: a broken file is reported and treated as empty, so LevelCode still starts.
+Security-relevant keys (`mcpServers`, `mcpToolPolicy`, `autopilot`, `sandbox`, `provider`,
+`baseUrl`, `apiKey`) come from the user's file only; a repository's file that sets one is reported
+and the key ignored. Never writes (settings_store.py does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from levelcode.core import paths
+from levelcode.core.config_files import is_absent, read_json_file
+from levelcode.core.errors import ConfigProblem
+
+PROJECT_SETTINGS_FILE = Path(".levelcode") / "settings.json"
+# Keys a repository's own settings file may never set: they decide what runs (mcpServers), what
+# runs without asking (mcpToolPolicy, autopilot), what the sandbox lets through (sandbox), and
+# where the API key is sent (provider, baseUrl, apiKey).
+USER_ONLY_KEYS = ("mcpServers", "mcpToolPolicy", "autopilot", "sandbox", "provider", "baseUrl", "apiKey")
+
+
+@dataclass(frozen=True)
+class Settings:
+    user: Mapping[str, object] = field(default_factory=dict[str, object])
+    project: Mapping[str, object] = field(default_factory=dict[str, object])
+    problems: tuple[ConfigProblem, ...] = ()
+    user_file: Path = field(default_factory=paths.user_settings_path)
+
+    @property
+    def autopilot(self) -> bool:
+        return self.user.get("autopilot") is True
+
+    @property
+    def sandbox_network(self) -> bool:
+        """`"sandbox": {"network": true}` in the user's own settings lets commands use the network."""
+        sandbox = self.user.get("sandbox")
+        return isinstance(sandbox, Mapping) and sandbox.get("network") is True
+
+    def allowed_directories(self) -> tuple[Path, ...]:
+        raw = self.user.get("allowedDirectories")
+        if not isinstance(raw, list):
+            return ()
+        return tuple(Path(item).expanduser() for item in raw if isinstance(item, str) and item)
+
+
+def load_settings(workspace: Path, user_file: Path | None = None) -> Settings:
+    """Both settings files, each read once; every problem found, each once."""
+    path = user_file or paths.user_settings_path()
+    doc, problem = read_json_file(path)
+    problems = [problem] if problem else []
+    if doc is not None and not isinstance(doc, dict):
+        problems.append(ConfigProblem(str(path), "(top level)", "expected a JSON object"))
+        doc = None
+    problems += _sandbox_problems(doc, path)
+    project, project_problems = load_project_settings(workspace)
+    return Settings(dict(doc or {}), project, tuple(problems + project_problems), path)
+
+
+def load_project_settings(workspace: Path) -> tuple[dict[str, object], list[ConfigProblem]]:
+    path = workspace / PROJECT_SETTINGS_FILE
+    doc, problem = read_json_file(path)
+    if problem is not None:
+        return {}, [problem]
+    return check_project_settings(doc, file=str(path))
+
+
+def check_project_settings(doc: object, *, file: str) -> tuple[dict[str, object], list[ConfigProblem]]:
+    """A repository's `.levelcode/settings.json`: the keys it may set, and a problem per key it may not."""
+    if is_absent(doc):
+        return {}, []
+    if not isinstance(doc, Mapping):
+        return {}, [ConfigProblem(file, "(top level)", "expected a JSON object")]
+    allowed = {str(key): value for key, value in doc.items() if key not in USER_ONLY_KEYS}
+    problems = [ignored_key(file, str(key)) for key in doc if key in USER_ONLY_KEYS]
+    return allowed, problems
+
+
+def ignored_key(file: str, key: str) -> ConfigProblem:
+    return ConfigProblem(file, key, "ignored: only your user settings may set this")
+
+
+def _sandbox_problems(doc: object, path: Path) -> list[ConfigProblem]:
+    if not isinstance(doc, Mapping) or "sandbox" not in doc:
+        return []
+    sandbox = doc["sandbox"]
+    if not isinstance(sandbox, Mapping):
+        return [ConfigProblem(str(path), "sandbox", 'expected an object such as {"network": true}')]
+    problems = [
+        ConfigProblem(str(path), f"sandbox.{key}", "unknown key, ignored")
+        for key in sandbox
+        if key != "network"
+    ]
+    if "network" in sandbox and not isinstance(sandbox["network"], bool):
+        problems.append(
+            ConfigProblem(str(path), "sandbox.network", "expected true or false; the network stays off")
+        )
+    return problems

@@ -1,0 +1,235 @@
+"""Editing the user tier's `mcpServers` for `levelcode mcp add | remove | enable | disable`.
+
+Pure: builds a server entry from command-line input, validates it with exactly the checks config
+loading applies (`parse_server_entry`), and returns new settings documents. Never reads or writes
+a file, never expands `${VAR}`, never lets a shell see a command line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from levelcode.core.errors import ConfigError, ConfigProblem
+from levelcode.mcp.config.argv import split_command_line
+from levelcode.mcp.config.specs import SERVERS_KEY, Provenance, ServerSpec, Tier, parse_server_entry
+
+JsonDoc = dict[str, Any]
+Entry = dict[str, object]
+
+
+class EntryRefused(ConfigError):
+    """The entry has problems config loading would report; nothing is written."""
+
+    def __init__(self, name: str, problems: Sequence[ConfigProblem]) -> None:
+        listed = "\n".join(f"  {p.key}: {p.message}" for p in problems)
+        super().__init__(f"{name!r} was not added: config loading would report\n{listed}")
+        self.problems = tuple(problems)
+
+
+class ServerExists(ConfigError):
+    """`add` without `--replace` for a name your settings already have."""
+
+
+class ServerNotFound(ConfigError):
+    """The name is not in your settings' `mcpServers`."""
+
+
+@dataclass(frozen=True)
+class AddRequest:
+    """What `mcp add` was given, as typed: exactly one of command, url or json_text."""
+
+    command: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    cwd: str | None = None
+    timeout: str | None = None
+    startup_timeout: str | None = None
+    url: str | None = None
+    headers: tuple[str, ...] = ()
+    json_text: str | None = None
+
+
+def split_add_arguments(rest: Sequence[str]) -> tuple[list[str], list[str]]:
+    """What follows NAME → (options, command). A first word that is not an option starts the
+    command, so a `--` inside the server's own arguments stays one of them."""
+    if not rest or not rest[0].startswith("-"):
+        return [], list(rest)
+    if "--" in rest:
+        cut = rest.index("--")
+        return list(rest[:cut]), list(rest[cut + 1 :])
+    return list(rest), []
+
+
+def command_words(words: Sequence[str], *, is_existing_path: Callable[[str], bool]) -> list[str]:
+    """One quoted word holding spaces is a command line typed as one string; split it without a
+    shell. A path to a program whose name has spaces stays whole."""
+    if len(words) == 1 and any(c.isspace() for c in words[0]) and not is_existing_path(words[0]):
+        return split_command_line(words[0])
+    return list(words)
+
+
+def parse_assignments(items: Sequence[str], *, separator: str, option: str, form: str) -> dict[str, str]:
+    """`KEY=VALUE` (or `Key: Value`) pairs, values exactly as written."""
+    parsed: dict[str, str] = {}
+    for item in items:
+        key, found, value = item.partition(separator)
+        key = key.strip() if separator == ":" else key
+        if not found or not key:
+            raise ConfigError(f"{option} {item!r}: expected {form}")
+        if key in parsed:
+            raise ConfigError(f"{option} {key!r} is given twice; give it once")
+        parsed[key] = value.lstrip() if separator == ":" else value
+    return parsed
+
+
+def parse_seconds(text: str, option: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise ConfigError(f"{option} {text!r}: expected a number of seconds") from None
+
+
+def build_entry(request: AddRequest, *, is_existing_path: Callable[[str], bool]) -> Entry:
+    """The `mcpServers` entry for one `mcp add`, not yet validated."""
+    forms = [bool(request.command), request.url is not None, request.json_text is not None]
+    if sum(forms) != 1:
+        raise ConfigError(
+            "give exactly one of: -- COMMAND [ARGS...] (a stdio server), --url URL (an HTTP server), "
+            "or --json ENTRY"
+        )
+    if request.json_text is not None:
+        extras = request.env or request.headers or request.cwd or request.timeout or request.startup_timeout
+        if extras:
+            raise ConfigError("--json takes the whole entry; put the other settings inside the JSON")
+        return entry_from_json(request.json_text)
+    if request.url is not None:
+        if request.env or request.cwd is not None:
+            raise ConfigError(
+                "-e and --cwd are for stdio servers; an HTTP server takes --header 'Key: Value'"
+            )
+        entry: Entry = {"url": request.url}
+        headers = parse_assignments(request.headers, separator=":", option="--header", form="'Key: Value'")
+        if headers:
+            entry["headers"] = headers
+    else:
+        if request.headers:
+            raise ConfigError("--header is for HTTP servers (--url); a stdio server takes -e KEY=VALUE")
+        entry = stdio_entry(command_words(request.command, is_existing_path=is_existing_path), request)
+    for option, key, text in (
+        ("--timeout", "timeout", request.timeout),
+        ("--startup-timeout", "startupTimeout", request.startup_timeout),
+    ):
+        if text is not None:
+            entry[key] = parse_seconds(text, option)
+    return entry
+
+
+def stdio_entry(words: Sequence[str], request: AddRequest) -> Entry:
+    entry: Entry = {"command": words[0]}
+    if len(words) > 1:
+        entry["args"] = list(words[1:])
+    env = parse_assignments(request.env, separator="=", option="-e", form="KEY=VALUE")
+    if env:
+        entry["env"] = env
+    if request.cwd is not None:
+        entry["cwd"] = request.cwd
+    return entry
+
+
+def entry_from_json(text: str) -> Entry:
+    try:
+        entry = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ConfigError(f"--json is not valid JSON: {exc}") from None
+    if not isinstance(entry, dict):
+        raise ConfigError('--json must be one server entry, an object such as {"command": "npx", "args": []}')
+    return entry
+
+
+def validate_entry(name: str, entry: object, *, file: str) -> ServerSpec:
+    """The spec config loading would build, or EntryRefused if loading would report anything at
+    all about the entry (a problem, or a value it would ignore)."""
+    key = f"{SERVERS_KEY}.{name}"
+    problems: list[ConfigProblem] = []
+    if isinstance(entry, Mapping) and isinstance(entry.get("type"), list | dict):
+        # config.py's type check raises TypeError on an unhashable `type`; refuse it here instead.
+        raise EntryRefused(name, [ConfigProblem(file, f"{key}.type", 'expected "stdio" or "http"')])
+    spec = parse_server_entry(name, entry, provenance=Provenance("user", file), key=key, problems=problems)
+    if spec is None or problems:
+        raise EntryRefused(name, problems)
+    return spec
+
+
+def user_servers(doc: Mapping[str, Any]) -> dict[str, object]:
+    """The settings' `mcpServers` object (empty when absent or null)."""
+    servers = doc.get(SERVERS_KEY)
+    if servers is None:
+        return {}
+    if not isinstance(servers, dict):
+        raise ConfigError(f'"{SERVERS_KEY}" in your settings is not an object; fix it first')
+    return servers
+
+
+def _with_servers(doc: Mapping[str, Any], servers: dict[str, object]) -> JsonDoc:
+    new = dict(doc)
+    new[SERVERS_KEY] = servers  # an existing key keeps its place; a new one goes last
+    return new
+
+
+def with_server(doc: Mapping[str, Any], name: str, entry: Entry, *, replace: bool) -> JsonDoc:
+    servers = dict(user_servers(doc))
+    if name in servers and not replace:
+        raise ServerExists(f"your settings already have a server named {name!r}")
+    servers[name] = entry
+    return _with_servers(doc, servers)
+
+
+def without_server(doc: Mapping[str, Any], name: str) -> JsonDoc:
+    servers = dict(user_servers(doc))
+    if servers.pop(name, _MISSING) is _MISSING:
+        raise ServerNotFound(f"your settings have no server named {name!r}")
+    return _with_servers(doc, servers)
+
+
+def with_disabled(doc: Mapping[str, Any], name: str, disabled: bool) -> JsonDoc | None:
+    """`"disabled": true` set (or removed); None when the entry already says so."""
+    servers = dict(user_servers(doc))
+    entry = servers.get(name, _MISSING)
+    if entry is _MISSING:
+        raise ServerNotFound(f"your settings have no server named {name!r}")
+    if not isinstance(entry, dict):
+        raise ConfigError(f"the entry for {name!r} in your settings is not an object; fix it first")
+    if entry.get("disabled", False) is disabled:
+        return None
+    changed = dict(entry)
+    if disabled:
+        changed["disabled"] = True
+    else:
+        changed.pop("disabled", None)
+    servers[name] = changed
+    return _with_servers(doc, servers)
+
+
+def entry_as_written(doc: object, name: str, tier: Tier) -> object:
+    """A server's entry in its file's document, mirroring how config loading finds it."""
+    if not isinstance(doc, Mapping):
+        return None
+    wrapped = doc.get(SERVERS_KEY)
+    if isinstance(wrapped, Mapping):
+        return wrapped.get(name)
+    return None if tier == "user" else doc.get(name)
+
+
+def problems_for(problems: Sequence[ConfigProblem], name: str) -> list[ConfigProblem]:
+    """The reported problems that concern the server `name` (in either file shape)."""
+    keys = (f"{SERVERS_KEY}.{name}", name)
+    return [p for p in problems if any(p.key == k or p.key.startswith(k + ".") for k in keys)]
+
+
+_MISSING = object()

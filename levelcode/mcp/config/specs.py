@@ -1,0 +1,382 @@
+"""MCP server configuration from the two tiers, as plain data, every server with its provenance.
+
+Pure: takes parsed JSON documents, returns specs and problems; never reads a file (config_files.py
+does), never spawns. A bad entry becomes a listed problem naming file and key; good entries load.
+Security-relevant keys (servers, tool policy, autopilot) are read from the user tier only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
+
+from levelcode.core.config_files import is_absent
+from levelcode.core.errors import ConfigProblem
+from levelcode.core.settings import USER_ONLY_KEYS, Settings, ignored_key
+from levelcode.mcp.config.allow_rules import AllowRule, parse_allow_rule
+
+Tier = Literal["user", "workspace"]
+
+SERVERS_KEY = "mcpServers"
+POLICY_KEY = "mcpToolPolicy"
+POLICY_VALUES = ("allow", "ask")
+
+_COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"})
+_STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd"}
+_HTTP_KEYS = _COMMON_KEYS | {"url", "headers"}
+_STDIO_TYPES = frozenset({"stdio"})
+_SSE_TYPES = frozenset({"sse"})  # the legacy HTTP+SSE transport of MCP 2024-11-05
+_HTTP_TYPES = frozenset({"http", "streamable-http", "streamableHttp"}) | _SSE_TYPES
+
+
+@dataclass(frozen=True)
+class Provenance:
+    tier: Tier
+    file: str
+
+    def describe(self) -> str:
+        return f"{self.tier} · {self.file}"
+
+
+@dataclass(frozen=True)
+class StdioServerSpec:
+    name: str
+    command: str
+    provenance: Provenance
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()  # as written: values are expanded only at spawn
+    cwd: str | None = None
+    startup_timeout: float | None = None
+    timeout: float | None = None
+    disabled: bool = False
+
+    @property
+    def transport(self) -> Literal["stdio"]:
+        return "stdio"
+
+
+@dataclass(frozen=True)
+class HttpServerSpec:
+    name: str
+    url: str
+    provenance: Provenance
+    headers: tuple[tuple[str, str], ...] = ()  # as written: values are expanded only at connect
+    startup_timeout: float | None = None
+    timeout: float | None = None
+    disabled: bool = False
+    legacy_sse: bool = False  # `"type": "sse"`: the 2024-11-05 HTTP+SSE transport, not Streamable HTTP
+
+    @property
+    def transport(self) -> Literal["http"]:
+        return "http"
+
+
+ServerSpec = StdioServerSpec | HttpServerSpec
+
+
+@dataclass(frozen=True)
+class TierConfig:
+    """What one file contributed: servers in written order, the tool policy, the problems found."""
+
+    servers: tuple[ServerSpec, ...] = ()
+    tool_policy: Mapping[str, str | AllowRule] = field(default_factory=dict[str, str | AllowRule])
+    problems: tuple[ConfigProblem, ...] = ()
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    servers: tuple[ServerSpec, ...] = ()
+    tool_policy: Mapping[str, str | AllowRule] = field(default_factory=dict[str, str | AllowRule])
+    problems: tuple[ConfigProblem, ...] = ()
+    settings: Settings | None = None  # the settings it was read with (once per session), when read
+
+    def server(self, name: str) -> ServerSpec | None:
+        return next((spec for spec in self.servers if spec.name == name), None)
+
+
+def parse_user_settings(doc: object, *, file: str) -> TierConfig:
+    """The user tier: `mcpServers` and `mcpToolPolicy` from the user's own settings.json."""
+    if is_absent(doc):
+        return TierConfig()
+    if not isinstance(doc, Mapping):
+        return TierConfig(problems=(ConfigProblem(file, "(top level)", "expected a JSON object"),))
+    provenance = Provenance("user", file)
+    servers, problems = parse_server_map(doc.get(SERVERS_KEY), provenance=provenance, key=SERVERS_KEY)
+    policy, policy_problems = parse_tool_policy(doc.get(POLICY_KEY), file=file)
+    return TierConfig(tuple(servers), policy, tuple(problems + policy_problems))
+
+
+def parse_workspace_file(doc: object, *, file: str) -> TierConfig:
+    """A repository's `.levelcode/mcp.json` or `.mcp.json`: `{"mcpServers": {…}}` or a bare map."""
+    if is_absent(doc):
+        return TierConfig()
+    if not isinstance(doc, Mapping):
+        return TierConfig(problems=(ConfigProblem(file, "(top level)", "expected a JSON object"),))
+    provenance = Provenance("workspace", file)
+    wrapped = doc.get(SERVERS_KEY)
+    if isinstance(wrapped, Mapping) or (wrapped is None and SERVERS_KEY in doc):
+        problems = [
+            ignored_key(file, key)
+            if key in USER_ONLY_KEYS
+            else ConfigProblem(file, key, "unknown key, ignored")
+            for key in doc
+            if key != SERVERS_KEY
+        ]
+        servers, server_problems = parse_server_map(wrapped, provenance=provenance, key=SERVERS_KEY)
+        return TierConfig(tuple(servers), {}, tuple(problems + server_problems))
+    servers, problems = parse_server_map(doc, provenance=provenance, key="")
+    return TierConfig(tuple(servers), {}, tuple(problems))
+
+
+def merge_tiers(
+    user: TierConfig, workspace: Sequence[TierConfig], extra: Sequence[ConfigProblem] = ()
+) -> McpConfig:
+    """User servers first; a workspace server whose name is taken loses, and the collision is reported."""
+    servers = list(user.servers)
+    problems = list(user.problems)
+    owners = {spec.name: spec.provenance for spec in servers}
+    for tier in workspace:
+        problems.extend(tier.problems)
+        for spec in tier.servers:
+            owner = owners.get(spec.name)
+            if owner is None:
+                owners[spec.name] = spec.provenance
+                servers.append(spec)
+                continue
+            message = f"server name already defined in {owner.describe()}; this entry is ignored"
+            problems.append(ConfigProblem(spec.provenance.file, _server_key(SERVERS_KEY, spec.name), message))
+    problems.extend(extra)
+    return McpConfig(tuple(servers), dict(user.tool_policy), tuple(problems))
+
+
+def parse_server_map(
+    raw: object, *, provenance: Provenance, key: str
+) -> tuple[list[ServerSpec], list[ConfigProblem]]:
+    if raw is None:
+        return [], []
+    if not isinstance(raw, Mapping):
+        return [], [ConfigProblem(provenance.file, key or "(top level)", "expected an object of servers")]
+    servers: list[ServerSpec] = []
+    problems: list[ConfigProblem] = []
+    for name, entry in raw.items():
+        spec = parse_server_entry(
+            str(name), entry, provenance=provenance, key=_server_key(key, str(name)), problems=problems
+        )
+        if spec is not None:
+            servers.append(spec)
+    return servers, problems
+
+
+def parse_server_entry(
+    name: str, entry: object, *, provenance: Provenance, key: str, problems: list[ConfigProblem]
+) -> ServerSpec | None:
+    """One server entry, or None (with a problem appended) when it cannot be used."""
+    report = _Reporter(provenance.file, key, problems)
+    if not name.strip():
+        report.fail("", "server name must not be empty")
+        return None
+    if not isinstance(entry, Mapping):
+        report.fail("", "expected an object with `command` (stdio) or `url` (HTTP)")
+        return None
+    kind = _transport_kind(entry, report)
+    if kind is None:
+        return None
+    known = _STDIO_KEYS if kind == "stdio" else _HTTP_KEYS
+    for unknown in sorted(str(k) for k in entry if k not in known):
+        report.note(unknown, "unknown key, ignored")
+    if kind == "stdio":
+        return _parse_stdio(name, entry, provenance, report)
+    return _parse_http(name, entry, provenance, report)
+
+
+def parse_tool_policy(raw: object, *, file: str) -> tuple[dict[str, str | AllowRule], list[ConfigProblem]]:
+    """`mcpToolPolicy`: `{"server__tool" | "server__*" | "*": "allow" | "ask"}`, or for one tool the
+    object form "always" writes: `{"decision": "allow", "definition": {...hashes}}`."""
+    if raw is None:
+        return {}, []
+    if not isinstance(raw, Mapping):
+        return {}, [ConfigProblem(file, POLICY_KEY, 'expected an object such as {"server__tool": "allow"}')]
+    policy: dict[str, str | AllowRule] = {}
+    problems: list[ConfigProblem] = []
+    for pattern, value in raw.items():
+        where = f"{POLICY_KEY}.{pattern}"
+        if (
+            not isinstance(pattern, str)
+            or not pattern
+            or (pattern.endswith("*") and not is_wildcard(pattern))
+        ):
+            problems.append(ConfigProblem(file, where, 'expected "*", "server__*" or "server__tool"'))
+        elif isinstance(value, Mapping):
+            rule = parse_allow_rule(value)
+            if isinstance(rule, str) or (rule.definition is not None and pattern.endswith("*")):
+                why = (
+                    rule if isinstance(rule, str) else "a definition is recorded for one tool, not a pattern"
+                )
+                problems.append(ConfigProblem(file, where, why + "; this entry allows nothing"))
+            else:
+                policy[pattern] = rule
+        elif value not in POLICY_VALUES:
+            problems.append(
+                ConfigProblem(file, where, f"expected one of {', '.join(POLICY_VALUES)}; got {value!r}")
+            )
+        else:
+            policy[pattern] = str(value)
+    return policy, problems
+
+
+def is_wildcard(pattern: str) -> bool:
+    server = pattern[:-3]
+    return pattern == "*" or (
+        pattern.endswith("__*") and bool(server) and "*" not in server and "__" not in server
+    )
+
+
+class _Reporter:
+    """Appends problems for one entry, keyed under its path."""
+
+    def __init__(self, file: str, key: str, problems: list[ConfigProblem]) -> None:
+        self.file, self.key, self.problems = file, key, problems
+
+    def note(self, sub: str, message: str) -> None:
+        self.problems.append(ConfigProblem(self.file, f"{self.key}.{sub}" if sub else self.key, message))
+
+    def fail(self, sub: str, message: str) -> None:
+        self.note(sub, message + "; this server is not loaded")
+
+
+def _transport_kind(entry: Mapping[object, object], report: _Reporter) -> Literal["stdio", "http"] | None:
+    declared = entry.get("type")
+    if declared is not None and (not isinstance(declared, str) or declared not in _STDIO_TYPES | _HTTP_TYPES):
+        report.fail("type", f'expected "stdio", "http" or "sse"; got {declared!r}')
+        return None
+    has_command, has_url = "command" in entry, "url" in entry
+    if has_command and has_url:
+        report.fail("", "has both `command` and `url`; a server is either stdio or HTTP")
+        return None
+    if has_url or declared in _HTTP_TYPES:
+        return "http"
+    if has_command or declared in _STDIO_TYPES:
+        return "stdio"
+    report.fail("", "needs `command` (a stdio server) or `url` (an HTTP server)")
+    return None
+
+
+def _parse_stdio(
+    name: str, entry: Mapping[object, object], provenance: Provenance, report: _Reporter
+) -> StdioServerSpec | None:
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip():
+        report.fail("command", "must be a non-empty string")
+        return None
+    args = _string_list(entry.get("args", []))
+    if args is None:
+        report.fail("args", "must be a list of strings")
+        return None
+    env = _string_map(entry.get("env", {}))
+    if env is None:
+        report.fail("env", "must be an object whose values are strings")
+        return None
+    cwd = entry.get("cwd")
+    if cwd is not None and (not isinstance(cwd, str) or not cwd):
+        report.fail("cwd", "must be a non-empty string")
+        return None
+    tuning = _tuning(entry, report)
+    return StdioServerSpec(
+        name=name,
+        command=command,
+        provenance=provenance,
+        args=tuple(args),
+        env=tuple(env),
+        cwd=cwd,
+        startup_timeout=tuning.startup_timeout,
+        timeout=tuning.timeout,
+        disabled=tuning.disabled,
+    )
+
+
+def _parse_http(
+    name: str, entry: Mapping[object, object], provenance: Provenance, report: _Reporter
+) -> HttpServerSpec | None:
+    url = entry.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        report.fail("url", "must be an http:// or https:// URL")
+        return None
+    headers = _string_map(entry.get("headers", {}))
+    if headers is None:
+        report.fail("headers", "must be an object whose values are strings")
+        return None
+    tuning = _tuning(entry, report)
+    return HttpServerSpec(
+        name=name,
+        url=url,
+        provenance=provenance,
+        headers=tuple(headers),
+        startup_timeout=tuning.startup_timeout,
+        timeout=tuning.timeout,
+        disabled=tuning.disabled,
+        legacy_sse=entry.get("type") in _SSE_TYPES,
+    )
+
+
+class _Tuning(NamedTuple):
+    startup_timeout: float | None
+    timeout: float | None
+    disabled: bool
+
+
+def _tuning(entry: Mapping[object, object], report: _Reporter) -> _Tuning:
+    """Timeouts and `disabled`: a bad value is reported and the default used, the server still loads."""
+    disabled = entry.get("disabled", False)
+    if not isinstance(disabled, bool):
+        report.note("disabled", f"must be true or false; got {disabled!r}, treating it as false")
+        disabled = False
+    return _Tuning(_seconds(entry, "startupTimeout", report), _seconds(entry, "timeout", report), disabled)
+
+
+def _seconds(entry: Mapping[object, object], key: str, report: _Reporter) -> float | None:
+    value = entry.get(key)
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        report.note(key, f"must be a positive number of seconds; got {value!r}, using the default")
+        return None
+    return float(value)
+
+
+def _string_list(value: object) -> list[str] | None:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        return None
+    return [str(item) for item in value]
+
+
+def _string_map(value: object) -> list[tuple[str, str]] | None:
+    if value is None:
+        return []
+    if not isinstance(value, Mapping) or not all(isinstance(v, str) for v in value.values()):
+        return None
+    return [(str(k), str(v)) for k, v in value.items()]
+
+
+def _server_key(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+# The launch fingerprint (gates/trust.py) hashes this text: changing the scheme re-asks every approval.
+LAUNCH_ENCODING_SCHEME = "levelcode-launch/1"
+
+
+def launch_encoding(spec: ServerSpec) -> str:
+    """The canonical text the fingerprint hashes: a JSON array, one slot per part of the launch."""
+    if isinstance(spec, HttpServerSpec):
+        parts: list[object] = ["http", spec.url, sorted([k, v] for k, v in spec.headers)]
+    else:
+        parts = ["stdio", spec.command, list(spec.args), sorted([k, v] for k, v in spec.env), spec.cwd]
+    return json.dumps([LAUNCH_ENCODING_SCHEME, *parts], ensure_ascii=False, separators=(",", ":"))

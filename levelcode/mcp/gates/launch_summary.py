@@ -1,0 +1,121 @@
+"""The decisive lines of a launch card, which the approver keeps on screen whatever else is folded:
+what changed, inline code, env entries that change what gets loaded, each secret the server would
+receive through `${VAR}` (and the provider keys it will not), and an unpinned package runner.
+
+Pure: takes the spec, its facts and the names kept back, returns lines; the full text of every
+argument and env entry stays in the card's body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from pathlib import Path
+
+from levelcode.mcp.config.environment import references
+from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec
+from levelcode.mcp.gates.launch_entries import plan_command
+from levelcode.mcp.gates.launch_plan import launch_argv
+from levelcode.mcp.gates.overview import since_approval
+from levelcode.mcp.gates.trust import LaunchReview
+
+MAX_CODE_CHARS = 600  # the rest of the code is in the body and in `levelcode mcp get`
+UNPINNED_NOTE = "runs whatever the registry serves when it starts"
+# Environment variables that change what a program loads or runs, whatever its arguments say.
+LOADER_VARIABLES = frozenset(
+    {
+        "PATH",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "LD_AUDIT",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PYTHONHOME",
+        "PYTHONUSERBASE",
+        "PYTHONINSPECT",
+        "BASH_ENV",
+        "ENV",
+        "ZDOTDIR",
+        "PERL5OPT",
+        "PERL5LIB",
+        "PERLLIB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "JDK_JAVA_OPTIONS",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_EXEC_PATH",
+        "GIT_ASKPASS",
+        "GIT_EDITOR",
+        "GIT_PAGER",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_PROXY_COMMAND",
+        "GIT_TEMPLATE_DIR",
+        "PIP_INDEX_URL",
+        "PIP_EXTRA_INDEX_URL",
+        "DENO_DIR",
+    }
+)
+LOADER_PREFIXES = (
+    "DYLD_",
+    "LD_",
+    "GIT_CONFIG",
+    "NPM_CONFIG_",
+    "UV_INDEX",
+    "UV_DEFAULT_INDEX",
+    "UV_EXTRA_INDEX",
+)
+
+
+def is_loader_variable(name: str) -> bool:
+    return name in LOADER_VARIABLES or name.upper().startswith(LOADER_PREFIXES)
+
+
+def launch_summary(review: LaunchReview, workspace: Path, withheld: Collection[str] = ()) -> tuple[str, ...]:
+    """The card's decisive lines, most alarming first."""
+    lines: list[str] = []
+    if review.state == "changed":
+        lines.append(since_approval(review.check.change))
+    spec = review.spec
+    if not isinstance(spec, HttpServerSpec):
+        lines.extend(_inline_code(launch_argv(spec, workspace)))
+        lines.extend(
+            f"env {key}={value} — changes what the program loads"
+            for key, value in spec.env
+            if is_loader_variable(key)
+        )
+    lines.extend(_secrets(spec, withheld))
+    if review.facts is not None and review.facts.unpinned:
+        lines.append(f"unpinned — `{review.facts.unpinned}` {UNPINNED_NOTE}")
+    return tuple(lines)
+
+
+def _inline_code(argv: tuple[str, ...]) -> Iterator[str]:
+    for option, code in plan_command(argv).inline_code:
+        if len(code) > MAX_CODE_CHARS:
+            shown = f"{code[:MAX_CODE_CHARS]}… ({MAX_CODE_CHARS} of {len(code)} characters shown)"
+        else:
+            shown = code
+        yield f"runs inline code ({option}): {shown}"
+
+
+def _secrets(spec: ServerSpec, withheld: Collection[str]) -> Iterator[str]:
+    """One line per variable the launch refers to: sent (your GITHUB_TOKEN), or kept back."""
+    where = spec.headers if isinstance(spec, HttpServerSpec) else spec.env
+    label = "header" if isinstance(spec, HttpServerSpec) else "env"
+    seen: set[str] = set()
+    for key, value in where:
+        for name in references(value):
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in withheld:
+                yield (
+                    f"{label} {key} asks for {name}, LevelCode's own provider key: a repository's "
+                    "server never receives it (treated as unset)"
+                )
+            else:
+                yield f"will receive your {name} ({label} {key})"

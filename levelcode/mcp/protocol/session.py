@@ -1,0 +1,233 @@
+"""Our JSON-RPC session over any transport: requests with bounded waits, cancellation, and the
+server's own requests and notifications.
+
+Every wait is bounded; a request ends in exactly one of: its result, a RemoteError (the server's
+JSON-RPC error), a CallTimeout (after which the server is asked to cancel), a ProtocolError (its
+answer was malformed), or the TransportError that ended the connection — raised at once when the
+server dies, not at the timeout. Server requests are answered: `ping` with `{}`; by default
+`roots/list` with no roots, sampling refused (DESIGN D3), anything else "method not found" — or,
+when the session is given `ClientFeatures`, by its async handler (which may ask the user).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+
+from levelcode.core.errors import (
+    CallTimeout,
+    McpError,
+    MessageTooLarge,
+    ProtocolError,
+    RemoteError,
+    TransportError,
+)
+from levelcode.mcp.protocol import jsonrpc
+from levelcode.mcp.protocol.jsonrpc import Incoming, RequestId
+from levelcode.mcp.protocol.transport import Transport
+
+NotificationHandler = Callable[[jsonrpc.Notification], None]
+# Answers one server request (method, params) with its result, or raises RemoteError to refuse it.
+ServerRequestHandler = Callable[[str, Mapping[str, object]], Awaitable[Mapping[str, object]]]
+_NOTES = 20
+INTERNAL_ERROR = -32603
+
+
+@dataclass(frozen=True)
+class ClientFeatures:
+    """What the client declares it can do (`capabilities`) and the handler for the server's requests."""
+
+    capabilities: Mapping[str, object] = field(default_factory=dict[str, object])
+    handle: ServerRequestHandler | None = None
+
+
+class McpSession:
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        on_notification: NotificationHandler | None = None,
+        features: ClientFeatures | None = None,
+    ) -> None:
+        self.transport = transport
+        self.server = transport.server
+        self.on_notification = on_notification
+        self.features = features
+        self._answering: set[asyncio.Task[None]] = set()
+        self.envelope: Mapping[str, object] | None = None  # 2026-07-28: `_meta` sent with every request
+        self.closed: TransportError | None = None
+        self.notes: deque[str] = deque(maxlen=_NOTES)  # ignored garbage, for error reports
+        self._pending: dict[RequestId, asyncio.Future[Mapping[str, object]]] = {}
+        self._next_id = 0
+
+    async def open(self) -> None:
+        await self.transport.open(self)
+
+    async def close(self) -> None:
+        await self.transport.close()
+
+    def diagnostics(self) -> tuple[str, ...]:
+        return (*self.transport.diagnostics(), *self.notes)
+
+    async def request(
+        self,
+        method: str,
+        params: Mapping[str, object] | None = None,
+        *,
+        timeout: float | None,
+        tool: str | None = None,
+    ) -> Mapping[str, object]:
+        if self.closed is not None:
+            raise self.closed
+        self._next_id += 1
+        request_id = self._next_id
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Mapping[str, object]] = loop.create_future()
+        self._pending[request_id] = future
+        timer = None if timeout is None else loop.call_later(timeout, self._expire, request_id, timeout, tool)
+        try:
+            self.transport.send(jsonrpc.request(request_id, method, self._with_envelope(params)))
+            return await future
+        except asyncio.CancelledError:
+            self._cancel_remote(request_id, "the user aborted the request")
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+            self._pending.pop(request_id, None)
+
+    def notify(self, method: str, params: Mapping[str, object] | None = None) -> None:
+        self.transport.send(jsonrpc.notification(method, params))
+
+    def _with_envelope(self, params: Mapping[str, object] | None) -> Mapping[str, object] | None:
+        if self.envelope is None:
+            return params
+        merged = dict(params or {})
+        meta = merged.get("_meta")
+        merged["_meta"] = {**self.envelope, **(meta if isinstance(meta, Mapping) else {})}
+        return merged
+
+    def _expire(self, request_id: RequestId, timeout: float, tool: str | None) -> None:
+        future = self._pending.get(request_id)
+        if future is None or future.done():
+            return
+        what = f"tool {tool!r}" if tool else "the request"
+        future.set_exception(
+            CallTimeout(
+                f"{what} timed out after {timeout:g} s", server=self.server, seconds=timeout, tool=tool
+            )
+        )
+        self._cancel_remote(request_id, f"timed out after {timeout:g} s")
+
+    def _cancel_remote(self, request_id: RequestId, reason: str) -> None:
+        if self.closed is None:
+            with contextlib.suppress(McpError):
+                self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+
+    # --- MessageSink ---------------------------------------------------------------------------------
+
+    def on_message(self, message: Incoming) -> None:
+        if isinstance(message, jsonrpc.Response):
+            self._settle(message.id, result=message.result)
+        elif isinstance(message, jsonrpc.ErrorResponse):
+            self._settle_error(message)
+        elif isinstance(message, jsonrpc.Notification):
+            if self.on_notification is not None:
+                self.on_notification(message)
+        elif isinstance(message, jsonrpc.Request):
+            self._answer(message)
+        else:
+            self._malformed(message)
+
+    def fail_request(self, request_id: RequestId, error: McpError) -> None:
+        future = self._future(request_id)
+        if future is not None:
+            future.set_exception(error)
+
+    def on_closed(self, error: TransportError) -> None:
+        if self.closed is not None:
+            return
+        self.closed = error
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(error)
+
+    def _future(self, request_id: RequestId | None) -> asyncio.Future[Mapping[str, object]] | None:
+        if request_id is None:
+            return None
+        future = self._pending.get(request_id)
+        if future is None and isinstance(request_id, str) and request_id.isdigit():
+            future = self._pending.get(int(request_id))  # tolerate servers that stringify our ids
+        return future if future is not None and not future.done() else None
+
+    def _settle(self, request_id: RequestId, *, result: Mapping[str, object]) -> None:
+        future = self._future(request_id)
+        if future is not None:
+            future.set_result(result)
+
+    def _settle_error(self, message: jsonrpc.ErrorResponse) -> None:
+        future = self._future(message.id)
+        if future is None:
+            self.notes.append(f"error from server without a pending request: {message.message[:200]}")
+            return
+        future.set_exception(
+            RemoteError(message.message, server=self.server, code=message.code, data=message.data)
+        )
+
+    def _malformed(self, message: jsonrpc.Malformed) -> None:
+        future = self._future(message.id)
+        if message.fatal:
+            error: McpError = MessageTooLarge(message.reason, server=self.server)
+        else:
+            error = ProtocolError(f"malformed message from the server: {message.reason}", server=self.server)
+        if future is not None:
+            future.set_exception(error)
+        elif message.fatal and isinstance(error, TransportError):
+            self.on_closed(error)  # a lost message we cannot attribute: nothing on this stream is reliable
+        else:
+            self.notes.append(f"ignored stdout line: {message.reason}")
+
+    def capabilities(self) -> dict[str, object]:
+        return dict(self.features.capabilities) if self.features is not None else {}
+
+    async def handle_server_request(self, method: str, params: Mapping[str, object]) -> Mapping[str, object]:
+        """A server's request, answered by the features' handler (also for 2026-07-28 input requests)."""
+        handle = self.features.handle if self.features is not None else None
+        if handle is None:
+            raise RemoteError(f"unsupported: {method}", server=self.server, code=jsonrpc.METHOD_NOT_FOUND)
+        return await handle(method, params)
+
+    def _answer(self, message: jsonrpc.Request) -> None:
+        if message.method != "ping" and self.features is not None and self.features.handle is not None:
+            task = asyncio.ensure_future(self._answer_async(message))
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
+            return
+        if message.method == "ping":
+            reply = jsonrpc.result_response(message.id, {})
+        elif message.method == "roots/list":
+            reply = jsonrpc.result_response(message.id, {"roots": []})
+        elif message.method == "sampling/createMessage":
+            reply = jsonrpc.error_response(
+                message.id, jsonrpc.METHOD_NOT_FOUND, "LevelCode does not allow sampling"
+            )
+        else:
+            reply = jsonrpc.error_response(
+                message.id, jsonrpc.METHOD_NOT_FOUND, f"unsupported: {message.method}"
+            )
+        with contextlib.suppress(McpError):
+            self.transport.send(reply)
+
+    async def _answer_async(self, message: jsonrpc.Request) -> None:
+        try:
+            result = await self.handle_server_request(message.method, message.params)
+            reply = jsonrpc.result_response(message.id, result)
+        except RemoteError as exc:
+            reply = jsonrpc.error_response(message.id, exc.code, str(exc))
+        except McpError as exc:
+            reply = jsonrpc.error_response(message.id, INTERNAL_ERROR, str(exc))
+        with contextlib.suppress(McpError):
+            self.transport.send(reply)

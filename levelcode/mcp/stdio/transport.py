@@ -1,0 +1,241 @@
+"""Our stdio transport: a server as a subprocess speaking newline-delimited JSON-RPC.
+
+Owns the process: spawns it in its own session/process group with a minimal environment, reads
+stdout line by line under a hard per-message cap, keeps stderr in a bounded ring and a log file,
+watches the process itself (not only end-of-file: a grandchild may hold stdout open after the
+server died) and ends the whole group on close. Never imports the MCP SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+from collections.abc import Coroutine, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, cast
+
+from levelcode.core.errors import ServerExited, ServerStartError, TransportError
+from levelcode.core.private_files import append_private, private_folder
+from levelcode.core.process_groups import describe_exit, terminate_group, wait_group_gone
+from levelcode.mcp.protocol import jsonrpc
+from levelcode.mcp.protocol.transport import MessageSink
+from levelcode.mcp.stdio.framing import DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, Oversized, StderrRing
+from levelcode.mcp.stdio.reaper import WATCHDOG, parent_death_signal
+
+STDIN_CLOSE_GRACE_SECONDS = 1.0
+EXIT_STDERR_WAIT_SECONDS = 0.1  # after the process ends, how long to wait for its last stderr bytes
+STDOUT_EOF_WAIT_SECONDS = 0.5
+MAX_LOG_BYTES = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class StdioLaunch:
+    """Everything needed to start one server, resolved: argv, environment, directory."""
+
+    server: str
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: str
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    log_path: Path | None = None
+
+
+class StdioTransport:
+    def __init__(self, launch: StdioLaunch) -> None:
+        self.launch = launch
+        self._sink: MessageSink | None = None
+        self._process: asyncio.SubprocessTransport | None = None
+        self._stdin: asyncio.WriteTransport | None = None
+        self._splitter = LineSplitter(launch.max_message_bytes)
+        self._stderr = StderrRing()
+        self._log: IO[bytes] | None = None
+        self._closed_error: TransportError | None = None
+        self._exited = asyncio.Event()
+        self._stderr_done = asyncio.Event()
+        self._returncode: int | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.pid: int | None = None
+
+    @property
+    def server(self) -> str:
+        return self.launch.server
+
+    @property
+    def returncode(self) -> int | None:
+        return self._returncode
+
+    async def open(self, sink: MessageSink) -> None:
+        self._sink = sink
+        self._log = _open_log(self.launch.log_path)
+        loop = asyncio.get_running_loop()
+        try:
+            process, _ = await loop.subprocess_exec(
+                lambda: _ServerProtocol(self),
+                *self.launch.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(self.launch.env),
+                cwd=self.launch.cwd,
+                start_new_session=True,
+                preexec_fn=parent_death_signal(),
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            self._close_log()
+            raise ServerStartError(_spawn_failure(self.launch, exc), server=self.server) from exc
+        self._process = process
+        self.pid = process.get_pid()
+        WATCHDOG.register(self.pid)
+        self._stdin = cast(asyncio.WriteTransport, process.get_pipe_transport(0))
+
+    def send(self, message: Mapping[str, object]) -> None:
+        if self._closed_error is not None or self._stdin is None or self._stdin.is_closing():
+            raise self._closed_error or TransportError("the server's stdin is closed", server=self.server)
+        self._stdin.write(jsonrpc.encode(message))
+
+    def diagnostics(self) -> tuple[str, ...]:
+        return self._stderr.tail()
+
+    async def close(self) -> None:
+        """Close stdin, give the server a moment, then SIGTERM → SIGKILL its whole group."""
+        self._fail(TransportError("the connection was closed", server=self.server))
+        if self._process is None:
+            self._close_log()
+            return
+        pid = self.pid
+        if self._stdin is not None:
+            self._stdin.close()
+        if pid is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._exited.wait(), STDIN_CLOSE_GRACE_SECONDS)
+            await terminate_group(pid)
+            await wait_group_gone(pid, 0.5)
+            WATCHDOG.unregister(pid)
+        self._process.close()
+        self._close_log()
+
+    # --- called by the protocol ------------------------------------------------------------------
+
+    def _stdout(self, data: bytes) -> None:
+        for item in self._splitter.feed(data):
+            if isinstance(item, Oversized):
+                self._deliver(
+                    jsonrpc.Malformed(
+                        f"message larger than the {self.launch.max_message_bytes} byte limit",
+                        jsonrpc.find_id(item.head),
+                        fatal=True,
+                    )
+                )
+            else:
+                self._deliver(jsonrpc.parse_line(item))
+
+    def _stderr_data(self, data: bytes) -> None:
+        self._stderr.feed(data)
+        if self._log is not None:
+            with contextlib.suppress(OSError):
+                self._log.write(data)
+                self._log.flush()
+
+    def _deliver(self, message: jsonrpc.Incoming) -> None:
+        if self._sink is not None and self._closed_error is None:
+            self._sink.on_message(message)
+
+    def _on_exit(self, returncode: int) -> None:
+        self._returncode = returncode
+        self._exited.set()
+        if self._closed_error is not None:
+            return
+        self._watch(self._report_exit(returncode))
+
+    async def _report_exit(self, returncode: int) -> None:
+        with contextlib.suppress(TimeoutError):  # let its last stderr lines arrive, briefly
+            await asyncio.wait_for(self._stderr_done.wait(), EXIT_STDERR_WAIT_SECONDS)
+        detail = describe_exit(returncode)
+        tail = self._stderr.tail()
+        self._fail(
+            ServerExited(f"server exited ({detail})", server=self.server, detail=detail, stderr_tail=tail)
+        )
+
+    def _on_stdout_eof(self) -> None:
+        if self._closed_error is None and not self._exited.is_set():
+            self._watch(self._report_stdout_eof())
+
+    async def _report_stdout_eof(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._exited.wait(), STDOUT_EOF_WAIT_SECONDS)
+        if not self._exited.is_set():
+            self._fail(TransportError("the server closed its stdout", server=self.server))
+
+    def _watch(self, work: Coroutine[object, object, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _fail(self, error: TransportError) -> None:
+        if self._closed_error is not None:
+            return
+        self._closed_error = error
+        if self._sink is not None:
+            self._sink.on_closed(error)
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            with contextlib.suppress(OSError):
+                self._log.close()
+            self._log = None
+
+
+class _ServerProtocol(asyncio.SubprocessProtocol):
+    def __init__(self, owner: StdioTransport) -> None:
+        self.owner = owner
+        self.process: asyncio.SubprocessTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.process = cast(asyncio.SubprocessTransport, transport)
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        raw = data.encode() if isinstance(data, str) else data
+        if fd == 1:
+            self.owner._stdout(raw)
+        elif fd == 2:
+            self.owner._stderr_data(raw)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            self.owner._on_stdout_eof()
+        elif fd == 2:
+            self.owner._stderr_done.set()
+
+    def process_exited(self) -> None:
+        code = self.process.get_returncode() if self.process is not None else None
+        self.owner._on_exit(code if code is not None else -1)
+
+
+def _open_log(path: Path | None) -> IO[bytes] | None:
+    if path is None:
+        return None
+    try:
+        private_folder(path.parent)
+        if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
+            path.replace(path.with_suffix(path.suffix + ".1"))
+        log = append_private(path)
+        log.write(f"--- {os.getpid()} starting {path.stem}\n".encode())
+        return log
+    except OSError:
+        return None
+
+
+def _spawn_failure(launch: StdioLaunch, exc: BaseException) -> str:
+    command = launch.argv[0] if launch.argv else "(empty)"
+    if isinstance(exc, FileNotFoundError):
+        if not Path(launch.cwd).is_dir():
+            return f"cannot start {command!r}: the working directory {launch.cwd} does not exist"
+        if "/" in command and not command.startswith("/"):
+            return f"cannot start {command!r}: not found relative to its working directory {launch.cwd}"
+        return f"cannot start {command!r}: command not found (is it installed and on PATH?)"
+    if isinstance(exc, PermissionError):
+        return f"cannot start {command!r}: permission denied"
+    return f"cannot start {command!r}: {exc}"
