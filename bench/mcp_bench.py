@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from levelcode.cli.aio import event_loop_factory  # noqa: E402
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec  # noqa: E402
-from levelcode.mcp.connection import ConnectOptions, McpConnection, connect  # noqa: E402
+from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.connection import McpConnection, connect  # noqa: E402
 from levelcode.mcp.hub import McpHub  # noqa: E402
 from levelcode.mcp.protocol.handshake import Era  # noqa: E402
 
@@ -157,7 +158,7 @@ async def levelcode_hub(servers: list[list[str]], concurrent: bool) -> float:
         for spec in specs:
             await hub.start([spec])
     elapsed = time.perf_counter() - began
-    assert all(s.status == "running" for s in hub.states.values()), hub.states
+    assert all(s.status.running for s in hub.states.values()), hub.states
     await hub.reap_all()
     return elapsed
 

@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT))
 from levelcode.cli.aio import event_loop_factory  # noqa: E402
 from levelcode.core.errors import TransportError  # noqa: E402
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance  # noqa: E402
-from levelcode.mcp.connection import ConnectOptions, McpConnection, connect  # noqa: E402
+from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.connection import McpConnection, connect  # noqa: E402
 from levelcode.mcp.http.request_headers import standard_headers  # noqa: E402
 from levelcode.mcp.protocol import jsonrpc  # noqa: E402
 from levelcode.mcp.protocol.handshake import negotiate_in_turn  # noqa: E402

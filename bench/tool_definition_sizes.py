@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 from levelcode.cli.aio import event_loop_factory  # noqa: E402
 from levelcode.core.errors import McpError  # noqa: E402
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec  # noqa: E402
-from levelcode.mcp.connection import ConnectOptions, connect  # noqa: E402
+from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.connection import connect  # noqa: E402
 from levelcode.mcp.gates.catalog import build_catalog  # noqa: E402
 from levelcode.mcp.gates.definition_caps import (  # noqa: E402
     DEFAULT_MAX_DEFINITION,

@@ -22,11 +22,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from levelcode.core.errors import McpError, RemoteError  # noqa: E402
+from levelcode.core.errors import McpError  # noqa: E402
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance  # noqa: E402
-from levelcode.mcp.connection import ConnectOptions, McpConnection, connect  # noqa: E402
+from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.connection import McpConnection, connect  # noqa: E402
 from levelcode.mcp.protocol.handshake import Era  # noqa: E402
-from levelcode.mcp.protocol.session import ClientFeatures  # noqa: E402
+from levelcode.mcp.protocol.session import (  # noqa: E402
+    DEFAULT_HANDLERS,
+    ClientFeatures,
+    ServerRequestHandler,
+)
 
 METHOD_NOT_FOUND = -32601
 # Scenarios that check only what connecting and listing send; their tools are not meant to be called.
@@ -34,20 +39,19 @@ LIST_ONLY = frozenset({"initialize", "request-metadata", "json-schema-ref-no-der
 CAPABILITIES: Mapping[str, object] = {"elicitation": {}}
 
 
-async def answer_server(method: str, params: Mapping[str, object]) -> Mapping[str, object]:
+async def accept_defaults(params: Mapping[str, object]) -> Mapping[str, object]:
     """Elicitation accepted with the schema's defaults (what a user pressing Enter would send)."""
-    if method == "elicitation/create":
-        schema = params.get("requestedSchema")
-        properties = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
-        content = {
-            str(name): prop["default"]
-            for name, prop in properties.items()
-            if isinstance(prop, Mapping) and "default" in prop
-        }
-        return {"action": "accept", "content": content}
-    if method == "roots/list":
-        return {"roots": []}
-    raise RemoteError(f"unsupported: {method}", server="conformance", code=METHOD_NOT_FOUND)
+    schema = params.get("requestedSchema")
+    properties = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
+    content = {
+        str(name): prop["default"]
+        for name, prop in properties.items()
+        if isinstance(prop, Mapping) and "default" in prop
+    }
+    return {"action": "accept", "content": content}
+
+
+HANDLERS: Mapping[str, ServerRequestHandler] = {**DEFAULT_HANDLERS, "elicitation/create": accept_defaults}
 
 
 def era_hint() -> Era | None:
@@ -113,7 +117,7 @@ async def run(url: str, scenario: str) -> int:
         workspace=Path.cwd(),
         startup_timeout=20,
         call_timeout=20,
-        features=ClientFeatures(CAPABILITIES, answer_server),
+        features=ClientFeatures(CAPABILITIES, HANDLERS),
     )
     try:
         connection = await connect(spec, options, hint=era_hint())

@@ -16,10 +16,11 @@ from levelcode.agent.toolbox import Toolbox
 from levelcode.agent.transcript import Transcript
 from levelcode.core.errors import TurnAborted
 from levelcode.core.messages import ToolResult, ToolUse, Usage
+from levelcode.core.outcome import failure
 from levelcode.providers.base import Provider
 
 DEFAULT_MAX_STEPS = 60
-ABORTED_WHILE_RUNNING = "ERROR: the user aborted this tool call while it was running."
+ABORTED_WHILE_RUNNING = failure("the user aborted this tool call while it was running.")
 
 
 class Agent:
@@ -69,14 +70,14 @@ class Agent:
         results: list[ToolResult] = []
         try:
             for use in uses:
-                origin = self.toolbox.origin(use.name)
-                self.sink.emit(ToolCallEvent(use.id, use.name, origin, self.toolbox.shown_input(use)))
-                result = await self.toolbox.run(use)
+                call = self.toolbox.resolve(use)
+                self.sink.emit(ToolCallEvent(use.id, use.name, call.origin, call.shown_input))
+                result = await self.toolbox.run(call)
                 results.append(result)
                 self.sink.emit(ToolResultEvent(use.id, use.name, result.is_error, result.content))
         except asyncio.CancelledError:
             running = uses[len(results)]
-            results.append(ToolResult(running.id, ABORTED_WHILE_RUNNING, True))
+            results.append(ToolResult(running.id, ABORTED_WHILE_RUNNING))
             self.transcript.answer(uses, results)
             raise TurnAborted("aborted while a tool was running") from None
         except BaseException:

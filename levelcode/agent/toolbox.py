@@ -1,5 +1,6 @@
 """Where a model's tool call goes: built-ins first, then any extra tool source (MCP) where an
-unknown name would fall through. Approvals for built-ins happen here, with the session's
+unknown name would fall through. The name is resolved once per call (`resolve`), and the call
+then carries what it resolved to. Approvals for built-ins happen here, with the session's
 "always allow" memory; every call ends in exactly one `ToolResult`, whatever happens inside.
 """
 
@@ -7,26 +8,44 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from levelcode.agent.events import ToolOrigin
 from levelcode.core.approvals import ApprovalRequest, Approver, decide_or_deny
 from levelcode.core.errors import ToolError
 from levelcode.core.messages import ToolResult, ToolShape, ToolUse
+from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.providers.translate import invalid_arguments_error
 from levelcode.tools.base import BuiltinTool, ToolContext
 
+Route = TypeVar("Route")
 
-class ToolSource(Protocol):
-    """Tools from elsewhere (MCP servers), consulted only for names no built-in has."""
+
+class ToolSource(Protocol[Route]):
+    """Tools from elsewhere (MCP servers), consulted only for names no built-in has. `Route` is
+    what the source resolves a name to (for MCP: server and tool); opaque to the agent, which
+    only hands it back with the call."""
 
     def specs(self) -> Sequence[ToolShape]: ...
 
-    def handles(self, name: str) -> bool: ...
+    def route(self, name: str) -> Route | None:
+        """What the name means to this source now, or None when it has no such tool."""
 
     def shown_input(self, name: str, tool_input: Mapping[str, object]) -> Mapping[str, object]: ...
 
-    async def call(self, use: ToolUse) -> tuple[str, bool]: ...
+    async def call(self, use: ToolUse, route: Route | None = None) -> ToolOutcome: ...
+
+
+@dataclass(frozen=True)
+class ResolvedCall:
+    """One tool use and what its name resolved to, looked up once and carried through the call."""
+
+    use: ToolUse
+    origin: ToolOrigin
+    shown_input: Mapping[str, object]  # display-safe: an MCP call's argument values masked
+    builtin: BuiltinTool | None = None
+    route: object = None  # a tool of the extra source: what the name meant when it was resolved
 
 
 def remember_key(request: ApprovalRequest) -> str:
@@ -36,19 +55,19 @@ def remember_key(request: ApprovalRequest) -> str:
     return "\n".join((request.kind, request.title, *request.body))
 
 
-def denial_text(request: ApprovalRequest, *, interactive: bool) -> str:
+def denial(request: ApprovalRequest, *, interactive: bool) -> ToolOutcome:
     what = "command" if request.kind == "command" else "change" if request.kind == "edit" else "action"
     if interactive:
-        return f"ERROR: the user denied this {what}; it was not run. Do not retry it unless the user asks."
+        return failure(f"the user denied this {what}; it was not run. Do not retry it unless the user asks.")
     if request.kind == "edit" and request.warning:
-        return f"ERROR: not run: nobody can approve in this session. {request.warning} Do not retry it."
+        return failure(f"not run: nobody can approve in this session. {request.warning} Do not retry it.")
     if request.warning:
         why = "it is flagged as dangerous, so it always needs a person's approval"
     elif request.note:
         why = request.note
     else:
         why = "it needs approval (--autopilot lets edits and commands the safety check calls safe run)"
-    return f"ERROR: not run: nobody can approve in this session, and {why}. Do not retry it."
+    return failure(f"not run: nobody can approve in this session, and {why}. Do not retry it.")
 
 
 class Toolbox:
@@ -57,7 +76,7 @@ class Toolbox:
         ctx: ToolContext,
         approver: Approver,
         builtins: Sequence[BuiltinTool],
-        extra: ToolSource | None = None,
+        extra: ToolSource[Any] | None = None,
     ) -> None:
         self.ctx = ctx
         self.approver = approver
@@ -69,57 +88,57 @@ class Toolbox:
         extra = list(self.extra.specs()) if self.extra is not None else []
         return [*self.builtins.values(), *extra]
 
-    def origin(self, name: str) -> ToolOrigin:
-        if name in self.builtins:
-            return "builtin"
-        return "mcp" if self.extra is not None and self.extra.handles(name) else "unknown"
+    def resolve(self, use: ToolUse) -> ResolvedCall:
+        """What the call's name means: a built-in, a tool of the extra source, or nothing known."""
+        builtin = self.builtins.get(use.name)
+        if builtin is not None:
+            return ResolvedCall(use, "builtin", use.input, builtin)
+        route = self.extra.route(use.name) if self.extra is not None else None
+        if self.extra is not None and route is not None:
+            return ResolvedCall(use, "mcp", self.extra.shown_input(use.name, use.input), route=route)
+        return ResolvedCall(use, "unknown", use.input)
 
-    def shown_input(self, use: ToolUse) -> Mapping[str, object]:
-        if use.name not in self.builtins and self.extra is not None and self.extra.handles(use.name):
-            return self.extra.shown_input(use.name, use.input)
-        return use.input
-
-    async def run(self, use: ToolUse) -> ToolResult:
+    async def run(self, call: ResolvedCall) -> ToolResult:
         """Exactly one result for the call; only cancellation (the user's abort) propagates."""
+        use = call.use
         invalid = invalid_arguments_error(use.input)
         if invalid is not None:
-            return ToolResult(use.id, invalid, True)
-        tool = self.builtins.get(use.name)
-        if tool is not None:
-            text, is_error = await self._run_builtin(tool, use)
-        elif self.extra is not None and self.extra.handles(use.name):
-            text, is_error = await self._run_extra(self.extra, use)
+            return ToolResult(use.id, invalid)
+        if call.builtin is not None:
+            outcome = await self._run_builtin(call.builtin, use)
+        elif call.route is not None and self.extra is not None:
+            outcome = await self._run_extra(self.extra, use, call.route)
         else:
             known = ", ".join(t.name for t in self.specs())
-            text, is_error = f"ERROR: there is no tool named {use.name!r}. Tools: {known}", True
-        return ToolResult(use.id, text, is_error)
+            outcome = failure(f"there is no tool named {use.name!r}. Tools: {known}")
+        return ToolResult(use.id, outcome)
 
     @staticmethod
-    async def _run_extra(source: ToolSource, use: ToolUse) -> tuple[str, bool]:
+    async def _run_extra(source: ToolSource[Any], use: ToolUse, route: object) -> ToolOutcome:
         try:
-            return await source.call(use)
+            return await source.call(use, route)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            return f"ERROR: {use.name} failed unexpectedly: {type(exc).__name__}: {exc}", True
+            return failure(f"{use.name} failed unexpectedly: {type(exc).__name__}: {exc}")
 
-    async def _run_builtin(self, tool: BuiltinTool, use: ToolUse) -> tuple[str, bool]:
+    async def _run_builtin(self, tool: BuiltinTool, use: ToolUse) -> ToolOutcome:
         try:
             request = tool.approval(self.ctx, use.input)
         except Exception as exc:  # a broken approval rule fails closed
-            return f"ERROR: could not check whether {tool.name} may run: {exc}", True
+            return failure(f"could not check whether {tool.name} may run: {exc}")
         # a request that offers no "always" is asked every time, whatever was remembered
         if request is not None and (not request.allow_always or remember_key(request) not in self.remembered):
             choice = await decide_or_deny(self.approver, request)
             if choice == "deny":
-                return denial_text(request, interactive=self.approver.interactive), True
+                return denial(request, interactive=self.approver.interactive)
             if choice == "always":
                 self.remembered.add(remember_key(request))
         try:
-            return await tool.run(self.ctx, use.input), False
+            return ToolOutcome(await tool.run(self.ctx, use.input))
         except ToolError as exc:
-            return f"ERROR: {exc}", True
+            return failure(str(exc))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            return f"ERROR: {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}", True
+            return failure(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, unanswered_tool_uses
+from levelcode.core.outcome import failure
 
-ABORTED_BEFORE_RUN = "ERROR: not run: the user aborted the turn before this tool call ran."
+ABORTED_BEFORE_RUN = failure("not run: the user aborted the turn before this tool call ran.")
 
 
 class Transcript:
@@ -32,7 +33,7 @@ class Transcript:
     def answer(self, uses: Sequence[ToolUse], results: Sequence[ToolResult]) -> None:
         """Answer every use of the last assistant message: given results first, the rest as aborted."""
         by_id = {result.tool_use_id: result for result in results}
-        answers = tuple(by_id.get(use.id) or ToolResult(use.id, ABORTED_BEFORE_RUN, True) for use in uses)
+        answers = tuple(by_id.get(use.id) or ToolResult(use.id, ABORTED_BEFORE_RUN) for use in uses)
         self.messages.append(Message("user", answers))
 
     def is_paired(self) -> bool:

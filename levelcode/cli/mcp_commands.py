@@ -21,6 +21,7 @@ from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.tools.names import BUILTIN_TOOL_NAMES
 from levelcode.ui.mcp_views import print_list, summaries_json
+from levelcode.ui.mcp_words import notice_words
 from levelcode.ui.visible import visible_block
 
 
@@ -84,15 +85,21 @@ def mcp_call(args: argparse.Namespace) -> int:
         print(f"levelcode: no MCP server named {args.server!r} (configured: {names})", file=sys.stderr)
         return 2
     only = dataclasses.replace(config, servers=(spec,))
-    runtime = McpRuntime(workspace, only, HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES, notify=progress)
+    runtime = McpRuntime(
+        workspace,
+        only,
+        HeadlessApprover(),
+        reserved=BUILTIN_TOOL_NAMES,
+        notify=lambda notice: progress(notice_words(notice)),
+    )
 
     async def main() -> int:
         progress(f"starting {spec.name}…")
         await runtime.start()
         if runtime.hub.connection(spec.name) is not None:
             progress(f"calling {spec.name}/{args.tool}…")
-        text, is_error = await runtime.hub.call(spec.name, args.tool, arguments)
-        print(visible_block(text) if sys.stdout.isatty() else text)
-        return 1 if is_error else 0
+        outcome = await runtime.hub.call(spec.name, args.tool, arguments)
+        print(visible_block(outcome.text) if sys.stdout.isatty() else outcome.text)
+        return 1 if outcome.is_error else 0
 
     return run_command(main, runtime.close)

@@ -16,12 +16,14 @@ from typing import Any
 from levelcode.cli.aio import run_command
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
-from levelcode.mcp.gates.overview import COMMAND_CHANGED, NEEDS_APPROVAL, ServerSummary
+from levelcode.mcp.gates.overview import ServerSummary
+from levelcode.mcp.gates.status import ServerStatus
 from levelcode.mcp.gates.trust import needs_launch_approval
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.mcp.trust_store import TrustStore
 from levelcode.tools.names import BUILTIN_TOOL_NAMES
 from levelcode.ui.mcp_views import caps_json, tools_line
+from levelcode.ui.mcp_words import state_words, summary_state
 
 
 def may_start_without_asking(spec: ServerSpec, store: TrustStore, workspace: Path) -> bool:
@@ -33,12 +35,13 @@ def may_start_without_asking(spec: ServerSpec, store: TrustStore, workspace: Pat
 def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path) -> dict[str, Any]:
     """`state`, `tools`, `caps` and `schemaTokens`; the server is started only when it may be."""
     if not may_start_without_asking(spec, store, workspace):
-        trust = store.state(workspace, spec) if needs_launch_approval(spec) else None
-        state = "disabled" if spec.disabled else COMMAND_CHANGED if trust == "changed" else NEEDS_APPROVAL
-        return {"state": state, "tools": [], "caps": None, "schemaTokens": 0}
+        review = store.review(workspace, spec) if needs_launch_approval(spec) else None
+        status = ServerStatus("disabled" if spec.disabled else "waiting_approval")
+        trust, change = (review.state, review.check.change) if review else (None, None)
+        return {"state": state_words(status, trust, change), "tools": [], "caps": None, "schemaTokens": 0}
     summary = _start_and_summarize(spec, config, store, workspace)
     return {
-        "state": summary.state,
+        "state": summary_state(summary),
         "tools": [
             {"name": t.name, "tool": t.tool, "decision": t.decision, "kind": t.kind, "reason": t.reason}
             for t in summary.tools

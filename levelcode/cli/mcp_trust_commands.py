@@ -18,8 +18,8 @@ from levelcode.core.settings import load_settings
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig
 from levelcode.mcp.gates.cards import launch_card
-from levelcode.mcp.gates.overview import launch_text, since_approval
-from levelcode.mcp.gates.trust import needs_launch_approval
+from levelcode.mcp.gates.overview import launch_text
+from levelcode.mcp.gates.trust import needs_launch_approval, since_approval
 from levelcode.mcp.runtime import kept_from, settings_api_key
 from levelcode.mcp.trust_store import TrustStore
 

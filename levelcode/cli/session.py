@@ -25,6 +25,7 @@ from levelcode.providers.base import Provider
 from levelcode.providers.factory import close_provider, make_provider, resolve_provider_settings
 from levelcode.tools.base import ToolContext
 from levelcode.tools.registry import builtin_tools, close_tool_context
+from levelcode.ui.mcp_words import chip, notice_words
 
 
 @dataclass
@@ -45,7 +46,7 @@ class ChatSession:
         for problem in self.mcp.config.problems:  # the settings' and the servers' problems, each once
             self.agent.sink.emit(Notice(f"config problem: {problem}"))
         await self.mcp.start()
-        summary = self.mcp.chip()
+        summary = chip(self.mcp.summaries())
         if summary:
             self.agent.sink.emit(Notice(summary))
 
@@ -98,7 +99,7 @@ def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSin
         approver=approver,
     )
     builtins = builtin_tools()
-    notify = lambda text: sink.emit(Notice(text))  # noqa: E731
+    notify = lambda notice: sink.emit(Notice(notice_words(notice)))  # noqa: E731
     mcp = McpRuntime(
         workspace,
         load_mcp_config(workspace, settings),

@@ -22,9 +22,7 @@ LevelCodeError
 │   ├── ProviderAuthError      no or wrong API key
 │   └── ProviderRequestError   the API refused the request (its own message kept)
 ├── ToolError                  a built-in tool could not do what was asked (becomes `ERROR: …`)
-└── ControlSignal              not failures: a decision that changes the flow
-    ├── ApprovalDenied         the user (or the absence of one) said no
-    └── TurnAborted            the user aborted the turn (Ctrl-C)
+└── TurnAborted                not a failure: the user aborted the turn (Ctrl-C)
 """
 
 from __future__ import annotations
@@ -138,13 +136,5 @@ class ToolError(LevelCodeError):
     """A built-in tool could not do what was asked; the agent turns it into an `ERROR: …` result."""
 
 
-class ControlSignal(LevelCodeError):
-    """A decision that changes the flow; not a failure."""
-
-
-class ApprovalDenied(ControlSignal):
-    """The user denied an action, or nobody was there to approve it (which counts as a denial)."""
-
-
-class TurnAborted(ControlSignal):
-    """The user aborted the current turn."""
+class TurnAborted(LevelCodeError):
+    """The user aborted the current turn; a decision that changes the flow, not a failure."""

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from levelcode.core.outcome import ToolOutcome
+
 Role = Literal["user", "assistant"]
 
 
@@ -27,9 +29,18 @@ class ToolUse:
 
 @dataclass(frozen=True)
 class ToolResult:
+    """A tool use's answer: its outcome as the tool (or server) ended it, unchanged on the way here."""
+
     tool_use_id: str
-    content: str
-    is_error: bool = False
+    outcome: ToolOutcome
+
+    @property
+    def content(self) -> str:
+        return self.outcome.text
+
+    @property
+    def is_error(self) -> bool:
+        return self.outcome.is_error
 
 
 Block = TextBlock | ToolUse | ToolResult

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 TERM_GRACE_SECONDS = 1.5
-_POLL_SECONDS = 0.02
+_FIRST_POLL_SECONDS = 0.002  # most groups end within milliseconds of the signal (a sandbox's at once)
+_POLL_SECONDS = 0.05
 
 
 def _live_member_in_proc(pgid: int) -> bool | None:
@@ -58,17 +59,27 @@ def signal_group(pgid: int, signum: int) -> bool:
     return True
 
 
-async def wait_group_gone(pgid: int, seconds: float) -> bool:
+async def wait_group_gone(pgid: int, seconds: float, *, leader_exited: asyncio.Event | None = None) -> bool:
+    """Whether the group was gone within `seconds`. `leader_exited`, when given, is awaited first
+    (bounded): the group's leader usually goes last, and its exit is an event, not a poll."""
     deadline = time.monotonic() + seconds
+    if leader_exited is not None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(leader_exited.wait(), seconds)
+    pause = _FIRST_POLL_SECONDS
     while group_alive(pgid):
         if time.monotonic() >= deadline:
             return False
-        await asyncio.sleep(_POLL_SECONDS)  # no event tells us when orphans in a group die
+        await asyncio.sleep(pause)  # no event tells us when orphans in a group die
+        pause = min(pause * 2, _POLL_SECONDS)
     return True
 
 
-async def terminate_group(pgid: int, grace: float = TERM_GRACE_SECONDS) -> None:
-    """SIGTERM the whole group, SIGKILL whatever is left after `grace` seconds.
+async def terminate_group(
+    pgid: int, grace: float = TERM_GRACE_SECONDS, *, leader_exited: asyncio.Event | None = None
+) -> None:
+    """SIGTERM the whole group, SIGKILL whatever is left after `grace` seconds: the one shutdown
+    of a process group, for shell commands and MCP servers alike.
 
     The SIGKILL sits in a `finally`, so being cancelled during the grace still ends the group.
     """
@@ -76,12 +87,13 @@ async def terminate_group(pgid: int, grace: float = TERM_GRACE_SECONDS) -> None:
         return
     gone = False
     try:
-        gone = await wait_group_gone(pgid, grace)
+        gone = await wait_group_gone(pgid, grace, leader_exited=leader_exited)
     finally:
         if not gone:
             signal_group(pgid, signal.SIGKILL)
-    with contextlib.suppress(asyncio.CancelledError):
-        await wait_group_gone(pgid, grace)
+    if not gone:
+        with contextlib.suppress(asyncio.CancelledError):
+            await wait_group_gone(pgid, grace)
 
 
 def describe_exit(returncode: int | None) -> str:

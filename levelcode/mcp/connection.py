@@ -1,8 +1,11 @@
-"""One live MCP server: its negotiated session, its tools, and calls that always end in a string.
+"""One live MCP server, whatever its transport: its negotiated session, its tools, and calls that
+always end in an outcome.
 
-`McpConnection.call_tool` returns what the model gets: the rendered result, or `ERROR: …` for a
-timeout, a JSON-RPC error, a malformed answer, or a server that died (with its last stderr lines).
-Capping and spilling long results is the hub's job (it owns the results directory).
+`McpConnection.call_tool` returns what the model gets: the rendered result, or an `ERROR: …`
+outcome for a timeout, a JSON-RPC error, a malformed answer, or a server that died (with the
+transport's last diagnostic lines: a stdio server's stderr, a remote one's HTTP exchanges).
+Capping and spilling long results is the hub's job (it owns the results directory). Which
+transport a server gets, and how its protocol era is found, is transports.py's choice.
 """
 
 from __future__ import annotations
@@ -11,115 +14,21 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass
-from pathlib import Path
 
-from levelcode.core import paths
 from levelcode.core.errors import CallTimeout, McpError, ProtocolError, ServerExited, ServerStartError
-from levelcode.mcp.config.environment import (
-    NOTHING_WITHHELD,
-    Withheld,
-    provider_keys_withheld,
-    server_environment,
-)
-from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
-from levelcode.mcp.gates.launch_plan import launch_argv, launch_cwd, uses_private_dir
+from levelcode.core.outcome import ToolOutcome, failure
+from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.protocol import jsonrpc
-from levelcode.mcp.protocol.handshake import (
-    DEFAULT_HINTED_PROBE_SECONDS,
-    DEFAULT_PROBE_GRACE_SECONDS,
-    Era,
-    ServerInfo,
-    finish_background_closes,
-    negotiate,
-    negotiate_in_turn,
-)
-from levelcode.mcp.protocol.results import Rendered, render_call_result
-from levelcode.mcp.protocol.session import ClientFeatures, McpSession
-from levelcode.mcp.protocol.transport import AuthHook, Transport
-from levelcode.mcp.stdio.framing import DEFAULT_MAX_MESSAGE_BYTES
-from levelcode.mcp.stdio.transport import StdioLaunch, StdioTransport
+from levelcode.mcp.protocol.handshake import Era, ServerInfo, finish_background_closes
+from levelcode.mcp.protocol.results import render_call_result
+from levelcode.mcp.protocol.session import McpSession
+from levelcode.mcp.transports import transport_plan
 
-DEFAULT_STARTUP_TIMEOUT = 30.0
-DEFAULT_CALL_TIMEOUT = 120.0
 MAX_LIST_PAGES = 100
 MAX_INPUT_ROUNDS = 10
 MAX_INPUT_REQUESTS = 20
-STDERR_LINES_IN_ERRORS = 8
-
-
-@dataclass(frozen=True)
-class ConnectOptions:
-    workspace: Path
-    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
-    call_timeout: float = DEFAULT_CALL_TIMEOUT
-    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
-    probe_grace: float = DEFAULT_PROBE_GRACE_SECONDS
-    hinted_probe: float = DEFAULT_HINTED_PROBE_SECONDS
-    log_dir: Path | None = None
-    servers_dir: Path | None = None  # where user-tier servers' private directories go (state dir)
-    provider_key_values: frozenset[str] = frozenset()  # e.g. the settings' apiKey: never to a repo
-    features: ClientFeatures | None = None  # what servers may ask of us, and who answers
-    authorize: AuthHook | None = None  # a remote server's 401/403 goes here (may ask the user)
-
-
-def resolve_launch(
-    spec: StdioServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]
-) -> StdioLaunch:
-    """What exactly to run: expands `${VAR}` in env (ServerStartError naming a missing one) and
-    `${workspaceFolder}` in args and cwd; nothing else in args is expanded."""
-    withheld = withheld_from(spec, options, parent_env)
-    env = server_environment(spec.env, parent_env, server=spec.name, withheld=withheld)
-    private = paths.server_dir(spec.name, options.servers_dir)
-    cwd = launch_cwd(spec, options.workspace, private)
-    log = options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None
-    argv = launch_argv(spec, options.workspace)
-    return StdioLaunch(spec.name, argv, env, str(cwd), options.max_message_bytes, log)
-
-
-def withheld_from(spec: ServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]) -> Withheld:
-    """A repository's server never receives LevelCode's provider keys, by `${VAR}` in env or headers."""
-    if spec.provenance.tier != "workspace":
-        return NOTHING_WITHHELD
-    return provider_keys_withheld(parent_env, options.provider_key_values)
-
-
-def prepare_private_dir(spec: StdioServerSpec, launch: StdioLaunch) -> None:
-    """Create a user-tier server's own directory (0700) before it starts there."""
-    if not uses_private_dir(spec):
-        return
-    directory = Path(launch.cwd)
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        directory.parent.chmod(0o700)
-        directory.chmod(0o700)
-    except OSError as exc:
-        raise ServerStartError(
-            f"cannot create its working directory {directory}: {exc}", server=spec.name
-        ) from exc
-
-
-def transport_factory(
-    spec: ServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]
-) -> Callable[[], Transport]:
-    """Fresh transports for a server, chosen by its spec; what they use is resolved once, here
-    (a missing `${VAR}` is a ServerStartError now). The remote stack is imported only for a remote spec."""
-    if isinstance(spec, StdioServerSpec):
-        launch = resolve_launch(spec, options, parent_env)
-        prepare_private_dir(spec, launch)
-        return lambda: StdioTransport(launch)
-    from levelcode.mcp.http.endpoint import remote_endpoint
-    from levelcode.mcp.http.streamable import StreamableHttpTransport
-
-    startup = spec.startup_timeout or options.startup_timeout
-    endpoint = remote_endpoint(
-        spec,
-        parent_env,
-        max_message_bytes=options.max_message_bytes,
-        connect_timeout=startup,
-        withheld=withheld_from(spec, options, parent_env),
-    )
-    return lambda: StreamableHttpTransport(endpoint, auth=options.authorize)
+DIAGNOSTIC_LINES_IN_ERRORS = 8
 
 
 ToolsChanged = Callable[["McpConnection"], None]
@@ -141,8 +50,8 @@ class McpConnection:
 
     @property
     def pid(self) -> int | None:
-        transport = self.session.transport
-        return transport.pid if isinstance(transport, StdioTransport) else None
+        """The server's local process, when it has one (a stdio server)."""
+        return self.session.transport.process_id
 
     async def list_tools(self, *, timeout: float | None = None) -> tuple[Mapping[str, object], ...]:
         tools: list[Mapping[str, object]] = []
@@ -166,25 +75,21 @@ class McpConnection:
 
     async def call_tool(
         self, tool: str, arguments: Mapping[str, object], *, timeout: float | None = None
-    ) -> Rendered:
-        """The rendered result; every failure becomes an `ERROR: …` string, never an exception."""
+    ) -> ToolOutcome:
+        """The rendered result; every failure becomes an `ERROR: …` outcome, never an exception."""
         limit = timeout or self.call_timeout
         try:
             return await self._call(tool, arguments, limit)
         except CallTimeout:
-            return Rendered(
-                f"ERROR: {self.name}/{tool} timed out after {limit:g} s; "
-                "LevelCode asked the server to cancel it",
-                True,
+            return failure(
+                f"{self.name}/{tool} timed out after {limit:g} s; LevelCode asked the server to cancel it"
             )
         except ServerExited as exc:
-            return Rendered(
-                f"ERROR: server {self.name!r} exited ({exc.detail}) during {tool}{self._stderr()}", True
-            )
+            return failure(f"server {self.name!r} exited ({exc.detail}) during {tool}{self._diagnostics()}")
         except McpError as exc:
-            return Rendered(f"ERROR: {self.name}/{tool}: {exc}{self._stderr()}", True)
+            return failure(f"{self.name}/{tool}: {exc}{self._diagnostics()}")
 
-    async def _call(self, tool: str, arguments: Mapping[str, object], timeout: float) -> Rendered:
+    async def _call(self, tool: str, arguments: Mapping[str, object], timeout: float) -> ToolOutcome:
         params: dict[str, object] = {"name": tool, "arguments": dict(arguments)}
         for round_ in range(MAX_INPUT_ROUNDS):
             result = await self.session.request("tools/call", params, timeout=timeout, tool=tool)
@@ -193,14 +98,6 @@ class McpConnection:
                 return render_call_result(result)
             if kind != "input_required":
                 raise ProtocolError(f"unknown resultType {kind!r}", server=self.name, tool=tool)
-            if result.get("inputRequests") and (
-                self.session.features is None or not self.session.features.handle
-            ):
-                return Rendered(
-                    f"ERROR: {self.name}/{tool} asked for input from the user, "
-                    "which LevelCode does not support yet",
-                    True,
-                )
             if result.get("inputRequests"):
                 params = {**params, "inputResponses": await self._fulfil(result["inputRequests"], tool)}
             else:
@@ -223,13 +120,19 @@ class McpConnection:
             params = request.get("params", {}) if isinstance(request, Mapping) else None
             if not isinstance(method, str) or not isinstance(params, Mapping):
                 raise ProtocolError(f"malformed input request {str(key)[:60]!r}", server=self.name, tool=tool)
+            if not self.session.handles(method):
+                raise ProtocolError(
+                    f"asked for {method[:60]!r} (input from the user), which this session cannot answer",
+                    server=self.name,
+                    tool=tool,
+                )
             answers[str(key)] = await self.session.handle_server_request(method, params)
         return answers
 
-    def _stderr(self) -> str:
-        lines = self.session.diagnostics()[-STDERR_LINES_IN_ERRORS:]
-        label = "last stderr lines" if isinstance(self.spec, StdioServerSpec) else "last HTTP exchanges"
-        return (f"\n{label}:\n" + "\n".join(lines)) if lines else ""
+    def _diagnostics(self) -> str:
+        lines = self.session.diagnostics()[-DIAGNOSTIC_LINES_IN_ERRORS:]
+        title = self.session.transport.diagnostics_title
+        return (f"\n{title}:\n" + "\n".join(lines)) if lines else ""
 
     def _notification(self, message: jsonrpc.Notification) -> None:
         if message.method == "notifications/tools/list_changed":
@@ -271,23 +174,18 @@ async def connect(
     parent_env: Mapping[str, str] | None = None,
 ) -> McpConnection:
     """Start (or reach) the server, negotiate, list its tools — all within its startup timeout."""
-    make_transport = transport_factory(spec, options, os.environ if parent_env is None else parent_env)
+    plan = transport_plan(spec, options, os.environ if parent_env is None else parent_env)
     startup = spec.startup_timeout or options.startup_timeout
 
     async def open_session() -> McpSession:
-        session = McpSession(make_transport(), features=options.features)
+        session = McpSession(plan.make(), features=options.features)
         await session.open()
         return session
 
     sessions: list[McpSession] = []
     try:
         async with asyncio.timeout(startup):
-            if isinstance(spec, StdioServerSpec):
-                session, info = await negotiate(
-                    open_session, hint, probe_grace=options.probe_grace, hinted_probe=options.hinted_probe
-                )
-            else:  # a remote server costs no process per attempt: no race, one connection
-                session, info = await negotiate_in_turn(open_session, hint)
+            session, info = await plan.negotiate(open_session, hint)
             sessions.append(session)
             connection = McpConnection(spec, session, info, options)
             await connection.list_tools(timeout=startup)

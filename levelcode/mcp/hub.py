@@ -3,36 +3,49 @@
 Connects every server it is given concurrently, each bounded by its own startup timeout, so one
 slow or broken server never blocks or breaks another. Which servers may start is decided before
 the hub (the launch gate); the hub never starts anything it was not handed. `call` always returns
-a string for the model, capped, with the full text spilled to a file when it was cut.
+an outcome for the model, capped, with the full text spilled to a file when it was cut.
 `reap_all` ends every server's process group; run it on exit, new chat and signals.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from levelcode.core.errors import McpError
+from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.private_files import write_private_text
 from levelcode.mcp.config.specs import ServerSpec
-from levelcode.mcp.connection import ConnectOptions, McpConnection, connect
+from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.mcp.connection import McpConnection, connect
+from levelcode.mcp.gates.status import NOT_STARTED, ServerStatus
 from levelcode.mcp.gates.trust import launch_fingerprint
 from levelcode.mcp.protocol.handshake import finish_background_closes
 from levelcode.mcp.protocol.results import DEFAULT_RESULT_CHARS, cap_text
 from levelcode.mcp.protocol_memory import ProtocolMemory
 
-ServerStatus = Literal["starting", "running", "failed", "disabled", "not_started"]
+# Why a server is not running, as the model (and `mcp call`) is told it.
+_NOT_RUNNING = {
+    "waiting_approval": "needs approval",
+    "denied": "the user declined to start it this session",
+    "disabled": "disabled in config",
+}
+
+
+def not_running_reason(status: ServerStatus) -> str:
+    if status.phase == "failed":
+        return f"failed: {status.detail}" if status.detail else "failed"
+    return _NOT_RUNNING.get(status.phase, status.phase.replace("_", " "))
 
 
 @dataclass
 class ServerState:
     spec: ServerSpec
-    status: ServerStatus
-    reason: str | None = None
+    status: ServerStatus = NOT_STARTED
     connection: McpConnection | None = None
 
 
@@ -57,14 +70,15 @@ class McpHub:
         starting: list[ServerSpec] = []
         for spec in specs:
             if spec.disabled:
-                self.states[spec.name] = ServerState(spec, "disabled", "disabled in config")
+                self.states[spec.name] = ServerState(spec, ServerStatus("disabled"))
             else:
-                self.states[spec.name] = ServerState(spec, "starting")
+                self.states[spec.name] = ServerState(spec, ServerStatus("starting"))
                 starting.append(spec)
         await asyncio.gather(*(self._start_one(spec) for spec in starting))
 
-    def mark_not_started(self, spec: ServerSpec, reason: str) -> None:
-        self.states[spec.name] = ServerState(spec, "not_started", reason)
+    def hold(self, spec: ServerSpec, status: ServerStatus) -> None:
+        """Record why a server the launch gate kept back was not started."""
+        self.states[spec.name] = ServerState(spec, status)
 
     async def _start_one(self, spec: ServerSpec) -> None:
         state = self.states[spec.name]
@@ -72,9 +86,9 @@ class McpHub:
         try:
             connection = await connect(spec, self.options, hint=self.memory.get(fingerprint))
         except McpError as exc:
-            state.status, state.reason = "failed", str(exc)
+            state.status = ServerStatus("failed", str(exc))
             return
-        state.status, state.connection = "running", connection
+        state.status, state.connection = ServerStatus("running"), connection
         connection.on_tools_changed = self._tools_changed
         self.memory.remember(fingerprint, connection.info.era)
 
@@ -90,15 +104,15 @@ class McpHub:
         """(server, raw tool specs) for every running server, in start order: the catalog's input."""
         return [(name, s.connection.tools) for name, s in self.states.items() if s.connection is not None]
 
-    async def call(self, server: str, tool: str, arguments: Mapping[str, object]) -> tuple[str, bool]:
-        """(text for the model, is_error). Never raises for anything the server does."""
+    async def call(self, server: str, tool: str, arguments: Mapping[str, object]) -> ToolOutcome:
+        """What the model gets, capped. Never raises for anything the server does."""
         connection = self.connection(server)
         if connection is None:
             state = self.states.get(server)
-            why = f" ({state.status}: {state.reason})" if state and state.reason else ""
-            return f"ERROR: MCP server {server!r} is not running{why}", True
-        rendered = await connection.call_tool(tool, arguments)
-        return self._capped(server, tool, rendered.text), rendered.is_error
+            status = state.status if state is not None else NOT_STARTED
+            return failure(f"MCP server {server!r} is not running ({not_running_reason(status)})")
+        outcome = await connection.call_tool(tool, arguments)
+        return dataclasses.replace(outcome, text=self._capped(server, tool, outcome.text))
 
     def _capped(self, server: str, tool: str, text: str) -> str:
         if len(text) <= self.result_chars:
@@ -120,7 +134,7 @@ class McpHub:
         state = self.states.get(server)
         if state is not None and state.connection is not None:
             connection, state.connection = state.connection, None
-            state.status, state.reason = "not_started", "stopped"
+            state.status = ServerStatus("stopped")
             await connection.close()
 
     async def reap_all(self) -> None:
@@ -128,5 +142,5 @@ class McpHub:
         live = [s.connection for s in self.states.values() if s.connection is not None]
         for state in self.states.values():
             if state.connection is not None:
-                state.connection, state.status, state.reason = None, "not_started", "stopped"
+                state.connection, state.status = None, ServerStatus("stopped")
         await asyncio.gather(*(c.close() for c in live), finish_background_closes(), return_exceptions=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from levelcode.core.approvals import Approver, decide_or_deny
 from levelcode.core.messages import ToolShape, ToolUse
+from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.mcp.gates.cards import call_card, mask_arguments
 from levelcode.mcp.gates.catalog import Catalog, McpRoute, build_catalog
 from levelcode.mcp.gates.policy import McpVerdict, PolicyEntry, classify_mcp_tool, explain_mcp_refusal
@@ -64,37 +65,44 @@ class McpRouter:
     def specs(self) -> Sequence[ToolShape]:
         return self.current().tools
 
-    def handles(self, name: str) -> bool:
-        return name in self.current().routes
+    def route(self, name: str) -> McpRoute | None:
+        """What a tool name means now: the one lookup a call makes (the agent resolves it once)."""
+        return self.current().route(name)
 
     def shown_input(self, name: str, tool_input: Mapping[str, object]) -> Mapping[str, object]:
         return mask_arguments(tool_input)
 
     def verdict(self, name: str) -> McpVerdict | None:
-        route = self.current().route(name)
-        state = self.hub.states.get(route.server) if route is not None else None
-        if route is None or state is None:
+        route = self.route(name)
+        return self._verdict(name, route) if route is not None else None
+
+    def _verdict(self, name: str, route: McpRoute) -> McpVerdict | None:
+        state = self.hub.states.get(route.server)
+        if state is None:
             return None
         policy = self.allowances.policy_for(state.spec, name, route.tool)
         repository = needs_launch_approval(state.spec)
         return classify_mcp_tool(name, route.annotations, policy, route.definition, repository=repository)
 
-    async def call(self, use: ToolUse) -> tuple[str, bool]:
-        route = self.current().route(use.name)
-        verdict = self.verdict(use.name)
+    async def call(self, use: ToolUse, route: McpRoute | None = None) -> ToolOutcome:
+        """classify → approve → call. `route`: what the caller already resolved `use.name` to."""
+        route = route or self.route(use.name)
+        verdict = self._verdict(use.name, route) if route is not None else None
         if route is None or verdict is None:
-            return f"ERROR: no MCP tool named {use.name!r} is available now", True
+            return failure(f"no MCP tool named {use.name!r} is available now")
         if verdict.decision == "ask":
             refusal = await self._ask(route, verdict, use.input)
             if refusal is not None:
                 log.info(
                     "mcp call %s refused (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input)
                 )
-                return refusal, True
+                return refusal
         log.info("mcp call %s (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input))
         return await self.hub.call(route.server, route.tool, use.input)
 
-    async def _ask(self, route: McpRoute, verdict: McpVerdict, arguments: Mapping[str, object]) -> str | None:
+    async def _ask(
+        self, route: McpRoute, verdict: McpVerdict, arguments: Mapping[str, object]
+    ) -> ToolOutcome | None:
         """None when the user allowed the call; otherwise the refusal the model gets."""
         settings = str(self.settings_file)
         if not self.approver.interactive:

@@ -23,28 +23,17 @@ from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.config.environment import provider_keys_withheld, withheld_references
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
-from levelcode.mcp.connection import ConnectOptions
+from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.cards import launch_card
-from levelcode.mcp.gates.overview import (
-    DENIED,
-    NEEDS_APPROVAL,
-    ListView,
-    ServerStatus,
-    ServerSummary,
-    changed_state,
-    chip,
-    launch_text,
-    since_approval,
-    stale_approvals,
-    summarize,
-)
+from levelcode.mcp.gates.overview import ListView, ServerSummary, launch_text, stale_approvals, summarize
+from levelcode.mcp.gates.status import LaunchHeld, McpNote, McpNotice, ServerFailed, ServerStatus
 from levelcode.mcp.gates.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.router import McpRouter
 from levelcode.mcp.trust_store import TrustStore
 
-Notify = Callable[[str], None]
+Notify = Callable[[McpNotice], None]  # the session words them (ui/mcp_words.py)
 
 
 def _no_progress(_names: Sequence[str]) -> AbstractContextManager[object]:
@@ -79,15 +68,6 @@ def kept_from(spec: ServerSpec, extra_values: Collection[str]) -> list[str]:
     return withheld_references((value for _key, value in spec.env), os.environ, withheld)
 
 
-def approval_hint(review: LaunchReview) -> str:
-    spec = review.spec
-    why = since_approval(review.check.change) if review.state == "changed" else "a repository asked for it"
-    return (
-        f"MCP server {spec.name!r} ({spec.provenance.file}) was not started: it needs your approval ({why}). "
-        f"Review and approve it in a terminal with: levelcode mcp trust {spec.name}"
-    )
-
-
 class McpRuntime:
     def __init__(
         self,
@@ -97,7 +77,7 @@ class McpRuntime:
         *,
         settings: Settings | None = None,
         reserved: Collection[str] = (),
-        notify: Notify = lambda _text: None,
+        notify: Notify = lambda _notice: None,
         store: TrustStore | None = None,
     ) -> None:
         """`settings`: the session's, read once (those the config was read with, else read here)."""
@@ -132,7 +112,7 @@ class McpRuntime:
     async def start(self) -> None:
         """Pass every server through the gate, then start the permitted ones concurrently."""
         if self.store.warning:
-            self.notify(f"warning: {self.store.warning}")
+            self.notify(McpNote(self.store.warning, warning=True))
         permitted: list[ServerSpec] = []
         for spec in self.config.servers:
             if await self._may_start(spec):
@@ -142,10 +122,10 @@ class McpRuntime:
             await self.hub.start(permitted)
         catalog = self.router.rebuild()
         for state in self.hub.states.values():
-            if state.status == "failed":
-                self.notify(f"MCP server {state.spec.name!r} failed: {state.reason}")
+            if state.status.phase == "failed":
+                self.notify(ServerFailed(state.spec.name, state.status.detail or ""))
         for note in catalog.notes:
-            self.notify(note)
+            self.notify(McpNote(note))
 
     async def _may_start(self, spec: ServerSpec) -> bool:
         if spec.disabled or not needs_launch_approval(spec):
@@ -154,7 +134,7 @@ class McpRuntime:
         if review.state == "approved":
             return True
         if spec.name in self.denied:
-            self.hub.mark_not_started(spec, DENIED)
+            self.hub.hold(spec, ServerStatus("denied"))
             return False
         if not self.approver.interactive:
             self._refuse(review)
@@ -163,7 +143,7 @@ class McpRuntime:
         choice = await decide_or_deny(self.approver, launch_card(review, self.workspace, withheld))
         if choice == "deny":
             self.denied.add(spec.name)
-            self.hub.mark_not_started(spec, DENIED)
+            self.hub.hold(spec, ServerStatus("denied"))
             return False
         self.store.approve(self.workspace, spec, launch_text(spec), review.facts)
         return True
@@ -186,14 +166,12 @@ class McpRuntime:
         return kept
 
     def _refuse(self, review: LaunchReview) -> None:
-        changed = review.state == "changed"
-        self.hub.mark_not_started(
-            review.spec, changed_state(review.check.change) if changed else NEEDS_APPROVAL
-        )
-        self.notify(approval_hint(review))
+        spec = review.spec
+        self.hub.hold(spec, ServerStatus("waiting_approval"))
+        self.notify(LaunchHeld(spec.name, spec.provenance.file, review.state, review.check.change))
 
     def summaries(self) -> tuple[ServerSummary, ...]:
-        statuses = {name: ServerStatus(s.status, s.reason) for name, s in self.hub.states.items()}
+        statuses = {name: s.status for name, s in self.hub.states.items()}
         rules = {
             spec.name: self.store.tool_allowances(self.workspace, spec)
             for spec in self.config.servers
@@ -205,9 +183,6 @@ class McpRuntime:
         return summarize(
             self.config, statuses, trust, self.router.current(), repository_rules=rules, changes=changes
         )
-
-    def chip(self) -> str | None:
-        return chip(self.summaries())
 
     def list_view(self) -> ListView:
         stale = stale_approvals(self.config, self.store.approved_servers(self.workspace))

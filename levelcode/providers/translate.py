@@ -22,12 +22,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse
+from levelcode.core.outcome import ERROR_PREFIX, ToolOutcome, failure
 
 JsonObject = dict[str, Any]
 
 INVALID_ARGUMENTS_KEY = "_levelcode_invalid_arguments"
 EMPTY_MESSAGE_TEXT = "(empty)"
-ERROR_PREFIX = "ERROR: "
 
 # Our stop reasons follow Anthropic's vocabulary; OpenAI-shaped finish reasons map onto it.
 _OPENAI_STOP_REASONS = {
@@ -164,14 +164,14 @@ def parse_tool_arguments(raw: str) -> dict[str, object]:
     return parsed
 
 
-def invalid_arguments_error(tool_input: Mapping[str, object]) -> str | None:
-    """The `ERROR:` text to answer a call whose arguments were not a JSON object; None if they were."""
+def invalid_arguments_error(tool_input: Mapping[str, object]) -> ToolOutcome | None:
+    """The outcome that answers a call whose arguments were not a JSON object; None if they were."""
     if INVALID_ARGUMENTS_KEY not in tool_input:
         return None
     raw = str(tool_input[INVALID_ARGUMENTS_KEY])
     shown = raw if len(raw) <= 200 else raw[:200] + "…"
-    return (
-        f"{ERROR_PREFIX}the arguments for this tool call were not a valid JSON object, so the tool "
+    return failure(
+        "the arguments for this tool call were not a valid JSON object, so the tool "
         f"was not run. Received: {shown!r}. Call the tool again with a JSON object."
     )
 

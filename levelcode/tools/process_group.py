@@ -20,14 +20,13 @@ from pathlib import Path
 
 from levelcode.core.errors import ToolError
 from levelcode.core.process_groups import describe_exit as exit_description
-from levelcode.core.process_groups import group_alive, signal_group
+from levelcode.core.process_groups import group_alive, signal_group, terminate_group
+from levelcode.core.subprocess_pipes import PipesProtocol
 from levelcode.sandbox.confinement import Wrap
 
 STOP_GRACE_SECONDS = 1.5
 __all__ = ["ShellProcess", "exit_description", "group_alive"]
 DRAIN_SECONDS = 2.0  # how long to wait for the last output once the group is gone
-_POLL_SECONDS = 0.05
-_FIRST_POLL_SECONDS = 0.002
 
 
 # LevelCode's own credentials: a command the model runs has no business reading them, and a
@@ -41,24 +40,6 @@ def command_environment(parent: Mapping[str, str]) -> dict[str, str]:
     return {key: value for key, value in parent.items() if key not in HIDDEN_VARIABLES}
 
 
-class _ShellProtocol(asyncio.SubprocessProtocol):
-    def __init__(self, on_output: Callable[[bytes], None], on_exit: Callable[[], None]) -> None:
-        self._on_output = on_output
-        self._on_exit = on_exit
-        self.exited = asyncio.Event()
-        self.output_closed = asyncio.Event()
-
-    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        self._on_output(data.encode() if isinstance(data, str) else data)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        self.output_closed.set()
-
-    def process_exited(self) -> None:
-        self.exited.set()
-        self._on_exit()
-
-
 async def _bounded(event: asyncio.Event, seconds: float | None) -> bool:
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(event.wait(), seconds)
@@ -68,9 +49,12 @@ async def _bounded(event: asyncio.Event, seconds: float | None) -> bool:
 class ShellProcess:
     """One running `bash -c` command, its merged stdout and stderr streamed to a callback."""
 
-    def __init__(self, transport: asyncio.SubprocessTransport, protocol: _ShellProtocol) -> None:
+    def __init__(
+        self, transport: asyncio.SubprocessTransport, protocol: PipesProtocol, output_closed: asyncio.Event
+    ) -> None:
         self._transport = transport
         self._protocol = protocol
+        self._output_closed = output_closed
         self.pid = transport.get_pid()  # a new session's leader: its pid is also the group id
 
     @property
@@ -119,9 +103,14 @@ class ShellProcess:
         on_exit: Callable[[], None],
     ) -> ShellProcess:
         loop = asyncio.get_running_loop()
+        output_closed = asyncio.Event()
         try:
             transport, protocol = await loop.subprocess_exec(
-                lambda: _ShellProtocol(on_output, on_exit),
+                lambda: PipesProtocol(
+                    lambda _fd, data: on_output(data),  # stdout and stderr are one pipe
+                    lambda _fd: output_closed.set(),
+                    lambda _code: on_exit(),
+                ),
                 *argv,
                 cwd=cwd,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -132,7 +121,7 @@ class ShellProcess:
             )
         except OSError as exc:
             raise ToolError(f"could not start the command: {exc.strerror or exc}") from exc
-        return cls(transport, protocol)
+        return cls(transport, protocol, output_closed)
 
     async def wait(self, seconds: float | None = None) -> bool:
         """Whether the shell exited within `seconds` (its children may live on)."""
@@ -145,17 +134,10 @@ class ShellProcess:
         The SIGKILL runs in a `finally`, so a second cancellation during the grace period still
         leaves nothing running.
         """
-        gone = not group_alive(self.pid)
         try:
-            try:
-                if not gone:
-                    signal_group(self.pid, signal.SIGTERM)
-                    gone = await self._until_group_gone(grace)
-            finally:
-                if not gone:
-                    signal_group(self.pid, signal.SIGKILL)
+            await terminate_group(self.pid, grace, leader_exited=self._protocol.exited)
             await _bounded(self._protocol.exited, grace)
-            await _bounded(self._protocol.output_closed, DRAIN_SECONDS)
+            await _bounded(self._output_closed, DRAIN_SECONDS)
         finally:
             self._transport.close()
 
@@ -163,16 +145,6 @@ class ShellProcess:
         """Stop at once, without grace or waiting: for when there is no time left to await."""
         signal_group(self.pid, signal.SIGKILL)
         self._transport.close()
-
-    async def _until_group_gone(self, grace: float) -> bool:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + grace
-        await _bounded(self._protocol.exited, grace)
-        pause = _FIRST_POLL_SECONDS  # most groups end within milliseconds (a sandbox's at once)
-        while group_alive(self.pid) and loop.time() < deadline:
-            await asyncio.sleep(pause)  # no event tells us when orphans in the group die
-            pause = min(pause * 2, _POLL_SECONDS)
-        return not group_alive(self.pid)
 
 
 def _kill_spawned_group(spawning: asyncio.Future[ShellProcess]) -> None:

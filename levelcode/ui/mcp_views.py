@@ -9,18 +9,20 @@ from rich.padding import Padding
 from rich.text import Text
 
 from levelcode.core import paths
-from levelcode.mcp.gates.overview import NEEDS_APPROVAL, ListView, ServerSummary
+from levelcode.mcp.gates.overview import ListView, ServerSummary
+from levelcode.ui.mcp_words import summary_state
 from levelcode.ui.visible import visible
 
 ADD_HINT = "Add one with: levelcode mcp add NAME -- COMMAND [ARGS...]  (or: levelcode mcp import)"
 
 
 def next_step(summary: ServerSummary) -> str | None:
-    if summary.state.endswith(NEEDS_APPROVAL):
+    phase = summary.status.phase
+    if phase == "waiting_approval":
         return f"approve with: levelcode mcp trust {summary.name}"
-    if summary.state == "disabled":
+    if phase == "disabled":
         return f"enable with: levelcode mcp enable {summary.name}"
-    if summary.state.startswith("failed") and not summary.remote:
+    if phase == "failed" and not summary.remote:
         return f"its stderr: {paths.server_log_path(summary.name)}"
     return None
 
@@ -64,7 +66,7 @@ def render_list(view: ListView) -> str:
     if not view.summaries:
         lines += ["No MCP servers are configured.", ADD_HINT]
     for summary in view.summaries:
-        lines.append(visible(f"{summary.name} · {summary.state} · {summary.tier} · {summary.file}"))
+        lines.append(visible(f"{summary.name} · {summary_state(summary)} · {summary.tier} · {summary.file}"))
         lines.append(f"  {visible(summary.launch)}")
         if (step := next_step(summary)) is not None:
             lines.append(f"  {step}")
@@ -92,11 +94,12 @@ _MARKS = {"running": ("●", "green"), "disabled": ("○", "dim")}
 
 
 def _header(summary: ServerSummary) -> Text:
-    mark, style = _MARKS.get(summary.state, ("✗" if summary.state.startswith("failed") else "◌", "yellow"))
-    if summary.state.startswith("failed") and not summary.remote:
+    phase = summary.status.phase
+    mark, style = _MARKS.get(phase, ("✗" if phase == "failed" else "◌", "yellow"))
+    if phase == "failed" and not summary.remote:
         style = "red"
     line = Text.assemble(
-        (f"{mark} ", style), (visible(summary.name), "bold"), "  ", (visible(summary.state), style)
+        (f"{mark} ", style), (visible(summary.name), "bold"), "  ", (visible(summary_state(summary)), style)
     )
     line.append(f"   {summary.tier} · {visible(summary.file)}", style="dim")
     return line
@@ -149,7 +152,8 @@ def summaries_json(view: ListView) -> dict[str, object]:
     servers = [
         {
             "name": s.name,
-            "state": s.state,
+            "state": summary_state(s),
+            "phase": s.status.phase,
             "tier": s.tier,
             "file": s.file,
             "launch": s.launch,

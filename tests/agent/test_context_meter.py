@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from levelcode.agent.context_meter import measure_context
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse
+from levelcode.core.outcome import ToolOutcome
 from levelcode.core.token_estimate import estimate_tokens, tool_tokens
 from levelcode.ui.context_view import render_context
 
@@ -50,7 +51,7 @@ tools = st.lists(st.builds(Tool, st.text(min_size=1, max_size=20), words), max_s
         st.one_of(
             st.builds(TextBlock, words),
             st.builds(ToolUse, st.just("id"), st.just("t"), st.dictionaries(words, words, max_size=3)),
-            st.builds(ToolResult, st.just("id"), words),
+            st.builds(ToolResult, st.just("id"), st.builds(ToolOutcome, words)),
         ),
         max_size=6,
     ),

@@ -5,7 +5,7 @@ command says it always needs a person. The second corpus: the ordinary case stil
 
 from __future__ import annotations
 
-from levelcode.agent.toolbox import denial_text
+from levelcode.agent.toolbox import denial
 from levelcode.core.approvals import ApprovalRequest
 
 NOTE = (
@@ -15,18 +15,18 @@ NOTE = (
 
 
 def test_no_sandbox_is_the_reason_given() -> None:
-    text = denial_text(ApprovalRequest("command", "Run command", ("ls",), note=NOTE), interactive=False)
+    text = denial(ApprovalRequest("command", "Run command", ("ls",), note=NOTE), interactive=False).text
     assert text == f"ERROR: not run: nobody can approve in this session, and {NOTE}. Do not retry it."
     assert "--autopilot" not in text
 
 
 def test_flagged_wins_over_the_note() -> None:
     request = ApprovalRequest("command", "Run command", ("rm -rf /",), warning="Flagged", note=NOTE)
-    assert "flagged as dangerous" in denial_text(request, interactive=False)
+    assert "flagged as dangerous" in denial(request, interactive=False).text
 
 
 def test_the_ordinary_reasons_are_unchanged() -> None:
     plain = ApprovalRequest("command", "Run command", ("ls",))
-    assert "--autopilot lets edits and commands" in denial_text(plain, interactive=False)
+    assert "--autopilot lets edits and commands" in denial(plain, interactive=False).text
     with_note = ApprovalRequest("command", "Run command", ("ls",), note=NOTE)
-    assert denial_text(with_note, interactive=True).startswith("ERROR: the user denied this command")
+    assert denial(with_note, interactive=True).text.startswith("ERROR: the user denied this command")

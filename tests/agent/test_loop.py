@@ -133,7 +133,7 @@ async def test_abort_mid_tool_answers_every_call_and_kills_the_command(
             await turn
         assert agent.transcript.is_paired()
         answers = agent.transcript.messages[-1].tool_results
-        assert [a.content for a in answers] == [ABORTED_WHILE_RUNNING, ABORTED_BEFORE_RUN]
+        assert [a.outcome for a in answers] == [ABORTED_WHILE_RUNNING, ABORTED_BEFORE_RUN]
         assert survivors([int(pid_file.read_text())], within=5) == []
         assert await agent.run_turn("next") == "after abort"  # the API accepted the answered calls
 

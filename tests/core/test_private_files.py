@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.mcp.connection import ConnectOptions, connect
+from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.mcp.connection import connect
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.stdio.transport import MAX_LOG_BYTES
 from tests.fakes.scripted_server import Reply, ToolCall

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from levelcode.core.messages import ToolUse
+from levelcode.core.outcome import ToolOutcome
 from levelcode.mcp.config.allow_rules import canonical_hash
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.gates.overview import launch_text
@@ -107,7 +108,7 @@ async def answer_always(workspace: Path) -> None:
     try:
         await runtime.start()
         use = ToolUse("c", "fault__touch_marker", {"path": str(workspace / "interactive")})
-        assert await runtime.router.call(use) == ("touch_marker done", False)
+        assert await runtime.router.call(use) == ToolOutcome("touch_marker done")
     finally:
         await runtime.close()
 

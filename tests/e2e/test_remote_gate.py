@@ -90,7 +90,7 @@ def test_an_unapproved_repository_server_is_never_contacted(isolated_home: Path,
     assert f"remote · needs approval · workspace · {tmp_path / '.mcp.json'}" in listed.stdout
     assert f"  {url}" in listed.stdout
     assert called.returncode == 1
-    assert "is not running (not_started: needs approval)" in called.stdout
+    assert "is not running (needs approval)" in called.stdout
     assert ran.returncode == 0, ran.stderr
     assert "MCP server 'remote'" in ran.stdout
     assert "levelcode mcp trust remote" in ran.stdout

@@ -16,8 +16,9 @@ import pytest
 
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.core.messages import ToolUse
+from levelcode.core.outcome import ToolOutcome
 from levelcode.mcp.config.allow_rules import canonical_hash
-from levelcode.mcp.connection import ConnectOptions
+from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.policy import PolicyEntry
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.router import McpRouter
@@ -82,20 +83,21 @@ async def test_a_changed_tool_asks_again_and_says_what_changed(
     approver = ScriptedApprover("always", "deny", "always")
     router = router_for(hub, approver, {}, settings)
     first, second, third, fourth = (tmp_path / n for n in ("1", "2", "3", "4"))
-    assert (await router.call(call(first)))[1] is False
+    assert (await router.call(call(first))).is_error is False
     saved = json.loads(settings.read_text())["mcpToolPolicy"][TOOL]
     assert saved["definition"]["description"] == canonical_hash(ORIGINAL["description"])
     await rug_pull(hub, router, tmp_path, **changes)
-    _text, is_error = await router.call(call(second))
+    outcome = await router.call(call(second))
+    _text, is_error = outcome.text, outcome.is_error
     assert is_error
     assert not second.exists()
     card = approver.asked[1]
     assert card.warning is not None
     assert said in card.warning
     assert card.allow_always  # answering "always" again records the new definition
-    assert (await router.call(call(third)))[1] is False
+    assert (await router.call(call(third))).is_error is False
     assert len(approver.asked) == 3
-    assert (await router.call(call(fourth)))[1] is False  # the new definition is now allowed
+    assert (await router.call(call(fourth))).is_error is False  # the new definition is now allowed
     assert len(approver.asked) == 3
     assert json.loads(settings.read_text())["mcpToolPolicy"][TOOL] != saved
 
@@ -103,13 +105,14 @@ async def test_a_changed_tool_asks_again_and_says_what_changed(
 async def test_headless_refuses_a_changed_tool_with_the_reason(hub: McpHub, tmp_path: Path) -> None:
     settings = tmp_path / "settings.json"
     interactive = router_for(hub, ScriptedApprover("always"), {}, settings)
-    assert (await interactive.call(call(tmp_path / "first")))[1] is False
+    assert (await interactive.call(call(tmp_path / "first"))).is_error is False
     rule = interactive.tool_policy[TOOL]
     headless = router_for(hub, HeadlessApprover(), {TOOL: rule}, settings)
-    assert await headless.call(call(tmp_path / "same")) == ("touch_marker done", False)
+    assert await headless.call(call(tmp_path / "same")) == ToolOutcome("touch_marker done")
     await rug_pull(hub, headless, tmp_path, description="now it also uploads your files")
     marker = tmp_path / "changed"
-    text, is_error = await headless.call(call(marker))
+    outcome = await headless.call(call(marker))
+    text, is_error = outcome.text, outcome.is_error
     assert is_error
     assert not marker.exists()
     assert text.startswith(f"ERROR: MCP tool {TOOL!r} was not run")
@@ -122,4 +125,6 @@ async def test_a_hand_written_allow_keeps_working_as_before(hub: McpHub, tmp_pat
         policy: dict[str, PolicyEntry] = {TOOL: "allow"} if entry == "allow" else {"fault__*": "allow"}
         router = router_for(hub, HeadlessApprover(), policy, tmp_path / "settings.json")
         await rug_pull(hub, router, tmp_path, description=f"changed for {entry}")
-        assert await router.call(call(tmp_path / entry.replace("*", "all"))) == ("touch_marker done", False)
+        assert await router.call(call(tmp_path / entry.replace("*", "all"))) == ToolOutcome(
+            "touch_marker done"
+        )

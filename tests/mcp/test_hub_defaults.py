@@ -19,8 +19,10 @@ async def test_a_default_hub_cuts_a_41000_character_result_and_spills_it_whole(t
     try:
         whole = "".join(f"{i:07d}\n" for i in range(41_000 // 8)) + "end"
         assert len(whole) > 41_000
-        text, is_error = await hub.call("fault", "echo", {"message": whole})
-        short, _ = await hub.call("fault", "echo", {"message": "x" * 39_000})
+        outcome = await hub.call("fault", "echo", {"message": whole})
+        text, is_error = outcome.text, outcome.is_error
+        outcome = await hub.call("fault", "echo", {"message": "x" * 39_000})
+        short, _ = outcome.text, outcome.is_error
     finally:
         await hub.reap_all()
     assert not is_error

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from levelcode.mcp.config.specs import StdioServerSpec
-from levelcode.mcp.connection import ConnectOptions, McpConnection, connect
+from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.mcp.connection import McpConnection, connect
 from levelcode.mcp.protocol.handshake import Era
 from tests.support.processes import group_members, survivors
 from tests.support.servers import ROOT, USER, node_server, npx, venv_bin

@@ -14,8 +14,9 @@ import pytest
 
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.core.messages import ToolUse
+from levelcode.core.outcome import ToolOutcome
 from levelcode.mcp.config.allow_rules import canonical_hash
-from levelcode.mcp.connection import ConnectOptions
+from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.router import McpRouter
 from tests.support.approvers import ScriptedApprover
@@ -47,7 +48,7 @@ async def test_allow_listed_tool_runs_without_asking(hub: McpHub, tmp_path: Path
     approver = ScriptedApprover()
     router = _router(hub, approver, {"fault__touch_marker": "allow"}, tmp_path / "settings.json")
     marker = tmp_path / "marker"
-    assert await router.call(_marker_call(router, "touch_marker", marker)) == ("touch_marker done", False)
+    assert await router.call(_marker_call(router, "touch_marker", marker)) == ToolOutcome("touch_marker done")
     assert marker.exists()
     assert approver.asked == []
 
@@ -58,7 +59,8 @@ async def test_not_allow_listed_is_refused_headless_and_never_reaches_the_server
 ) -> None:
     router = _router(hub, HeadlessApprover(), policy, tmp_path / "settings.json")
     marker = tmp_path / "marker"
-    text, is_error = await router.call(_marker_call(router, "touch_marker", marker))
+    outcome = await router.call(_marker_call(router, "touch_marker", marker))
+    text, is_error = outcome.text, outcome.is_error
     assert is_error
     assert text.startswith("ERROR: MCP tool 'fault__touch_marker' was not run")
     assert "Do not retry" in text
@@ -72,7 +74,8 @@ async def test_destructive_tool_asks_even_when_allow_listed_and_offers_no_always
     approver = ScriptedApprover("deny")
     router = _router(hub, approver, {"*": "allow"}, tmp_path / "settings.json")
     marker = tmp_path / "marker"
-    text, is_error = await router.call(_marker_call(router, "delete_everything", marker))
+    outcome = await router.call(_marker_call(router, "delete_everything", marker))
+    text, is_error = outcome.text, outcome.is_error
     assert is_error
     assert "destructive" in text
     assert "mcpToolPolicy" not in text
@@ -81,7 +84,8 @@ async def test_destructive_tool_asks_even_when_allow_listed_and_offers_no_always
     assert card.allow_always is False
     assert card.warning == "the server marks this tool destructive"
     headless = _router(hub, HeadlessApprover(), {"*": "allow"}, tmp_path / "settings.json")
-    text, _ = await headless.call(_marker_call(headless, "delete_everything", marker))
+    outcome = await headless.call(_marker_call(headless, "delete_everything", marker))
+    text, _ = outcome.text, outcome.is_error
     assert "mcpToolPolicy" not in text
     assert not marker.exists()
 
@@ -94,13 +98,13 @@ async def test_interactive_once_runs_and_always_writes_the_user_allow_list(
     approver = ScriptedApprover("once", "always")
     router = _router(hub, approver, {}, settings)
     first, second, third = (tmp_path / n for n in ("one", "two", "three"))
-    assert (await router.call(_marker_call(router, "touch_marker", first)))[1] is False
+    assert (await router.call(_marker_call(router, "touch_marker", first))).is_error is False
     assert json.loads(settings.read_text())["mcpToolPolicy"] == {"x__y": "ask"}
     card = approver.asked[0]
     assert card.title == "MCP call · fault · touch_marker"
     assert f'"path": "{first}"' in "\n".join(card.body)
     assert card.allow_always
-    assert (await router.call(_marker_call(router, "touch_marker", second)))[1] is False
+    assert (await router.call(_marker_call(router, "touch_marker", second))).is_error is False
     saved = json.loads(settings.read_text())
     recorded = {  # the tool as the user saw it, as the server sent it: canonical JSON, SHA-256
         "description": canonical_hash("fault tool touch_marker"),
@@ -114,7 +118,7 @@ async def test_interactive_once_runs_and_always_writes_the_user_allow_list(
             "fault__touch_marker": {"decision": "allow", "definition": recorded},
         },
     }
-    assert (await router.call(_marker_call(router, "touch_marker", third)))[1] is False
+    assert (await router.call(_marker_call(router, "touch_marker", third))).is_error is False
     assert len(approver.asked) == 2  # the third call was allowed by the new entry
     assert first.exists()
     assert second.exists()
@@ -124,7 +128,8 @@ async def test_interactive_once_runs_and_always_writes_the_user_allow_list(
 async def test_denied_call_tells_the_model_not_to_retry(hub: McpHub, tmp_path: Path) -> None:
     router = _router(hub, ScriptedApprover("deny"), {}, tmp_path / "settings.json")
     marker = tmp_path / "marker"
-    text, is_error = await router.call(_marker_call(router, "touch_marker", marker))
+    outcome = await router.call(_marker_call(router, "touch_marker", marker))
+    text, is_error = outcome.text, outcome.is_error
     assert is_error
     assert "the user denied the call" in text
     assert "Do not retry" in text
@@ -139,7 +144,7 @@ async def test_colliding_and_illegal_names_are_renamed_and_still_route_home(
     assert "read_file" not in names
     assert all(len(n) <= 64 and n.replace("_", "").replace("-", "").isalnum() for n in names)
     odd = next(n for n in names if router.catalog.routes[n].tool == "bad name/with:chars")
-    assert await router.call(ToolUse("c", odd, {})) == ("bad name/with:chars called", False)
+    assert await router.call(ToolUse("c", odd, {})) == ToolOutcome("bad name/with:chars called")
 
 
 async def test_arguments_are_masked_wherever_they_are_shown(hub: McpHub, tmp_path: Path) -> None:
@@ -155,9 +160,11 @@ async def test_always_on_a_destructive_tool_never_allow_lists_it(hub: McpHub, tm
     approver = ScriptedApprover("always", "deny")
     router = _router(hub, approver, {}, settings)
     first, second = tmp_path / "one", tmp_path / "two"
-    assert (await router.call(_marker_call(router, "delete_everything", first)))[1] is False  # ran once
+    assert (await router.call(_marker_call(router, "delete_everything", first))).is_error is False  # ran once
     assert not settings.exists()
     assert "fault__delete_everything" not in router.tool_policy
-    assert (await router.call(_marker_call(router, "delete_everything", second)))[1] is True  # asked again
+    assert (
+        await router.call(_marker_call(router, "delete_everything", second))
+    ).is_error is True  # asked again
     assert len(approver.asked) == 2
     assert not second.exists()

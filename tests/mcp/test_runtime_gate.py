@@ -10,8 +10,10 @@ from pathlib import Path
 
 from levelcode.core.approvals import ApprovalRequest, Choice
 from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
+from levelcode.mcp.gates.status import LaunchHeld, McpNotice
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.mcp.trust_store import TrustStore
+from levelcode.ui.mcp_words import notice_words, summary_state
 from tests.support.approvers import ScriptedApprover
 from tests.support.servers import FAULT_SERVER
 
@@ -36,16 +38,18 @@ class EditsWhileAsking(ScriptedApprover):
 
 async def test_a_script_changed_while_the_card_is_open_is_not_started(tmp_path: Path) -> None:
     spec = repo_server(tmp_path)
-    notes: list[str] = []
+    notes: list[McpNotice] = []
     approver = EditsWhileAsking(tmp_path / "server.py")
     runtime = McpRuntime(tmp_path, McpConfig((spec,)), approver, notify=notes.append, store=TrustStore())
     try:
         await runtime.start()
         assert approver.asked
         assert runtime.hub.connection("helper") is None
-        assert any("server.py changed since you approved it" in note for note in notes)
+        held = [note for note in notes if isinstance(note, LaunchHeld)]
+        assert [(n.server, n.trust, n.change) for n in held] == [("helper", "changed", "server.py changed")]
+        assert "server.py changed since you approved it" in notice_words(held[0])
         (summary,) = runtime.summaries()
-        assert summary.state == "server.py changed since you approved — needs approval"
+        assert summary_state(summary) == "server.py changed since you approved — needs approval"
     finally:
         await runtime.close()
 

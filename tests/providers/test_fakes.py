@@ -16,6 +16,7 @@ import pytest
 from openai.types.chat import ChatCompletionMessageFunctionToolCall
 
 from levelcode.core.messages import Message, ToolResult, user_text
+from levelcode.core.outcome import ToolOutcome
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.openai_provider import OpenAIProvider
 from tests.fakes.fake_anthropic import AnthropicShape, fake_anthropic
@@ -331,7 +332,11 @@ async def test_a_fake_in_its_own_process(tmp_path: Path) -> None:
     with spawn_fake("openai", script, tmp_path) as fake:
         provider = OpenAIProvider(ProviderSettings("openai", "fake-gpt", fake.base_url, DEFAULT_API_KEY))
         first = await complete(provider, [user_text("go")], tools=(SchemaTool("read_file"),))
-        transcript = [user_text("go"), first.message, Message("user", (ToolResult("call_1", "hello"),))]
+        transcript = [
+            user_text("go"),
+            first.message,
+            Message("user", (ToolResult("call_1", ToolOutcome("hello")),)),
+        ]
         second = await complete(provider, transcript, tools=(SchemaTool("read_file"),))
         await provider.aclose()
         logged = fake.requests()

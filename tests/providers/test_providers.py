@@ -14,6 +14,7 @@ import pytest
 
 from levelcode.core.errors import ProviderAuthError, ProviderError, ProviderRequestError
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, user_text
+from levelcode.core.outcome import ToolOutcome
 from levelcode.providers import anthropic_provider, openai_provider
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.translate import INVALID_ARGUMENTS_KEY, invalid_arguments_error
@@ -45,7 +46,7 @@ async def test_tool_calls_and_results_round_trip(api: Api, connect: Connect) -> 
         first = await complete(provider, [user_text("read")], tools=(READ,))
         uses = first.message.tool_uses
         results = Message(
-            "user", tuple(ToolResult(use.id, f"contents of {use.input['path']}") for use in uses)
+            "user", tuple(ToolResult(use.id, ToolOutcome(f"contents of {use.input['path']}")) for use in uses)
         )
         second = await complete(provider, [user_text("read"), first.message, results], tools=(READ,))
     assert first.message.text == "Reading both."
@@ -74,12 +75,13 @@ async def test_arguments_that_are_not_json_become_a_clear_failure(api: Api, conn
         use = first.message.tool_uses[0]
         error = invalid_arguments_error(use.input)
         assert error is not None
-        answer = Message("user", (ToolResult(use.id, error, is_error=True),))
+        answer = Message("user", (ToolResult(use.id, error),))
         # the poisoned call goes back as a JSON object, so the conversation stays usable
         second = await complete(provider, [user_text("read"), first.message, answer], tools=(READ,))
     assert use.input == {INVALID_ARGUMENTS_KEY: '{"path": "a.txt"'}
-    assert error.startswith("ERROR: ")
-    assert '{"path": "a.txt"' in error
+    assert error.is_error
+    assert error.text.startswith("ERROR: ")
+    assert '{"path": "a.txt"' in error.text
     assert second.message.text == "I will retry."
 
 

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, user_text
+from levelcode.core.outcome import ToolOutcome
 from levelcode.providers.translate import (
     EMPTY_MESSAGE_TEXT,
     INVALID_ARGUMENTS_KEY,
@@ -33,7 +34,12 @@ TRANSCRIPT = [
     user_text("look at a.txt"),
     Message("assistant", (TextBlock("Reading."), USE_A, USE_B)),
     Message(
-        "user", (TextBlock("also, hurry"), ToolResult("id_a", "hello"), ToolResult("id_b", "denied", True))
+        "user",
+        (
+            TextBlock("also, hurry"),
+            ToolResult("id_a", ToolOutcome("hello")),
+            ToolResult("id_b", ToolOutcome("denied", True)),
+        ),
     ),
 ]
 
@@ -86,7 +92,9 @@ def test_openai_results_are_tool_messages_right_after_the_call() -> None:
 
 
 def test_openai_error_prefix_is_not_doubled() -> None:
-    shaped = openai_messages("", [Message("user", (ToolResult("x", "ERROR: no such file", True),))])
+    shaped = openai_messages(
+        "", [Message("user", (ToolResult("x", ToolOutcome("ERROR: no such file", True)),))]
+    )
     assert shaped == [{"role": "tool", "tool_call_id": "x", "content": "ERROR: no such file"}]
 
 
@@ -106,7 +114,7 @@ def test_blocks_in_the_wrong_role_are_a_programming_error() -> None:
     with pytest.raises(ValueError, match="user message"):
         openai_messages("", [Message("user", (USE_A,))])
     with pytest.raises(ValueError, match="assistant message"):
-        openai_messages("", [Message("assistant", (ToolResult("x", "y"),))])
+        openai_messages("", [Message("assistant", (ToolResult("x", ToolOutcome("y")),))])
 
 
 def test_tool_shapes() -> None:
@@ -145,8 +153,9 @@ def test_invalid_arguments_error_only_for_the_marker() -> None:
     assert invalid_arguments_error({"path": "a"}) is None
     error = invalid_arguments_error({INVALID_ARGUMENTS_KEY: "{oops"})
     assert error is not None
-    assert error.startswith("ERROR: ")
-    assert "{oops" in error
+    assert error.is_error
+    assert error.text.startswith("ERROR: ")
+    assert "{oops" in error.text
 
 
 @given(st.text())
@@ -191,7 +200,8 @@ def paired_transcripts(draw: st.DrawFn) -> list[Message]:
         ]
         messages.append(Message("assistant", (TextBlock(draw(texts)), *uses)))
         results = [
-            ToolResult(use.id, draw(texts), draw(st.booleans())) for use in draw(st.permutations(uses))
+            ToolResult(use.id, ToolOutcome(draw(texts), draw(st.booleans())))
+            for use in draw(st.permutations(uses))
         ]
         messages.append(Message("user", (TextBlock(draw(texts)), *results)))
     return messages

@@ -16,7 +16,7 @@ import pytest
 
 from levelcode.agent.toolbox import Toolbox
 from levelcode.core.approvals import HeadlessApprover
-from levelcode.core.messages import ToolUse
+from levelcode.core.messages import ToolResult, ToolUse
 from levelcode.tools.base import ToolContext
 from levelcode.tools.file_edit import EDIT_FILE, WRITE_FILE
 from levelcode.tools.protected_paths import protected_folder
@@ -113,12 +113,16 @@ def test_the_folder_names_match_whatever_their_case() -> None:
     assert protected_folder(("a", "b.git", "config")) is None
 
 
+async def _run(toolbox: Toolbox, use: ToolUse) -> ToolResult:
+    return await toolbox.run(toolbox.resolve(use))
+
+
 async def test_always_allow_for_edits_does_not_cover_a_protected_write(roots: tuple[Path, Path]) -> None:
     approver = ScriptedApprover("always", "deny")
     toolbox = Toolbox(_ctx(roots, autopilot=False), approver, [WRITE_FILE])
-    first = await toolbox.run(ToolUse("1", "write_file", {"path": "notes.txt", "content": "a"}))
-    second = await toolbox.run(ToolUse("2", "write_file", {"path": "notes2.txt", "content": "b"}))
-    planted = await toolbox.run(ToolUse("3", "write_file", {"path": ".git/config", "content": "evil"}))
+    first = await _run(toolbox, ToolUse("1", "write_file", {"path": "notes.txt", "content": "a"}))
+    second = await _run(toolbox, ToolUse("2", "write_file", {"path": "notes2.txt", "content": "b"}))
+    planted = await _run(toolbox, ToolUse("3", "write_file", {"path": ".git/config", "content": "evil"}))
     assert not first.is_error
     assert not second.is_error
     assert len(approver.asked) == 2  # notes2.txt rode on "always"; .git/config was asked about
@@ -129,8 +133,10 @@ async def test_always_allow_for_edits_does_not_cover_a_protected_write(roots: tu
 
 async def test_headless_autopilot_refuses_with_the_reason(roots: tuple[Path, Path]) -> None:
     toolbox = Toolbox(_ctx(roots, autopilot=True), HeadlessApprover(), [WRITE_FILE, EDIT_FILE])
-    planted = await toolbox.run(ToolUse("1", "write_file", {"path": ".git/hooks/pre-commit", "content": "x"}))
-    ordinary = await toolbox.run(ToolUse("2", "write_file", {"path": "src/new.py", "content": "y"}))
+    planted = await _run(
+        toolbox, ToolUse("1", "write_file", {"path": ".git/hooks/pre-commit", "content": "x"})
+    )
+    ordinary = await _run(toolbox, ToolUse("2", "write_file", {"path": "src/new.py", "content": "y"}))
     assert planted.is_error
     assert planted.content.startswith("ERROR: not run: nobody can approve in this session.")
     assert ".git/config and hooks run code" in planted.content

@@ -8,11 +8,12 @@ import json
 from rich.console import Console
 
 from levelcode.mcp.gates.overview import ListView, ServerSummary, ToolLine
+from levelcode.mcp.gates.status import ServerStatus
 from levelcode.ui.mcp_views import print_list, render_list, summaries_json
 
 RUNNING = ServerSummary(
     "fs",
-    "running",
+    ServerStatus("running"),
     "user",
     "/u/settings.json",
     "npx -y fs /tmp",
@@ -21,10 +22,21 @@ RUNNING = ServerSummary(
     schema_tokens=321,
 )
 CHANGED = ServerSummary(
-    "repo", "command changed — needs approval", "workspace", "/r/.mcp.json", "node x.js", "changed"
+    "repo",
+    ServerStatus("waiting_approval"),
+    "workspace",
+    "/r/.mcp.json",
+    "node x.js",
+    "changed",
+    change="command changed",
 )
 NEVER = ServerSummary(
-    "new", "needs approval", "workspace", "/r/.mcp.json", "python s.py\nfake line", "never_approved"
+    "new",
+    ServerStatus("waiting_approval"),
+    "workspace",
+    "/r/.mcp.json",
+    "python s.py\nfake line",
+    "never_approved",
 )
 VIEW = ListView((RUNNING, CHANGED, NEVER), stale=(("gone", "npx old-server"),))
 
@@ -77,7 +89,7 @@ def test_nothing_configured_says_how_to_add() -> None:
 def test_where_a_cap_bit_is_named_in_every_view() -> None:
     capped = ServerSummary(
         "big",
-        "running",
+        ServerStatus("running"),
         "user",
         "/u/settings.json",
         "big-server",

@@ -14,9 +14,9 @@ from pathlib import Path
 from levelcode.core.approvals import ApprovalRequest
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.gates.launch_summary import launch_summary
-from levelcode.mcp.gates.overview import launch_text, since_approval
+from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.gates.policy import McpVerdict
-from levelcode.mcp.gates.trust import MISSING, OLD_APPROVAL, LaunchFacts, LaunchReview
+from levelcode.mcp.gates.trust import MISSING, OLD_APPROVAL, LaunchFacts, LaunchReview, since_approval
 
 MASK = "<masked>"
 MAX_ARGUMENT_CHARS = 300

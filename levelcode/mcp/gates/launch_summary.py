@@ -15,8 +15,7 @@ from levelcode.mcp.config.environment import references
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec
 from levelcode.mcp.gates.launch_entries import plan_command
 from levelcode.mcp.gates.launch_plan import launch_argv
-from levelcode.mcp.gates.overview import since_approval
-from levelcode.mcp.gates.trust import LaunchReview
+from levelcode.mcp.gates.trust import LaunchReview, since_approval
 
 MAX_CODE_CHARS = 600  # the rest of the code is in the body and in `levelcode mcp get`
 UNPINNED_NOTE = "runs whatever the registry serves when it starts"

@@ -1,7 +1,7 @@
 """One summary of every configured MCP server, for every view: the run-start chip, `levelcode mcp
-list`, and `/mcp`. Pure: built from the config, the servers' states, the trust decisions and the
-same catalog and classifier the router uses, so no view can claim a tool is allowed that the
-router would refuse.
+list`, and `/mcp`. Pure: built from the config, the servers' typed states, the trust decisions
+and the same catalog and classifier the router uses, so no view can claim a tool is allowed that
+the router would refuse. The words for all of it are the ui's (ui/mcp_words.py).
 """
 
 from __future__ import annotations
@@ -16,37 +16,8 @@ from levelcode.mcp.config.allow_rules import AllowRule
 from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec, Tier
 from levelcode.mcp.gates.catalog import Catalog
 from levelcode.mcp.gates.policy import Decision, ToolKind, classify_mcp_tool, policy_for_tool
-from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState, needs_launch_approval
-
-NEEDS_APPROVAL = "needs approval"
-COMMAND_CHANGED = "command changed — needs approval"
-DENIED = "not approved — you said no this session"
-
-
-def since_approval(change: str | None) -> str:
-    """A change as a sentence: "its command changed since you approved it", "server.py changed …"."""
-    if change is None or change == "command changed":
-        return "its command changed since you approved it"
-    if change == OLD_APPROVAL:
-        return f"it was {change}"
-    return f"{change} since you approved it"
-
-
-def changed_state(change: str | None) -> str:
-    """The state of a server whose approved launch changed: what changed, and that it waits."""
-    if change is None or change == "command changed":
-        return COMMAND_CHANGED
-    if change == OLD_APPROVAL:
-        return f"{change} — {NEEDS_APPROVAL}"
-    return f"{change} since you approved — {NEEDS_APPROVAL}"
-
-
-@dataclass(frozen=True)
-class ServerStatus:
-    """What the hub knows of one server: running, failed, disabled or not started (and why)."""
-
-    status: str
-    reason: str | None = None
+from levelcode.mcp.gates.status import NOT_STARTED, ServerStatus
+from levelcode.mcp.gates.trust import TrustState, needs_launch_approval
 
 
 @dataclass(frozen=True)
@@ -61,7 +32,7 @@ class ToolLine:
 @dataclass(frozen=True)
 class ServerSummary:
     name: str
-    state: str
+    status: ServerStatus
     tier: Tier
     file: str
     launch: str
@@ -78,7 +49,7 @@ class ServerSummary:
 
     @property
     def running(self) -> bool:
-        return self.state == "running"
+        return self.status.running
 
 
 def launch_text(spec: ServerSpec) -> str:
@@ -86,24 +57,6 @@ def launch_text(spec: ServerSpec) -> str:
     if isinstance(spec, StdioServerSpec):
         return shlex.join((spec.command, *spec.args))
     return spec.url
-
-
-def state_text(
-    spec: ServerSpec, status: ServerStatus | None, trust: TrustState | None, change: str | None = None
-) -> str:
-    if spec.disabled:
-        return "disabled"
-    if status is not None and status.status == "running":
-        return "running"
-    if status is not None and status.status == "failed":
-        return f"failed: {status.reason}"
-    if status is not None and status.reason == DENIED:
-        return f"{change or 'command changed'} — you said no this session" if trust == "changed" else DENIED
-    if trust == "changed":
-        return changed_state(change)
-    if trust == "never_approved":
-        return NEEDS_APPROVAL
-    return (status.reason if status is not None and status.reason else None) or "not started"
 
 
 def summarize(
@@ -144,7 +97,7 @@ def summarize(
         summaries.append(
             ServerSummary(
                 name=spec.name,
-                state=state_text(spec, statuses.get(spec.name), trust.get(spec.name), changes.get(spec.name)),
+                status=_status(spec, statuses.get(spec.name), trust.get(spec.name)),
                 tier=spec.provenance.tier,
                 file=spec.provenance.file,
                 launch=launch_text(spec),
@@ -163,39 +116,25 @@ def summarize(
     return tuple(summaries)
 
 
-def chip(summaries: Sequence[ServerSummary]) -> str | None:
-    """`mcp · filesystem (11) · github (41) · 3/52 allow-listed · 1 server needs approval`."""
-    if not summaries:
-        return None
-    running = [s for s in summaries if s.running]
-    parts = ["mcp", *(f"{s.name} ({len(s.tools)})" for s in running)]
-    total = sum(len(s.tools) for s in running)
-    allowed = sum(1 for s in running for t in s.tools if t.decision == "allow")
-    if running:
-        parts.append(f"{allowed}/{total} allow-listed")
-    waiting = sum(1 for s in summaries if s.state == NEEDS_APPROVAL)
-    changed = sum(1 for s in summaries if s.trust == "changed" and s.state.endswith(NEEDS_APPROVAL))
-    failed = sum(1 for s in summaries if s.state.startswith("failed"))
-    parts.extend(_count(waiting, "server needs approval", "servers need approval"))
-    parts.extend(_count(changed, "server changed since you approved it", "servers changed since approval"))
-    parts.extend(_count(failed, "server failed", "servers failed"))
-    parts.extend(f"{s.name}: {s.dropped} tools over the cap left out" for s in running if s.dropped)
-    parts.extend(
-        f"{s.name}: {len(s.left_out)} over the definition cap left out" for s in running if s.left_out
-    )
-    return " · ".join(parts)
+_SETTLED = frozenset({"running", "failed", "denied", "starting"})
+
+
+def _status(spec: ServerSpec, status: ServerStatus | None, trust: TrustState | None) -> ServerStatus:
+    """The hub's status, except that a server not running whose launch is unapproved (never, or
+    not since it changed; e.g. revoked, then stopped) is waiting for approval."""
+    if spec.disabled:
+        return ServerStatus("disabled")
+    if status is not None and status.phase in _SETTLED:
+        return status
+    if trust in ("never_approved", "changed"):
+        return ServerStatus("waiting_approval")
+    return status or NOT_STARTED
 
 
 def stale_approvals(config: McpConfig, approved: Mapping[str, str]) -> list[tuple[str, str]]:
     """(name, launch as approved) of approvals for servers this workspace no longer configures."""
     configured = {spec.name for spec in config.servers if spec.provenance.tier == "workspace"}
     return [(name, launch) for name, launch in sorted(approved.items()) if name not in configured]
-
-
-def _count(number: int, one: str, many: str) -> list[str]:
-    if number == 0:
-        return []
-    return [f"{number} {one if number == 1 else many}"]
 
 
 @dataclass(frozen=True)

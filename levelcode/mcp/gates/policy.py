@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition, changed_parts, describe_change
 from levelcode.mcp.gates.naming import SEPARATOR, split_tool_name
 
@@ -145,13 +146,17 @@ def _where(rule: str | None, repository: bool) -> str:
 
 def explain_mcp_refusal(
     verdict: McpVerdict, *, denied_by_user: bool = False, settings_file: str = USER_SETTINGS_HINT
-) -> str:
-    """The tool result the model gets when a call was not run: why, and that it must not retry."""
+) -> ToolOutcome:
+    """The outcome the model gets when a call was not run: why, and that it must not retry."""
+    return failure(_refusal_text(verdict, denied_by_user=denied_by_user, settings_file=settings_file))
+
+
+def _refusal_text(verdict: McpVerdict, *, denied_by_user: bool, settings_file: str) -> str:
     if denied_by_user:
-        head = f"ERROR: the user denied the call to MCP tool {verdict.name!r}; it was not run."
+        head = f"the user denied the call to MCP tool {verdict.name!r}; it was not run."
     else:
         head = (
-            f"ERROR: MCP tool {verdict.name!r} was not run: it needs the user's approval "
+            f"MCP tool {verdict.name!r} was not run: it needs the user's approval "
             "and nobody can approve calls in this session (headless or no terminal)."
         )
     tail = " Do not retry this call; tell the user what you wanted to do instead."

@@ -135,6 +135,16 @@ def _how(before: str | None, now: str | None) -> str:
     return "changed"
 
 
+def since_approval(change: str | None) -> str:
+    """A change as a sentence, for cards and notices: "its command changed since you approved it",
+    "server.py changed since you approved it"."""
+    if change is None or change == "command changed":
+        return "its command changed since you approved it"
+    if change == OLD_APPROVAL:
+        return f"it was {change}"
+    return f"{change} since you approved it"
+
+
 def needs_launch_approval(spec: ServerSpec) -> bool:
     """Only repository-authored servers pass through G1; the user's own start without asking."""
     return spec.provenance.tier == "workspace"

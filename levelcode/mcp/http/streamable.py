@@ -82,6 +82,14 @@ class StreamableHttpTransport:
         if self.endpoint.mode == "sse":
             await self._open_legacy()
 
+    @property
+    def process_id(self) -> int | None:
+        return None
+
+    @property
+    def diagnostics_title(self) -> str:
+        return "last HTTP exchanges"
+
     def diagnostics(self) -> tuple[str, ...]:
         return tuple(self.status_lines)
 

@@ -1,27 +1,22 @@
-"""A `tools/call` result → the one string the model gets.
+"""A `tools/call` result → the outcome the model gets.
 
 Pure. Text blocks are joined; `structuredContent` is shown when there is no text; images, audio
 and binary resources are summarised (type, mime, size), never dumped as base64; `isError` becomes
-`ERROR: …`. The cap on the whole string is applied by `cap_text`, which leaves the full text to
-the caller to spill into a file.
+an `ERROR: …` outcome. The cap on the whole text is applied by `cap_text`, which leaves the full
+text to the caller to spill into a file.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from levelcode.core.outcome import ToolOutcome, failure
 
 DEFAULT_RESULT_CHARS = 40_000
 
 
-@dataclass(frozen=True)
-class Rendered:
-    text: str
-    is_error: bool
-
-
-def render_call_result(result: Mapping[str, object]) -> Rendered:
+def render_call_result(result: Mapping[str, object]) -> ToolOutcome:
     content = result.get("content")
     blocks = content if isinstance(content, list) else []
     parts = [render_block(block) for block in blocks]
@@ -33,8 +28,8 @@ def render_call_result(result: Mapping[str, object]) -> Rendered:
         text = f"{text}\n{rendered}" if text else rendered
     is_error = result.get("isError") is True
     if is_error:
-        return Rendered("ERROR: " + (text or "the tool reported an error without a message"), True)
-    return Rendered(text or "(the tool returned no content)", False)
+        return failure(text or "the tool reported an error without a message")
+    return ToolOutcome(text or "(the tool returned no content)")
 
 
 def render_block(block: object) -> str:

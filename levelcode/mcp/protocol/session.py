@@ -4,9 +4,10 @@ server's own requests and notifications.
 Every wait is bounded; a request ends in exactly one of: its result, a RemoteError (the server's
 JSON-RPC error), a CallTimeout (after which the server is asked to cancel), a ProtocolError (its
 answer was malformed), or the TransportError that ended the connection — raised at once when the
-server dies, not at the timeout. Server requests are answered: `ping` with `{}`; by default
-`roots/list` with no roots, sampling refused (DESIGN D3), anything else "method not found" — or,
-when the session is given `ClientFeatures`, by its async handler (which may ask the user).
+server dies, not at the timeout. The server's own requests go to pluggable async handlers, one
+per method (`ClientFeatures.handlers`: roots, sampling, elicitation …, which may ask the user);
+`ping` is answered here, and a method without a handler is "method not found". The defaults
+answer `roots/list` with no roots and refuse sampling (DESIGN D3).
 """
 
 from __future__ import annotations
@@ -30,18 +31,32 @@ from levelcode.mcp.protocol.jsonrpc import Incoming, RequestId
 from levelcode.mcp.protocol.transport import Transport
 
 NotificationHandler = Callable[[jsonrpc.Notification], None]
-# Answers one server request (method, params) with its result, or raises RemoteError to refuse it.
-ServerRequestHandler = Callable[[str, Mapping[str, object]], Awaitable[Mapping[str, object]]]
+# Answers one server request's params with its result, or raises RemoteError to refuse it.
+ServerRequestHandler = Callable[[Mapping[str, object]], Awaitable[Mapping[str, object]]]
 _NOTES = 20
 INTERNAL_ERROR = -32603
 
 
+async def no_roots(_params: Mapping[str, object]) -> Mapping[str, object]:
+    return {"roots": []}
+
+
+async def refuse_sampling(_params: Mapping[str, object]) -> Mapping[str, object]:
+    raise RemoteError("LevelCode does not allow sampling", server="", code=jsonrpc.METHOD_NOT_FOUND)
+
+
+DEFAULT_HANDLERS: Mapping[str, ServerRequestHandler] = {
+    "roots/list": no_roots,
+    "sampling/createMessage": refuse_sampling,
+}
+
+
 @dataclass(frozen=True)
 class ClientFeatures:
-    """What the client declares it can do (`capabilities`) and the handler for the server's requests."""
+    """What the client declares it can do (`capabilities`) and who answers each server request."""
 
     capabilities: Mapping[str, object] = field(default_factory=dict[str, object])
-    handle: ServerRequestHandler | None = None
+    handlers: Mapping[str, ServerRequestHandler] = field(default_factory=lambda: dict(DEFAULT_HANDLERS))
 
 
 class McpSession:
@@ -55,7 +70,7 @@ class McpSession:
         self.transport = transport
         self.server = transport.server
         self.on_notification = on_notification
-        self.features = features
+        self.features = features or ClientFeatures()
         self._answering: set[asyncio.Task[None]] = set()
         self.envelope: Mapping[str, object] | None = None  # 2026-07-28: `_meta` sent with every request
         self.closed: TransportError | None = None
@@ -188,38 +203,29 @@ class McpSession:
         elif message.fatal and isinstance(error, TransportError):
             self.on_closed(error)  # a lost message we cannot attribute: nothing on this stream is reliable
         else:
-            self.notes.append(f"ignored stdout line: {message.reason}")
+            self.notes.append(f"ignored a message: {message.reason}")
 
     def capabilities(self) -> dict[str, object]:
-        return dict(self.features.capabilities) if self.features is not None else {}
+        return dict(self.features.capabilities)
+
+    def handles(self, method: str) -> bool:
+        return method in self.features.handlers
 
     async def handle_server_request(self, method: str, params: Mapping[str, object]) -> Mapping[str, object]:
-        """A server's request, answered by the features' handler (also for 2026-07-28 input requests)."""
-        handle = self.features.handle if self.features is not None else None
-        if handle is None:
+        """A server's request (or a 2026-07-28 input request), answered by its method's handler."""
+        handler = self.features.handlers.get(method)
+        if handler is None:
             raise RemoteError(f"unsupported: {method}", server=self.server, code=jsonrpc.METHOD_NOT_FOUND)
-        return await handle(method, params)
+        return await handler(params)
 
     def _answer(self, message: jsonrpc.Request) -> None:
-        if message.method != "ping" and self.features is not None and self.features.handle is not None:
-            task = asyncio.ensure_future(self._answer_async(message))
-            self._answering.add(task)
-            task.add_done_callback(self._answering.discard)
+        if message.method == "ping":  # answered at once: a busy handler must not make us look dead
+            with contextlib.suppress(McpError):
+                self.transport.send(jsonrpc.result_response(message.id, {}))
             return
-        if message.method == "ping":
-            reply = jsonrpc.result_response(message.id, {})
-        elif message.method == "roots/list":
-            reply = jsonrpc.result_response(message.id, {"roots": []})
-        elif message.method == "sampling/createMessage":
-            reply = jsonrpc.error_response(
-                message.id, jsonrpc.METHOD_NOT_FOUND, "LevelCode does not allow sampling"
-            )
-        else:
-            reply = jsonrpc.error_response(
-                message.id, jsonrpc.METHOD_NOT_FOUND, f"unsupported: {message.method}"
-            )
-        with contextlib.suppress(McpError):
-            self.transport.send(reply)
+        task = asyncio.ensure_future(self._answer_async(message))
+        self._answering.add(task)
+        task.add_done_callback(self._answering.discard)
 
     async def _answer_async(self, message: jsonrpc.Request) -> None:
         try:

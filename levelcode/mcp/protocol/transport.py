@@ -14,6 +14,8 @@ from typing import Protocol
 from levelcode.core.errors import McpError, TransportError
 from levelcode.mcp.protocol.jsonrpc import Incoming, RequestId
 
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # one message from a server, on any transport
+
 
 class MessageSink(Protocol):
     def on_message(self, message: Incoming) -> None: ...
@@ -25,8 +27,25 @@ class MessageSink(Protocol):
 
 
 class Transport(Protocol):
+    """One server's message stream.
+
+    `send` never blocks and never waits for the server: a transport that needs I/O per message (an
+    HTTP POST, which may answer 401, open a stream of its own, or find its session expired) hands
+    it to a writer task of its own, and reports the outcome through the sink — a request that
+    failed alone through `fail_request`, a stream that ended through `on_closed`. A 401/403 goes to
+    the `AuthHook` it was given (which may reach the user) before the request is retried once.
+    """
+
     @property
     def server(self) -> str: ...
+
+    @property
+    def process_id(self) -> int | None:
+        """The server's local process (stdio), or None when it runs elsewhere."""
+
+    @property
+    def diagnostics_title(self) -> str:
+        """What `diagnostics()` holds, as an error would introduce it ("last stderr lines")."""
 
     async def open(self, sink: MessageSink) -> None:
         """Start (spawn or connect); raises ServerStartError when that fails."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES
+
 OVERSIZE_HEAD_BYTES = 256
 STDERR_LINES = 40
 STDERR_LINE_CHARS = 400

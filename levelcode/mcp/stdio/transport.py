@@ -20,9 +20,10 @@ from typing import IO, cast
 from levelcode.core.errors import ServerExited, ServerStartError, TransportError
 from levelcode.core.private_files import append_private, private_folder
 from levelcode.core.process_groups import describe_exit, terminate_group, wait_group_gone
+from levelcode.core.subprocess_pipes import PipesProtocol
 from levelcode.mcp.protocol import jsonrpc
-from levelcode.mcp.protocol.transport import MessageSink
-from levelcode.mcp.stdio.framing import DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, Oversized, StderrRing
+from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES, MessageSink
+from levelcode.mcp.stdio.framing import LineSplitter, Oversized, StderrRing
 from levelcode.mcp.stdio.reaper import WATCHDOG, parent_death_signal
 
 STDIN_CLOSE_GRACE_SECONDS = 1.0
@@ -73,7 +74,7 @@ class StdioTransport:
         loop = asyncio.get_running_loop()
         try:
             process, _ = await loop.subprocess_exec(
-                lambda: _ServerProtocol(self),
+                lambda: PipesProtocol(self._pipe_data, self._pipe_closed, self._on_exit),
                 *self.launch.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -96,6 +97,14 @@ class StdioTransport:
             raise self._closed_error or TransportError("the server's stdin is closed", server=self.server)
         self._stdin.write(jsonrpc.encode(message))
 
+    @property
+    def process_id(self) -> int | None:
+        return self.pid
+
+    @property
+    def diagnostics_title(self) -> str:
+        return "last stderr lines"
+
     def diagnostics(self) -> tuple[str, ...]:
         return self._stderr.tail()
 
@@ -111,7 +120,7 @@ class StdioTransport:
         if pid is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._exited.wait(), STDIN_CLOSE_GRACE_SECONDS)
-            await terminate_group(pid)
+            await terminate_group(pid, leader_exited=self._exited)
             await wait_group_gone(pid, 0.5)
             WATCHDOG.unregister(pid)
         self._process.close()
@@ -131,6 +140,18 @@ class StdioTransport:
                 )
             else:
                 self._deliver(jsonrpc.parse_line(item))
+
+    def _pipe_data(self, fd: int, data: bytes) -> None:
+        if fd == 1:
+            self._stdout(data)
+        elif fd == 2:
+            self._stderr_data(data)
+
+    def _pipe_closed(self, fd: int) -> None:
+        if fd == 1:
+            self._on_stdout_eof()
+        elif fd == 2:
+            self._stderr_done.set()
 
     def _stderr_data(self, data: bytes) -> None:
         self._stderr.feed(data)
@@ -186,32 +207,6 @@ class StdioTransport:
             with contextlib.suppress(OSError):
                 self._log.close()
             self._log = None
-
-
-class _ServerProtocol(asyncio.SubprocessProtocol):
-    def __init__(self, owner: StdioTransport) -> None:
-        self.owner = owner
-        self.process: asyncio.SubprocessTransport | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.process = cast(asyncio.SubprocessTransport, transport)
-
-    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        raw = data.encode() if isinstance(data, str) else data
-        if fd == 1:
-            self.owner._stdout(raw)
-        elif fd == 2:
-            self.owner._stderr_data(raw)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1:
-            self.owner._on_stdout_eof()
-        elif fd == 2:
-            self.owner._stderr_done.set()
-
-    def process_exited(self) -> None:
-        code = self.process.get_returncode() if self.process is not None else None
-        self.owner._on_exit(code if code is not None else -1)
 
 
 def _open_log(path: Path | None) -> IO[bytes] | None:

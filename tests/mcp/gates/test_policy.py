@@ -103,7 +103,7 @@ def test_a_tool_destructive_by_the_specs_default_says_so() -> None:
     verdict = classify_mcp_tool("cd__fill", {"readOnlyHint": False}, {"cd__*": "allow"})
     assert (verdict.decision, verdict.destructive, verdict.allowlistable) == ("ask", True, False)
     assert "destructiveHint" in verdict.reason
-    text = explain_mcp_refusal(verdict)
+    text = explain_mcp_refusal(verdict).text
     assert "destructive" in text
     assert "mcpToolPolicy" not in text
 
@@ -134,7 +134,7 @@ def test_default_ask_is_allowlistable() -> None:
 
 def test_refusal_names_the_setting_and_says_do_not_retry() -> None:
     verdict = classify_mcp_tool("fs__read_file", None, {})
-    text = explain_mcp_refusal(verdict, settings_file="/cfg/settings.json")
+    text = explain_mcp_refusal(verdict, settings_file="/cfg/settings.json").text
     assert text.startswith("ERROR:")
     assert '"fs__read_file": "allow"' in text
     assert "mcpToolPolicy" in text
@@ -145,7 +145,7 @@ def test_refusal_names_the_setting_and_says_do_not_retry() -> None:
 def test_refusal_of_destructive_tool_never_suggests_allow_listing() -> None:
     verdict = classify_mcp_tool("fs__rm", {"destructiveHint": True}, {"fs__rm": "allow"})
     for denied in (False, True):
-        text = explain_mcp_refusal(verdict, denied_by_user=denied)
+        text = explain_mcp_refusal(verdict, denied_by_user=denied).text
         assert "mcpToolPolicy" not in text
         assert "allow" not in text.replace("allowed", "")
         assert "destructive" in text
@@ -153,7 +153,7 @@ def test_refusal_of_destructive_tool_never_suggests_allow_listing() -> None:
 
 
 def test_user_denial_says_so() -> None:
-    text = explain_mcp_refusal(classify_mcp_tool("fs__x", None, {}), denied_by_user=True)
+    text = explain_mcp_refusal(classify_mcp_tool("fs__x", None, {}), denied_by_user=True).text
     assert "the user denied" in text
     assert "Do not retry" in text
 
@@ -193,7 +193,7 @@ def test_property_destructive_never_allows(
     verdict = classify_mcp_tool(name, marked, policy)
     assert verdict.decision == "ask"
     assert not verdict.allowlistable
-    assert "mcpToolPolicy" not in explain_mcp_refusal(verdict)
+    assert "mcpToolPolicy" not in explain_mcp_refusal(verdict).text
 
 
 # --- an allow rule covers the tool the user saw -------------------------------------------------
@@ -217,7 +217,7 @@ def test_a_recorded_rule_does_not_cover_a_changed_tool(
     assert (verdict.decision, verdict.changed, verdict.can_always) == ("ask", parts, True)
     assert verdict.warning is not None
     assert "changed since you allowed it" in verdict.warning
-    text = explain_mcp_refusal(verdict)
+    text = explain_mcp_refusal(verdict).text
     assert "changed since the user allowed it" in text
     assert "Do not retry" in text
 
@@ -249,7 +249,7 @@ def test_the_settings_never_apply_to_a_repository_server() -> None:
         policy = policy_for_tool("repo__t", "t", repository=True, user_policy=user, repository_rules=rules)
         verdict = classify_mcp_tool("repo__t", None, policy, SEEN, repository=True)
         assert (verdict.decision, verdict.allowlistable, verdict.can_always) == ("ask", False, True)
-        text = explain_mcp_refusal(verdict)
+        text = explain_mcp_refusal(verdict).text
         assert "mcpToolPolicy" in text
         assert '"repo__t": "allow"' not in text
     policy = policy_for_tool(

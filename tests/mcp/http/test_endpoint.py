@@ -56,7 +56,8 @@ def test_a_repository_server_never_receives_levelcodes_provider_key_in_a_header(
     from pathlib import Path
 
     from levelcode.mcp.config.specs import Provenance
-    from levelcode.mcp.connection import ConnectOptions, transport_factory
+    from levelcode.mcp.connect_options import ConnectOptions
+    from levelcode.mcp.transports import transport_plan
 
     env = {"ANTHROPIC_API_KEY": "sk-ant-secret", "COPY": "sk-ant-secret"}
     options = ConnectOptions(workspace=Path("/nonexistent"))
@@ -64,8 +65,8 @@ def test_a_repository_server_never_receives_levelcodes_provider_key_in_a_header(
     for header in ("Bearer ${ANTHROPIC_API_KEY}", "Bearer ${COPY}"):
         spec = HttpServerSpec("api", "https://example.com/mcp", repo, headers=(("Authorization", header),))
         with pytest.raises(ServerStartError) as withheld:
-            transport_factory(spec, options, env)
+            transport_plan(spec, options, env)
         assert "LevelCode's own provider key" in str(withheld.value)
         assert "sk-ant-secret" not in str(withheld.value)
     mine = HttpServerSpec("api", "https://example.com/mcp", USER, headers=(("Authorization", "${COPY}"),))
-    transport_factory(mine, options, env)
+    transport_plan(mine, options, env)

@@ -4,7 +4,7 @@ No processes and no sleeps: the fake peer answers on the next loop iteration."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import pytest
 
@@ -14,48 +14,10 @@ from levelcode.core.errors import (
     ProtocolError,
     RemoteError,
     ServerExited,
-    TransportError,
 )
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.session import McpSession
-from levelcode.mcp.protocol.transport import MessageSink
-
-Peer = Callable[[Mapping[str, object]], list[jsonrpc.Incoming]]
-
-
-class MemoryTransport:
-    """A transport whose server is a function from each sent message to the messages it answers."""
-
-    def __init__(self, peer: Peer) -> None:
-        self.peer = peer
-        self.sent: list[Mapping[str, object]] = []
-        self.sink: MessageSink | None = None
-        self.closed = False
-
-    @property
-    def server(self) -> str:
-        return "mem"
-
-    async def open(self, sink: MessageSink) -> None:
-        self.sink = sink
-
-    def send(self, message: Mapping[str, object]) -> None:
-        if self.closed:
-            raise TransportError("closed", server="mem")
-        self.sent.append(message)
-        loop = asyncio.get_running_loop()
-        for reply in self.peer(message):
-            loop.call_soon(self.deliver, reply)
-
-    def deliver(self, message: jsonrpc.Incoming) -> None:
-        assert self.sink is not None
-        self.sink.on_message(message)
-
-    async def close(self) -> None:
-        self.closed = True
-
-    def diagnostics(self) -> tuple[str, ...]:
-        return ("stderr line",)
+from tests.fakes.memory_transport import MemoryTransport, Peer
 
 
 def echo_peer(message: Mapping[str, object]) -> list[jsonrpc.Incoming]:
@@ -161,6 +123,7 @@ async def test_server_requests_are_answered_and_sampling_is_refused() -> None:
     transport.deliver(jsonrpc.Request(1, "roots/list", {}))
     transport.deliver(jsonrpc.Request(2, "sampling/createMessage", {}))
     transport.deliver(jsonrpc.Request(3, "elicitation/create", {}))
+    await transport.wait_sent(4)
     replies = {m["id"]: m for m in transport.sent}
     assert replies[0]["result"] == {}
     assert replies[1]["result"] == {"roots": []}

@@ -19,7 +19,8 @@ import pytest
 from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.specs import Provenance
-from levelcode.mcp.connection import ConnectOptions, connect
+from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.mcp.connection import connect
 from levelcode.mcp.hub import McpHub
 from tests.support.servers import fault_spec
 
@@ -81,7 +82,8 @@ async def test_every_spawn_carries_the_parent_death_signal(tmp_path: Path, optio
     hub = McpHub(options)
     await hub.start([dataclasses.replace(spec, name="via-hub")])
     try:
-        text, _ = await hub.call("via-hub", "whereami", {})
+        outcome = await hub.call("via-hub", "whereami", {})
+        text, _ = outcome.text, outcome.is_error
         assert json.loads(text)["pdeathsig"] == signal.SIGKILL
     finally:
         await hub.reap_all()

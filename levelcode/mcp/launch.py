@@ -1,0 +1,50 @@
+"""What exactly a stdio server runs: its argv (`${workspaceFolder}` filled in, nothing else), its
+environment (the allowlist plus its own `env`, `${VAR}` expanded, a repository's server kept from
+LevelCode's provider keys), its working directory and its log.
+
+Reads nothing but the given environment mapping; `prepare_private_dir` creates the one directory a
+user's server starts in. Whether the server may start was decided before (the launch gate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from levelcode.core.errors import ServerStartError
+from levelcode.mcp.config.environment import Withheld, server_environment
+from levelcode.mcp.config.specs import StdioServerSpec
+from levelcode.mcp.gates.launch_plan import launch_argv, launch_cwd, uses_private_dir
+from levelcode.mcp.stdio.transport import StdioLaunch
+
+
+def resolve_launch(
+    spec: StdioServerSpec,
+    parent_env: Mapping[str, str],
+    *,
+    workspace: Path,
+    private_dir: Path,
+    log_path: Path | None,
+    max_message_bytes: int,
+    withheld: Withheld,
+) -> StdioLaunch:
+    """Raises ServerStartError naming a `${VAR}` in env that is not set (or withheld, unset)."""
+    env = server_environment(spec.env, parent_env, server=spec.name, withheld=withheld)
+    cwd = launch_cwd(spec, workspace, private_dir)
+    argv = launch_argv(spec, workspace)
+    return StdioLaunch(spec.name, argv, env, str(cwd), max_message_bytes, log_path)
+
+
+def prepare_private_dir(spec: StdioServerSpec, launch: StdioLaunch) -> None:
+    """Create a user-tier server's own directory (0700) before it starts there."""
+    if not uses_private_dir(spec):
+        return
+    directory = Path(launch.cwd)
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        directory.parent.chmod(0o700)
+        directory.chmod(0o700)
+    except OSError as exc:
+        raise ServerStartError(
+            f"cannot create its working directory {directory}: {exc}", server=spec.name
+        ) from exc

@@ -1,0 +1,82 @@
+"""Which transport a server gets, chosen from its spec, and how its protocol era is found on it.
+
+The one module that knows every transport: stdio servers get our subprocess transport and the
+negotiation race (a process per attempt, see protocol/handshake.py); remote servers get Streamable
+HTTP (or legacy SSE) and negotiate in turn on one connection. The remote stack is imported only
+for a remote spec, so nothing on the stdio path loads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+
+from levelcode.core import paths
+from levelcode.mcp.config.environment import NOTHING_WITHHELD, Withheld, provider_keys_withheld
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
+from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.mcp.launch import prepare_private_dir, resolve_launch
+from levelcode.mcp.protocol.handshake import Era, ServerInfo, SessionFactory, negotiate, negotiate_in_turn
+from levelcode.mcp.protocol.session import McpSession
+from levelcode.mcp.protocol.transport import Transport
+from levelcode.mcp.stdio.transport import StdioTransport
+
+Negotiation = Callable[[SessionFactory, Era | None], Awaitable[tuple[McpSession, ServerInfo]]]
+
+
+@dataclass(frozen=True)
+class TransportPlan:
+    """Fresh transports for one server, and how to find its protocol era on them."""
+
+    make: Callable[[], Transport]
+    negotiate: Negotiation
+
+
+def transport_plan(spec: ServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]) -> TransportPlan:
+    """What the server's transports use is resolved once, here: a missing `${VAR}` is a
+    ServerStartError now, before anything is spawned or contacted."""
+    if isinstance(spec, StdioServerSpec):
+        return _stdio_plan(spec, options, parent_env)
+    from levelcode.mcp.http.endpoint import remote_endpoint
+    from levelcode.mcp.http.streamable import StreamableHttpTransport
+
+    endpoint = remote_endpoint(
+        spec,
+        parent_env,
+        max_message_bytes=options.max_message_bytes,
+        connect_timeout=spec.startup_timeout or options.startup_timeout,
+        withheld=withheld_from(spec, options, parent_env),
+    )
+    return TransportPlan(
+        lambda: StreamableHttpTransport(endpoint, auth=options.authorize),
+        negotiate_in_turn,  # a remote server costs no process per attempt: one connection, in turn
+    )
+
+
+def _stdio_plan(
+    spec: StdioServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]
+) -> TransportPlan:
+    launch = resolve_launch(
+        spec,
+        parent_env,
+        workspace=options.workspace,
+        private_dir=paths.server_dir(spec.name, options.servers_dir),
+        log_path=options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None,
+        max_message_bytes=options.max_message_bytes,
+        withheld=withheld_from(spec, options, parent_env),
+    )
+    prepare_private_dir(spec, launch)
+
+    async def race(open_session: SessionFactory, hint: Era | None) -> tuple[McpSession, ServerInfo]:
+        return await negotiate(
+            open_session, hint, probe_grace=options.probe_grace, hinted_probe=options.hinted_probe
+        )
+
+    return TransportPlan(lambda: StdioTransport(launch), race)
+
+
+def withheld_from(spec: ServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]) -> Withheld:
+    """A repository's server never receives LevelCode's provider keys, by `${VAR}` in env or headers."""
+    if spec.provenance.tier != "workspace":
+        return NOTHING_WITHHELD
+    return provider_keys_withheld(parent_env, options.provider_key_values)

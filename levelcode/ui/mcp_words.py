@@ -1,0 +1,90 @@
+"""The words for MCP servers' states and the MCP layer's notices: the one place they are phrased.
+
+Pure: typed state in (mcp/gates/status.py, the launch review's trust and change), text out. Every
+view — the run-start chip, `mcp list`, `/mcp`, `mcp get`, the notices of a run — says a state the
+same way because it says it here. Server-supplied text inside is made safe where it is printed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from levelcode.mcp.gates.overview import ServerSummary
+from levelcode.mcp.gates.status import LaunchHeld, McpNotice, ServerFailed, ServerStatus
+from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState, since_approval
+
+NEEDS_APPROVAL = "needs approval"
+
+
+def waiting_words(trust: TrustState | None, change: str | None) -> str:
+    """A server the launch gate holds: that it needs approval, and what changed since, if anything."""
+    if trust != "changed":
+        return NEEDS_APPROVAL
+    if change is None or change == "command changed":
+        return f"command changed — {NEEDS_APPROVAL}"
+    if change == OLD_APPROVAL:
+        return f"{change} — {NEEDS_APPROVAL}"
+    return f"{change} since you approved — {NEEDS_APPROVAL}"
+
+
+def state_words(status: ServerStatus, trust: TrustState | None = None, change: str | None = None) -> str:
+    phase = status.phase
+    if phase == "failed":
+        return f"failed: {status.detail}" if status.detail else "failed"
+    if phase == "waiting_approval":
+        return waiting_words(trust, change)
+    if phase == "denied":
+        if trust == "changed":
+            return f"{change or 'command changed'} — you said no this session"
+        return "not approved — you said no this session"
+    return {"not_started": "not started", "starting": "starting"}.get(phase, phase)
+
+
+def summary_state(summary: ServerSummary) -> str:
+    return state_words(summary.status, summary.trust, summary.change)
+
+
+def approval_hint(held: LaunchHeld) -> str:
+    why = since_approval(held.change) if held.trust == "changed" else "a repository asked for it"
+    return (
+        f"MCP server {held.server!r} ({held.file}) was not started: it needs your approval ({why}). "
+        f"Review and approve it in a terminal with: levelcode mcp trust {held.server}"
+    )
+
+
+def notice_words(notice: McpNotice) -> str:
+    if isinstance(notice, LaunchHeld):
+        return approval_hint(notice)
+    if isinstance(notice, ServerFailed):
+        return f"MCP server {notice.server!r} failed: {notice.detail}"
+    return f"warning: {notice.text}" if notice.warning else notice.text
+
+
+def chip(summaries: Sequence[ServerSummary]) -> str | None:
+    """`mcp · filesystem (11) · github (41) · 3/52 allow-listed · 1 server needs approval`."""
+    if not summaries:
+        return None
+    running = [s for s in summaries if s.status.running]
+    parts = ["mcp", *(f"{s.name} ({len(s.tools)})" for s in running)]
+    total = sum(len(s.tools) for s in running)
+    allowed = sum(1 for s in running for t in s.tools if t.decision == "allow")
+    if running:
+        parts.append(f"{allowed}/{total} allow-listed")
+    held = [s for s in summaries if s.status.phase == "waiting_approval"]
+    waiting = sum(1 for s in held if s.trust != "changed")
+    changed = sum(1 for s in held if s.trust == "changed")
+    failed = sum(1 for s in summaries if s.status.phase == "failed")
+    parts.extend(_count(waiting, "server needs approval", "servers need approval"))
+    parts.extend(_count(changed, "server changed since you approved it", "servers changed since approval"))
+    parts.extend(_count(failed, "server failed", "servers failed"))
+    parts.extend(f"{s.name}: {s.dropped} tools over the cap left out" for s in running if s.dropped)
+    parts.extend(
+        f"{s.name}: {len(s.left_out)} over the definition cap left out" for s in running if s.left_out
+    )
+    return " · ".join(parts)
+
+
+def _count(number: int, one: str, many: str) -> list[str]:
+    if number == 0:
+        return []
+    return [f"{number} {one if number == 1 else many}"]
