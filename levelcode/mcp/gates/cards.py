@@ -12,8 +12,9 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from levelcode.core.approvals import ApprovalRequest
+from levelcode.mcp.config.remote_urls import is_plaintext_remote
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
-from levelcode.mcp.gates.launch_summary import launch_summary
+from levelcode.mcp.gates.launch_summary import PLAINTEXT_LINE, launch_summary
 from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.gates.policy import McpVerdict
 from levelcode.mcp.gates.trust import MISSING, OLD_APPROVAL, LaunchFacts, LaunchReview, since_approval
@@ -66,6 +67,8 @@ def launch_lines(spec: ServerSpec) -> list[str]:
     """Every part of the launch, as written: the command line, then each piece on its own line."""
     if isinstance(spec, HttpServerSpec):
         lines = [f"url:     {spec.url}"]
+        if is_plaintext_remote(spec.url):
+            lines.append(f"         {PLAINTEXT_LINE}")
         lines.extend(f"header:  {key}: {value}" for key, value in spec.headers)
         return lines
     lines = [f"runs:    {launch_text(spec)}", f"command: {spec.command}"]
