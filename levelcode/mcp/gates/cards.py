@@ -70,6 +70,7 @@ def launch_lines(spec: ServerSpec) -> list[str]:
         if is_plaintext_remote(spec.url):
             lines.append(f"         {PLAINTEXT_LINE}")
         lines.extend(f"header:  {key}: {value}" for key, value in spec.headers)
+        lines.extend(oauth_lines(spec))
         return lines
     lines = [f"runs:    {launch_text(spec)}", f"command: {spec.command}"]
     lines.extend(f"arg {index}:   {arg}" for index, arg in enumerate(spec.args, 1))
@@ -77,6 +78,23 @@ def launch_lines(spec: ServerSpec) -> list[str]:
     if spec.cwd:
         lines.append(f"cwd:     {spec.cwd}")
     return lines
+
+
+def oauth_lines(spec: HttpServerSpec) -> list[str]:
+    """The `oauth` entry as written (its secret as the template it is, never expanded)."""
+    oauth = spec.oauth
+    if oauth is None:
+        return []
+    if not oauth.enabled:
+        return ["oauth:   off (never signs in)"]
+    written = {
+        "client id": oauth.client_id,
+        "client secret": oauth.client_secret,
+        "scopes": " ".join(oauth.scopes) if oauth.scopes is not None else None,
+        "callback port": oauth.callback_port,
+        "client metadata": oauth.client_metadata_url,
+    }
+    return [f"oauth:   {label}: {value}" for label, value in written.items() if value is not None]
 
 
 def call_card(
