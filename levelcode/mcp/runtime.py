@@ -26,7 +26,14 @@ from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.cards import launch_card
 from levelcode.mcp.gates.overview import ListView, ServerSummary, launch_text, stale_approvals, summarize
-from levelcode.mcp.gates.status import LaunchHeld, McpNote, McpNotice, ServerFailed, ServerStatus
+from levelcode.mcp.gates.status import (
+    LaunchHeld,
+    LoginNeeded,
+    McpNote,
+    McpNotice,
+    ServerFailed,
+    ServerStatus,
+)
 from levelcode.mcp.gates.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.protocol_memory import ProtocolMemory
@@ -124,6 +131,8 @@ class McpRuntime:
         for state in self.hub.states.values():
             if state.status.phase == "failed":
                 self.notify(ServerFailed(state.spec.name, state.status.detail or ""))
+            elif state.status.phase == "needs_login":
+                self.notify(LoginNeeded(state.spec.name, state.status.detail or ""))
         for note in catalog.notes:
             self.notify(McpNote(note))
 
