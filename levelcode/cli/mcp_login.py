@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import sys
 import threading
 import webbrowser
 from pathlib import Path
@@ -28,7 +30,7 @@ from levelcode.mcp.gates.trust import needs_launch_approval
 from levelcode.mcp.http.oauth.callback import params_from_pasted
 from levelcode.mcp.http.oauth.metadata import canonical_resource
 from levelcode.mcp.http.oauth.store import STORE_FILE, CredentialStore, store_key
-from levelcode.mcp.protocol.sign_in import Deliver, SignIn, SignInPrompt
+from levelcode.mcp.protocol.sign_in import DEFAULT_SIGN_IN_SECONDS, Deliver, SignIn, SignInPrompt
 from levelcode.mcp.runtime import settings_api_key
 from levelcode.mcp.trust_store import TrustStore
 
@@ -43,11 +45,13 @@ class TerminalUserAgent:
     async def open(self, prompt: SignInPrompt, deliver: Deliver) -> None:
         self.prompts.append(prompt)
         say(*consent_lines(prompt))
+        sys.stdout.flush()
         if self.read_pasted:
             _read_pasted_answers(asyncio.get_running_loop(), deliver)
         if self.open_browser and not await asyncio.to_thread(webbrowser.open, prompt.url):
             say("No browser could be opened here; use the address above.")
         say("Waiting for the sign-in…")
+        sys.stdout.flush()  # the address must reach a pipe now, not when the process ends
 
 
 def consent_lines(prompt: SignInPrompt) -> list[str]:
@@ -69,8 +73,6 @@ def _read_pasted_answers(loop: asyncio.AbstractEventLoop, deliver: Deliver) -> N
     """Lines from stdin on a daemon thread (it may block forever; it never keeps the process alive)."""
 
     def read() -> None:
-        import sys
-
         for line in sys.stdin:
             params = params_from_pasted(line)
             if params is not None:
@@ -110,6 +112,8 @@ def mcp_login(args: argparse.Namespace) -> int:
     if problem is not None:
         return fail(problem, 2)
     assert isinstance(spec, HttpServerSpec)
+    # The user's time in the browser is not the server's start-up: the start-up bound waits for both.
+    spec = dataclasses.replace(spec, startup_timeout=DEFAULT_SIGN_IN_SECONDS + (spec.startup_timeout or 30))
     agent = TerminalUserAgent(open_browser=not args.no_browser, read_pasted=args.no_browser or _tty())
     options = ConnectOptions(
         workspace=workspace,
@@ -165,6 +169,4 @@ def mcp_logout(args: argparse.Namespace) -> int:
 
 
 def _tty() -> bool:
-    import sys
-
     return sys.stdin.isatty()

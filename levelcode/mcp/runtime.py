@@ -36,6 +36,7 @@ from levelcode.mcp.gates.status import (
 )
 from levelcode.mcp.gates.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.hub import McpHub
+from levelcode.mcp.protocol.sign_in import SignIn
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.router import McpRouter
 from levelcode.mcp.trust_store import TrustStore
@@ -56,6 +57,7 @@ def make_hub(workspace: Path, settings: Settings | None = None) -> McpHub:
         log_dir=paths.logs_dir(),
         servers_dir=paths.servers_dir(),
         provider_key_values=frozenset(settings_api_key(settings)),
+        sign_in=SignIn(store_dir=paths.state_dir()),  # stored sign-ins; headless: never a browser
     )
     memory = ProtocolMemory(paths.state_dir() / "protocols.json")
     return McpHub(options, memory=memory, results_dir=paths.results_dir())
