@@ -237,6 +237,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # a resource server introspects every request, many at once
     state: AuthState
 
 
