@@ -18,8 +18,10 @@ import pytest
 
 from levelcode.mcp.http.oauth.store import STORE_FILE
 from tests.fakes.oauth_server import AuthorizationServer, authorization_server
+from tests.fakes.scripted_server import Reply
+from tests.providers.support import OPENAI
 from tests.support.browser import follow_sign_in
-from tests.support.cli import LEVELCODE, cli_env, write_settings
+from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, write_settings
 from tests.support.http_servers import ServerProcess, free_port, running, sdk_server
 
 
@@ -113,6 +115,36 @@ def test_needs_login_then_login_list_call_logout(
     assert "Signed out of 'secured'" in out.stdout
     again = _cli(isolated_home, "mcp", "list")
     assert "secured · needs login" in again.stdout
+
+
+def test_a_headless_run_that_meets_a_401_says_which_login_to_run(
+    secured: tuple[AuthorizationServer, ServerProcess], isolated_home: Path, tmp_path: Path
+) -> None:
+    auth, _server = secured
+    with OPENAI.fake([Reply(text="done")]) as provider:
+        ran = subprocess.run(
+            [
+                str(LEVELCODE),
+                "run",
+                "-C",
+                str(tmp_path),
+                *provider_flags("openai", provider.base_url, OPENAI.model),
+                "--json",
+                "hi",
+            ],
+            capture_output=True,
+            text=True,
+            env=provider_env(isolated_home, "openai"),
+            timeout=120,
+            check=False,
+        )
+    assert ran.returncode == 0, ran.stderr
+    notices = [json.loads(line) for line in ran.stdout.splitlines() if "secured" in line]
+    assert any("Run `levelcode mcp login secured` in a terminal" in json.dumps(n) for n in notices), (
+        ran.stdout
+    )
+    assert any(auth.issuer in json.dumps(n) for n in notices)
+    assert "GET /authorize" not in auth.state.seen
 
 
 def test_login_by_pasting_the_address_the_sign_in_ended_on(

@@ -1,9 +1,9 @@
-"""Signing in for real: the official SDK's server as an OAuth protected resource (tests/servers/
-sdk_http_server.py --oauth) and a strict authorization server (tests/fakes/oauth_server.py), both
-listening on 127.0.0.1, through LevelCode's own connection. Signs in, lists, calls; an access token
-that lapsed mid-session is refreshed without the user; a stored one that lapsed is refreshed before
-the first request; headless, no sign-in means the exact login command; the server killed and
-restarted keeps the sign-in; no token reaches an error or the diagnostics."""
+"""Signing in for real: the official SDK's server and a FastMCP one as OAuth protected resources
+(tests/servers/sdk_http_server.py and fastmcp_http_server.py --oauth) and a strict authorization
+server (tests/fakes/oauth_server.py), all on 127.0.0.1, through LevelCode's own connection. Signs
+in, lists, calls; an access token that lapsed mid-session is refreshed without the user; a stored
+one that lapsed is refreshed before the first request; headless, no sign-in means the exact login
+command; the server killed and restarted keeps the sign-in; no token reaches the diagnostics."""
 
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ from levelcode.mcp.protocol.sign_in import SignIn
 from tests.fakes.oauth_server import AuthorizationServer, authorization_server
 from tests.mcp.http.support import USER
 from tests.support.browser import Browser
-from tests.support.http_servers import ServerProcess, free_port, running, sdk_server
+from tests.support.http_servers import ServerProcess, fastmcp_server, free_port, running, sdk_server
 
 
-@pytest.fixture
-def protected() -> Iterator[tuple[AuthorizationServer, ServerProcess]]:
+@pytest.fixture(params=[sdk_server, fastmcp_server], ids=["sdk", "fastmcp"])
+def protected(request: pytest.FixtureRequest) -> Iterator[tuple[AuthorizationServer, ServerProcess]]:
     port = free_port()
     with authorization_server(resource=f"http://127.0.0.1:{port}/mcp") as auth:
-        server = sdk_server("--oauth", auth.issuer)
+        server = request.param("--oauth", auth.issuer)
         server.port, server.argv[2] = port, str(port)
         with running(server):
             yield auth, server
