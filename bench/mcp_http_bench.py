@@ -10,7 +10,12 @@ answers) — in one run, it prints:
   * connect+list (median) and per-call latency (p50, p95) for: the SDK's own client end to end;
     LevelCode's session on (a) the SDK's transport (an adapter below feeds our session from its
     streams); LevelCode on (b) its own transport (levelcode/mcp/http);
-  * the whole-process time of `levelcode mcp list` with one remote server configured.
+  * the whole-process time of `levelcode mcp list` with one remote server configured;
+  * OAuth (which sign-in code LevelCode should use): the import cost of the SDK's OAuth
+    (`mcp.client.auth`) and of LevelCode's own (levelcode/mcp/http/oauth), and per-call latency
+    with a bearer token to the SDK's server as an OAuth resource (tests/servers/sdk_http_server.py
+    --oauth, tokens from tests/fakes/oauth_server.py): the SDK's client with its
+    OAuthClientProvider beside LevelCode signed in, sequential and 16 calls at once.
 The machine is shared and noisy: compare ratios within one run, and run twice before believing one.
 """
 
@@ -99,6 +104,8 @@ IMPORTS = {
     "(a) SDK transport (mcp.client.streamable_http)": "import mcp.client.streamable_http",
     "    SDK whole client (mcp.Client + transport)": "import mcp; from mcp.client.streamable_http import streamable_http_client",
     "(b) LevelCode's own (levelcode.mcp.http.streamable)": "import levelcode.mcp.http.streamable",
+    "OAuth: the SDK's (mcp.client.auth)": "import mcp.client.auth",
+    "OAuth: LevelCode's own (levelcode.mcp.http.oauth)": "import levelcode.mcp.http.oauth.authorizer",
 }
 
 
@@ -278,6 +285,124 @@ def whole_process_list(url: str, runs: int) -> float:
     return statistics.median(samples)
 
 
+# --- OAuth: a bearer token on every call ----------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def oauth_server() -> Iterator[tuple[str, Any]]:
+    """The SDK's server as an OAuth resource, and the authorization server it trusts."""
+    from tests.fakes.oauth_server import authorization_server
+
+    port = free_port()
+    with authorization_server(resource=f"http://127.0.0.1:{port}/mcp") as auth:
+        process = subprocess.Popen(
+            [sys.executable, str(SDK_SERVER), str(port), "--oauth", auth.issuer],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_listening(port, process)
+            yield f"http://127.0.0.1:{port}/mcp", auth
+        finally:
+            process.kill()
+            process.wait()
+
+
+async def signed_in_store(url: str, store: Path) -> dict[str, Any]:
+    """Sign LevelCode in once (the test browser approves); the tokens, for the SDK's client too."""
+    from levelcode.mcp.http.oauth.store import STORE_FILE
+    from levelcode.mcp.protocol.sign_in import SignIn
+    from tests.support.browser import Browser
+
+    options = ConnectOptions(workspace=ROOT, sign_in=SignIn(store_dir=store, user_agent=Browser()))
+    connection = await connect(HttpServerSpec("bench", url, USER), options)
+    await connection.close()
+    record = next(iter(json.loads((store / STORE_FILE).read_text())["servers"].values()))["record"]
+    return dict(record["tokens"])
+
+
+async def oauth_levelcode_rows(url: str, store: Path, calls: int) -> tuple[list[float], float]:
+    from levelcode.mcp.protocol.sign_in import SignIn
+
+    options = ConnectOptions(workspace=ROOT, sign_in=SignIn(store_dir=store))
+    connection = await connect(HttpServerSpec("bench", url, USER), options)
+    try:
+
+        async def call() -> None:
+            rendered = await connection.call_tool("echo", {"message": "ping"})
+            assert not rendered.is_error, rendered.text
+
+        return await timed_calls(call, calls)
+    finally:
+        await connection.close()
+
+
+async def oauth_sdk_rows(url: str, tokens: Mapping[str, Any], calls: int) -> tuple[list[float], float]:
+    from mcp import Client
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+    class Stored:
+        async def get_tokens(self) -> OAuthToken:
+            return OAuthToken(access_token=tokens["access_token"], refresh_token=tokens["refresh_token"])
+
+        async def set_tokens(self, _tokens: OAuthToken) -> None:
+            pass
+
+        async def get_client_info(self) -> OAuthClientInformationFull | None:
+            return None
+
+        async def set_client_info(self, _info: OAuthClientInformationFull) -> None:
+            pass
+
+    metadata = OAuthClientMetadata(redirect_uris=["http://127.0.0.1:1/callback"])  # type: ignore[list-item]
+    provider = OAuthClientProvider(url, metadata, Stored())  # type: ignore[arg-type]
+    http = create_mcp_http_client(auth=provider)
+    async with http, Client(streamable_http_client(url, http_client=http)) as client:  # type: ignore[arg-type]
+
+        async def call() -> None:
+            await client.call_tool("echo", {"message": "ping"})
+
+        return await timed_calls(call, calls)
+
+
+async def timed_calls(call: Callable[[], Awaitable[None]], calls: int) -> tuple[list[float], float]:
+    """Sequential per-call times after the warm-up, and the wall time of 16 calls at once (median of 5)."""
+    for _ in range(WARMUP_CALLS):
+        await call()
+    times = []
+    for _ in range(calls):
+        began = time.perf_counter()
+        await call()
+        times.append(time.perf_counter() - began)
+    bursts = []
+    for _ in range(5):
+        began = time.perf_counter()
+        await asyncio.gather(*(call() for _ in range(16)))
+        bursts.append(time.perf_counter() - began)
+    return times, statistics.median(bursts)
+
+
+def oauth_report(calls: int) -> None:
+    with oauth_server() as (url, _auth), tempfile.TemporaryDirectory() as store:
+        run = asyncio.Runner(loop_factory=event_loop_factory())
+        with run:
+            tokens = run.run(signed_in_store(url, Path(store)))
+            rows = {
+                "SDK's client + its OAuthClientProvider": run.run(oauth_sdk_rows(url, tokens, calls)),
+                "LevelCode signed in (its own OAuth)": run.run(oauth_levelcode_rows(url, Path(store), calls)),
+            }
+    own = statistics.median(rows["LevelCode signed in (its own OAuth)"][0])
+    print(f"\nOAuth: the SDK's server as a protected resource, bearer token on each of {calls} echo calls")
+    for label, (times, burst) in rows.items():
+        print(
+            f"  {label:40} per call p50 {ms(p(times, 0.5))}  p95 {ms(p(times, 0.95))}"
+            f"  ({statistics.median(times) / own:.2f}x)   16 at once {ms(burst)}"
+        )
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:8.2f} ms"
 
@@ -326,6 +451,7 @@ def main() -> None:
             f"\nwhole process `levelcode mcp list`, one remote server (server-everything), median of {runs}:"
             f" {ms(whole_process_list(url, runs))}"
         )
+    oauth_report(calls)
 
 
 if __name__ == "__main__":

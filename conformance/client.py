@@ -22,7 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import httpx2  # noqa: E402
+
 from levelcode.core.errors import McpError  # noqa: E402
+from levelcode.mcp.config.oauth_entry import OAuthEntry  # noqa: E402
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance  # noqa: E402
 from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
 from levelcode.mcp.connection import McpConnection, connect  # noqa: E402
@@ -32,8 +35,11 @@ from levelcode.mcp.protocol.session import (  # noqa: E402
     ClientFeatures,
     ServerRequestHandler,
 )
+from levelcode.mcp.protocol.sign_in import Deliver, SignIn, SignInPrompt  # noqa: E402
 
 METHOD_NOT_FOUND = -32601
+# The client ID metadata document the suite expects a client to name (it never fetches it).
+CONFORMANCE_CLIENT_METADATA = "https://conformance-test.local/client-metadata.json"
 # Scenarios that check only what connecting and listing send; their tools are not meant to be called.
 LIST_ONLY = frozenset({"initialize", "request-metadata", "json-schema-ref-no-deref"})
 CAPABILITIES: Mapping[str, object] = {"elicitation": {}}
@@ -54,6 +60,30 @@ async def accept_defaults(params: Mapping[str, object]) -> Mapping[str, object]:
 HANDLERS: Mapping[str, ServerRequestHandler] = {**DEFAULT_HANDLERS, "elicitation/create": accept_defaults}
 
 
+class HeadlessBrowser:
+    """The user in the browser, for the suite's authorization servers (which approve at once):
+    open the authorization URL and follow its redirect to LevelCode's own localhost callback."""
+
+    async def open(self, prompt: SignInPrompt, deliver: Deliver) -> None:
+        print(f"sign in to {prompt.server} at {prompt.issuer}; scope: {' '.join(prompt.scope or ()) or '-'}")
+        async with httpx2.AsyncClient(follow_redirects=False, timeout=10) as browser:
+            answer = await browser.get(prompt.url)
+            location = answer.headers.get("location")
+            if location is None:
+                raise RuntimeError(f"the authorization endpoint answered HTTP {answer.status_code}")
+            await browser.get(location)  # lands on the callback listener, which takes the answer
+
+
+def oauth_entry(context: Mapping[str, object]) -> OAuthEntry:
+    """Pre-registered credentials when the scenario hands some over; a metadata document always."""
+    client_id, secret = context.get("client_id"), context.get("client_secret")
+    return OAuthEntry(
+        client_id=client_id if isinstance(client_id, str) else None,
+        client_secret=secret if isinstance(secret, str) else None,
+        client_metadata_url=CONFORMANCE_CLIENT_METADATA,
+    )
+
+
 def era_hint() -> Era | None:
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION")
     if not version:
@@ -61,10 +91,15 @@ def era_hint() -> Era | None:
     return "modern" if version >= "2026-07-28" else "legacy"
 
 
+def scenario_context() -> Mapping[str, object]:
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    return context if isinstance(context, Mapping) else {}
+
+
 def planned_calls(
     scenario: str, tools: tuple[Mapping[str, object], ...]
 ) -> list[tuple[str, dict[str, object]]]:
-    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    context = scenario_context()
     if isinstance(context, Mapping) and isinstance(context.get("toolCalls"), list):
         return [(str(c["name"]), dict(c.get("arguments") or {})) for c in context["toolCalls"]]
     if scenario in LIST_ONLY:
@@ -112,12 +147,14 @@ async def exercise_other_methods(connection: McpConnection) -> None:
 
 
 async def run(url: str, scenario: str) -> int:
-    spec = HttpServerSpec("conformance", url, Provenance("user", "conformance"))
+    oauth = oauth_entry(scenario_context())
+    spec = HttpServerSpec("conformance", url, Provenance("user", "conformance"), oauth=oauth)
     options = ConnectOptions(
         workspace=Path.cwd(),
         startup_timeout=20,
         call_timeout=20,
         features=ClientFeatures(CAPABILITIES, HANDLERS),
+        sign_in=SignIn(store_dir=None, user_agent=HeadlessBrowser(), wait_seconds=15),
     )
     try:
         connection = await connect(spec, options, hint=era_hint())

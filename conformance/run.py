@@ -3,8 +3,9 @@
     uv run python conformance/run.py [--jobs N] [SCENARIO ...]
 
 Runs every client scenario of the pinned suite tagged 2025-11-25 or 2026-07-28, each at the
-version the suite picks (the client negotiates on its own), plus the non-OAuth ones tagged with
-both revisions once more at 2025-11-25. Prints one line per run and the total time, and compares
+version the suite picks (the client negotiates on its own), plus those tagged with both revisions
+once more at 2025-11-25 (its stateful wire). `--extensions` runs the extension scenarios instead,
+against their own section of the baseline. Prints one line per run and the total time, and compares
 the runs that did not pass with conformance/baseline.json (each entry gives its reason); exit 1
 when they differ. The suite needs Node 22, pinned in package.json as a package with its binary.
 """
@@ -67,12 +68,14 @@ def client_scenarios() -> dict[str, tuple[str, ...]]:
 
 def planned_runs(scenarios: dict[str, tuple[str, ...]]) -> list[Run]:
     runs = [Run(name) for name, tags in scenarios.items() if set(tags) & set(REVISIONS)]
-    runs.extend(
-        Run(name, REVISIONS[0])
-        for name, tags in scenarios.items()
-        if set(REVISIONS) <= set(tags) and not name.startswith("auth/")
-    )
+    runs.extend(Run(name, REVISIONS[0]) for name, tags in scenarios.items() if set(REVISIONS) <= set(tags))
     return runs
+
+
+def extension_runs(scenarios: dict[str, tuple[str, ...]]) -> list[Run]:
+    """The extension scenarios (client credentials, DPoP, enterprise-managed authorization, workload
+    identity, skills): outside the revisions' requirements; the test command does not run them."""
+    return [Run(name) for name, tags in scenarios.items() if "extension" in tags]
 
 
 async def run_one(run: Run, workdir: Path) -> Outcome:
@@ -117,9 +120,10 @@ async def run_all(runs: list[Run], jobs: int) -> list[Outcome]:
         return list(await asyncio.gather(*(bounded(run) for run in runs)))
 
 
-def load_baseline() -> dict[str, str]:
+def load_baseline(section: str = "client") -> dict[str, str]:
+    """`client`: the 2025-11-25/2026-07-28 scenarios that do not pass; `extensions`: likewise."""
     doc = json.loads(BASELINE.read_text(encoding="utf-8"))
-    return {str(k): str(v) for k, v in doc["client"].items()}
+    return {str(k): str(v) for k, v in doc.get(section, {}).items()}
 
 
 def compare(outcomes: list[Outcome], baseline: dict[str, str]) -> list[str]:
@@ -139,12 +143,14 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--jobs", type=int, default=3)
+    parser.add_argument("--extensions", action="store_true", help="run the extension scenarios instead")
     parser.add_argument("only", nargs="*", help="run only these scenarios")
     args = parser.parse_args()
-    runs = [r for r in planned_runs(client_scenarios()) if not args.only or r.scenario in args.only]
+    plan = extension_runs if args.extensions else planned_runs
+    runs = [r for r in plan(client_scenarios()) if not args.only or r.scenario in args.only]
     began = time.monotonic()
     outcomes = asyncio.run(run_all(runs, args.jobs))
-    baseline = load_baseline()
+    baseline = load_baseline("extensions" if args.extensions else "client")
     for outcome in sorted(outcomes, key=lambda o: o.run.label):
         verdict = "pass" if outcome.passed else "FAIL"
         reason = "" if outcome.passed else f"  ({baseline.get(outcome.run.label, 'not in the baseline')})"

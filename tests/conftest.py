@@ -1,5 +1,7 @@
 """Every test runs with LEVELCODE_HOME and HOME in a temporary directory: none reads the real user's
-config, state or home, and no provider key leaks in from the developer's shell."""
+config, state or home, and no provider key leaks in from the developer's shell. No test reaches
+the developer's system keyring (the keyring package is pointed at its always-failing backend, so
+sign-ins go to the 0600 file under LEVELCODE_HOME) or opens a real browser (BROWSER is `true`)."""
 
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("HOME", str(user_home))
     for name in _SCRUBBED:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    monkeypatch.setenv("BROWSER", "true")
     return levelcode_home
 
 

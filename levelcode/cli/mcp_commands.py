@@ -36,6 +36,8 @@ def run_mcp_command(args: argparse.Namespace) -> int:
         "trust": mcp_trust,
         "revoke": mcp_revoke,
         "import": run_import_command,
+        "login": _sign_in_command,
+        "logout": _sign_in_command,
     }
     handlers.update(dict.fromkeys(ACTIONS, run_manage_command))
     handler = handlers.get(args.mcp_command)
@@ -43,6 +45,13 @@ def run_mcp_command(args: argparse.Namespace) -> int:
         print(f"levelcode: unknown mcp action {args.mcp_command!r}", file=sys.stderr)
         return 2
     return handler(args)
+
+
+def _sign_in_command(args: argparse.Namespace) -> int:
+    """`login`/`logout`: imported only when run (they load the remote stack)."""
+    from levelcode.cli.mcp_login import mcp_login, mcp_logout
+
+    return mcp_login(args) if args.mcp_command == "login" else mcp_logout(args)
 
 
 def progress(message: str) -> None:

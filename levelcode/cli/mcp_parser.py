@@ -13,6 +13,7 @@ examples:
   levelcode mcp list                         every configured server, its state and tools
   levelcode mcp call time get_current_time '{"timezone": "UTC"}'
   levelcode mcp trust NAME                   review a repository's server and approve it here
+  levelcode mcp login NAME                   sign in to a remote server (OAuth, in your browser)
   levelcode mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects
   levelcode mcp import                       show servers configured for other tools; --yes adds them
 """
@@ -52,8 +53,31 @@ def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     revoke.add_argument("name", metavar="NAME", nargs="?")
     revoke.add_argument("--all", action="store_true", help="every approval for this workspace")
+    add_login_parsers(actions, common)
     add_manage_parsers(actions, common)
     add_import_parser(actions, common)
+
+
+def add_login_parsers(actions: Any, common: argparse.ArgumentParser) -> None:
+    login = actions.add_parser(
+        "login",
+        parents=[common],
+        help="sign in to a remote server (OAuth, in your browser)",
+        description="Sign in to a remote MCP server through its OAuth authorization server: the "
+        "authorization server is named first, then your browser opens (the address is printed too, "
+        "for a machine without a browser). What you get is kept in the system keyring, or in a "
+        "file only you can read under the state dir.",
+    )
+    login.add_argument("name", metavar="NAME")
+    login.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="only print the address; then paste the address the sign-in ends on",
+    )
+    logout = actions.add_parser(
+        "logout", parents=[common], help="forget a remote server's sign-in (tokens, registered client)"
+    )
+    logout.add_argument("name", metavar="NAME")
 
 
 ADD_USAGE = """\

@@ -15,6 +15,8 @@ LevelCodeError
 │   │   ├── ServerExited       the process ended (exit code or signal, last stderr lines)
 │   │   ├── MessageTooLarge    one message passed the per-message size cap
 │   │   └── AuthorizationRequired  a remote server answered 401/403 and no sign-in could help
+│   │       └── SignInRequired     it needs the user to sign in (`levelcode mcp login NAME`), and
+│   │                              nobody can be asked here (headless), or the stored sign-in lapsed
 │   ├── ProtocolError          a message that is not valid JSON-RPC / MCP
 │   ├── RemoteError            a JSON-RPC error response (code, message from the server)
 │   └── CallTimeout            a request got no answer in time
@@ -91,6 +93,10 @@ class AuthorizationRequired(TransportError):
         super().__init__(message, server=server)
         self.status = status
         self.challenge = challenge  # the WWW-Authenticate header, for a sign-in to read
+
+
+class SignInRequired(AuthorizationRequired):
+    """A remote server needs the user to sign in, and this run cannot ask (headless)."""
 
 
 class ProtocolError(McpError):

@@ -6,11 +6,12 @@ Plain data, shared by the transport factory, the connection and the hub.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from levelcode.mcp.protocol.handshake import DEFAULT_HINTED_PROBE_SECONDS, DEFAULT_PROBE_GRACE_SECONDS
 from levelcode.mcp.protocol.session import ClientFeatures
+from levelcode.mcp.protocol.sign_in import SignIn
 from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES, AuthHook
 
 DEFAULT_STARTUP_TIMEOUT = 30.0
@@ -29,4 +30,7 @@ class ConnectOptions:
     servers_dir: Path | None = None  # where user-tier servers' private directories go (state dir)
     provider_key_values: frozenset[str] = frozenset()  # e.g. the settings' apiKey: never to a repo
     features: ClientFeatures | None = None  # what servers may ask of us, and who answers
-    authorize: AuthHook | None = None  # a remote server's 401/403 goes here (may ask the user)
+    authorize: AuthHook | None = None  # instead of OAuth: a remote server's 401/403 goes here
+    sign_in: SignIn = field(
+        default_factory=SignIn
+    )  # OAuth for remote servers: where sign-ins are kept, who is asked

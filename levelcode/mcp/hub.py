@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from levelcode.core.errors import McpError
+from levelcode.core.errors import McpError, SignInRequired
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.private_files import write_private_text
 from levelcode.mcp.config.specs import ServerSpec
@@ -33,6 +33,7 @@ _NOT_RUNNING = {
     "waiting_approval": "needs approval",
     "denied": "the user declined to start it this session",
     "disabled": "disabled in config",
+    "needs_login": "it needs the user to sign in first",
 }
 
 
@@ -85,6 +86,9 @@ class McpHub:
         fingerprint = launch_fingerprint(spec)
         try:
             connection = await connect(spec, self.options, hint=self.memory.get(fingerprint))
+        except SignInRequired as exc:
+            state.status = ServerStatus("needs_login", str(exc))
+            return
         except McpError as exc:
             state.status = ServerStatus("failed", str(exc))
             return

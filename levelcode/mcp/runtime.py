@@ -26,9 +26,17 @@ from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.cards import launch_card
 from levelcode.mcp.gates.overview import ListView, ServerSummary, launch_text, stale_approvals, summarize
-from levelcode.mcp.gates.status import LaunchHeld, McpNote, McpNotice, ServerFailed, ServerStatus
+from levelcode.mcp.gates.status import (
+    LaunchHeld,
+    LoginNeeded,
+    McpNote,
+    McpNotice,
+    ServerFailed,
+    ServerStatus,
+)
 from levelcode.mcp.gates.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.hub import McpHub
+from levelcode.mcp.protocol.sign_in import SignIn
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.router import McpRouter
 from levelcode.mcp.trust_store import TrustStore
@@ -49,6 +57,7 @@ def make_hub(workspace: Path, settings: Settings | None = None) -> McpHub:
         log_dir=paths.logs_dir(),
         servers_dir=paths.servers_dir(),
         provider_key_values=frozenset(settings_api_key(settings)),
+        sign_in=SignIn(store_dir=paths.state_dir()),  # stored sign-ins; headless: never a browser
     )
     memory = ProtocolMemory(paths.state_dir() / "protocols.json")
     return McpHub(options, memory=memory, results_dir=paths.results_dir())
@@ -124,6 +133,8 @@ class McpRuntime:
         for state in self.hub.states.values():
             if state.status.phase == "failed":
                 self.notify(ServerFailed(state.spec.name, state.status.detail or ""))
+            elif state.status.phase == "needs_login":
+                self.notify(LoginNeeded(state.spec.name, state.status.detail or ""))
         for note in catalog.notes:
             self.notify(McpNote(note))
 

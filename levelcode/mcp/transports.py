@@ -12,13 +12,18 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from levelcode.core import paths
-from levelcode.mcp.config.environment import NOTHING_WITHHELD, Withheld, provider_keys_withheld
-from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
+from levelcode.mcp.config.environment import (
+    NOTHING_WITHHELD,
+    Withheld,
+    expand_references,
+    provider_keys_withheld,
+)
+from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.launch import prepare_private_dir, resolve_launch
 from levelcode.mcp.protocol.handshake import Era, ServerInfo, SessionFactory, negotiate, negotiate_in_turn
 from levelcode.mcp.protocol.session import McpSession
-from levelcode.mcp.protocol.transport import Transport
+from levelcode.mcp.protocol.transport import Authorizer, HookAuthorizer, Transport
 from levelcode.mcp.stdio.transport import StdioTransport
 
 Negotiation = Callable[[SessionFactory, Era | None], Awaitable[tuple[McpSession, ServerInfo]]]
@@ -40,17 +45,42 @@ def transport_plan(spec: ServerSpec, options: ConnectOptions, parent_env: Mappin
     from levelcode.mcp.http.endpoint import remote_endpoint
     from levelcode.mcp.http.streamable import StreamableHttpTransport
 
+    withheld = withheld_from(spec, options, parent_env)
     endpoint = remote_endpoint(
         spec,
         parent_env,
         max_message_bytes=options.max_message_bytes,
         connect_timeout=spec.startup_timeout or options.startup_timeout,
-        withheld=withheld_from(spec, options, parent_env),
+        withheld=withheld,
     )
+    auth = _authorizer(spec, options, parent_env, withheld)  # one per server: shared by its attempts
     return TransportPlan(
-        lambda: StreamableHttpTransport(endpoint, auth=options.authorize),
+        lambda: StreamableHttpTransport(endpoint, auth=auth),
         negotiate_in_turn,  # a remote server costs no process per attempt: one connection, in turn
     )
+
+
+def _authorizer(
+    spec: HttpServerSpec, options: ConnectOptions, parent_env: Mapping[str, str], withheld: Withheld
+) -> Authorizer | None:
+    """OAuth, unless the entry turns it off or sends its own Authorization header (a static token)."""
+    if options.authorize is not None:
+        return HookAuthorizer(options.authorize)
+    if spec.oauth is not None and not spec.oauth.enabled:
+        return None
+    if any(key.lower() == "authorization" for key, _value in spec.headers):
+        return None
+    from levelcode.mcp.http.oauth.authorizer import OAuthAuthorizer
+
+    written = spec.oauth.client_secret if spec.oauth is not None else None
+    secret = (
+        expand_references(
+            written, parent_env, server=spec.name, key="clientSecret", field="oauth", withheld=withheld
+        )
+        if written
+        else None
+    )
+    return OAuthAuthorizer(spec.name, spec.url, spec.oauth, secret, options.sign_in)
 
 
 def _stdio_plan(

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from levelcode.core import paths
 from levelcode.mcp.gates.overview import ListView, ServerSummary
-from levelcode.ui.mcp_words import summary_state
+from levelcode.ui.mcp_words import login_hint, summary_state
 from levelcode.ui.visible import visible
 
 ADD_HINT = "Add one with: levelcode mcp add NAME -- COMMAND [ARGS...]  (or: levelcode mcp import)"
@@ -22,6 +22,8 @@ def next_step(summary: ServerSummary) -> str | None:
         return f"approve with: levelcode mcp trust {summary.name}"
     if phase == "disabled":
         return f"enable with: levelcode mcp enable {summary.name}"
+    if phase == "needs_login":
+        return login_hint(summary.name)
     if phase == "failed" and not summary.remote:
         return f"its stderr: {paths.server_log_path(summary.name)}"
     return None

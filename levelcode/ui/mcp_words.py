@@ -10,10 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from levelcode.mcp.gates.overview import ServerSummary
-from levelcode.mcp.gates.status import LaunchHeld, McpNotice, ServerFailed, ServerStatus
+from levelcode.mcp.gates.status import LaunchHeld, LoginNeeded, McpNotice, ServerFailed, ServerStatus
 from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState, since_approval
 
 NEEDS_APPROVAL = "needs approval"
+NEEDS_LOGIN = "needs login"
+
+
+def login_hint(server: str) -> str:
+    return f"sign in with: levelcode mcp login {server}"
 
 
 def waiting_words(trust: TrustState | None, change: str | None) -> str:
@@ -37,6 +42,8 @@ def state_words(status: ServerStatus, trust: TrustState | None = None, change: s
         if trust == "changed":
             return f"{change or 'command changed'} — you said no this session"
         return "not approved — you said no this session"
+    if phase == "needs_login":
+        return NEEDS_LOGIN
     return {"not_started": "not started", "starting": "starting"}.get(phase, phase)
 
 
@@ -57,6 +64,9 @@ def notice_words(notice: McpNotice) -> str:
         return approval_hint(notice)
     if isinstance(notice, ServerFailed):
         return f"MCP server {notice.server!r} failed: {notice.detail}"
+    if isinstance(notice, LoginNeeded):
+        detail = notice.detail or f"needs you to sign in; run `levelcode mcp login {notice.server}`"
+        return f"MCP server {notice.server!r} was not connected: it {detail}"
     return f"warning: {notice.text}" if notice.warning else notice.text
 
 
@@ -74,6 +84,8 @@ def chip(summaries: Sequence[ServerSummary]) -> str | None:
     waiting = sum(1 for s in held if s.trust != "changed")
     changed = sum(1 for s in held if s.trust == "changed")
     failed = sum(1 for s in summaries if s.status.phase == "failed")
+    login = sum(1 for s in summaries if s.status.phase == "needs_login")
+    parts.extend(_count(login, "server needs login", "servers need login"))
     parts.extend(_count(waiting, "server needs approval", "servers need approval"))
     parts.extend(_count(changed, "server changed since you approved it", "servers changed since approval"))
     parts.extend(_count(failed, "server failed", "servers failed"))

@@ -93,13 +93,14 @@ def test_only_stdio_servers_import_nothing_remote(isolated_home: Path) -> None:
     stdio = {"fault": {"command": sys.executable, "args": [str(FAULT_SERVER)]}}
     imported = _imported_by_mcp_list(isolated_home, stdio)
     assert "levelcode.mcp.connection" in imported  # the server did start: the log is real
-    remote = {"httpx2", "httpcore2", "mcp", "mcp_types", "anyio"}
+    remote = {"httpx2", "httpcore2", "mcp", "mcp_types", "anyio", "keyring"}
     remote |= {"levelcode.mcp.http.streamable", "levelcode.mcp.http.wire", "levelcode.mcp.http.legacy_sse"}
+    remote |= {"levelcode.mcp.http.oauth.authorizer", "levelcode.mcp.http.oauth.store"}
     assert not imported & remote
 
 
 def test_a_remote_server_imports_our_http_stack_but_never_the_sdk(isolated_home: Path) -> None:
     remote = {"remote": {"url": "http://127.0.0.1:9/mcp"}}
     imported = _imported_by_mcp_list(isolated_home, remote)
-    assert {"httpx2", "levelcode.mcp.http.streamable"} <= imported
-    assert not imported & {"mcp", "mcp_types"}
+    assert {"httpx2", "levelcode.mcp.http.streamable", "levelcode.mcp.http.oauth.authorizer"} <= imported
+    assert not imported & {"mcp", "mcp_types", "keyring"}  # no sign-in stored: the keyring is not started

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from tests.support.cli import LEVELCODE, cli_env, write_settings
-from tests.support.http_servers import everything, running, sdk_server
+from tests.support.http_servers import everything, fastmcp_server, running, sdk_server
 
 SECRET = "k-THE-SECRET-HEADER-VALUE"
 
@@ -55,6 +55,16 @@ def test_call_a_legacy_sse_server(isolated_home: Path) -> None:
         write_settings(isolated_home, {"mcpServers": {"old": {"type": "sse", "url": server.url}}})
         done = _cli(isolated_home, "mcp", "call", "old", "get-sum", '{"a": 2, "b": 3}')
     assert (done.returncode, done.stdout) == (0, "The sum of 2 and 3 is 5.\n"), done.stderr
+
+
+def test_list_and_call_a_fastmcp_server(isolated_home: Path) -> None:
+    with running(fastmcp_server()) as server:
+        write_settings(isolated_home, {"mcpServers": {"fast": {"url": server.url}}})
+        listed = _cli(isolated_home, "mcp", "list")
+        done = _cli(isolated_home, "mcp", "call", "fast", "add", '{"a": 2, "b": 3}')
+    assert "fast · running" in listed.stdout, listed.stderr
+    assert "    fast__add  [ask · unannotated]" in listed.stdout
+    assert (done.returncode, done.stdout) == (0, "2 + 3 = 5\n"), done.stderr
 
 
 def test_an_unreachable_server_is_a_listed_failure_not_a_traceback(

@@ -3,7 +3,8 @@ conformance/client.py, which drives LevelCode's own connection code.
 
 Load-bearing direction: every scenario tagged 2025-11-25 or 2026-07-28 passes unless
 conformance/baseline.json lists it with a reason — a new failure fails this test, and so does a
-listed scenario that passes (the baseline must shrink as work lands). Only OAuth may be listed now.
+listed scenario that passes (the baseline must shrink as work lands). Every one passes now, the
+OAuth ones included, and those tagged with both revisions pass at 2025-11-25 as well.
 """
 
 from __future__ import annotations
@@ -22,11 +23,8 @@ pytestmark = pytest.mark.skipif(
 SCENARIOS_IN_THE_PINNED_RELEASE = 36
 
 
-def test_the_baseline_excuses_only_what_is_not_built_yet() -> None:
-    baseline = run.load_baseline()
-    assert baseline, "an empty baseline means OAuth landed: delete this test's allowance"
-    assert {label for label in baseline if not label.startswith("auth/")} == set()
-    assert set(baseline.values()) == {"OAuth not built yet"}
+def test_the_baseline_excuses_nothing() -> None:
+    assert run.load_baseline() == {}
 
 
 @pytest.mark.timeout(900)
@@ -39,4 +37,10 @@ def test_client_scenarios_pass_or_are_in_the_baseline() -> None:
         f"--- {o.run.label}\n{o.detail}" for o in outcomes if not o.passed and o.run.label not in baseline
     ]
     assert run.compare(outcomes, baseline) == [], "\n".join(failures)
-    assert {o.run.label for o in outcomes if o.passed} >= {"initialize", "tools_call", "sse-retry"}
+    assert {o.run.label for o in outcomes if o.passed} >= {
+        "initialize",
+        "tools_call",
+        "sse-retry",
+        "auth/metadata-default",
+        "auth/scope-step-up@2025-11-25",
+    }

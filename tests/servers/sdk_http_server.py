@@ -1,8 +1,11 @@
 """A remote MCP server built with the official Python SDK (`MCPServer`, formerly FastMCP), for the
-HTTP transport tests: `python sdk_http_server.py PORT [--sse] [--json] [--stateless]`.
+HTTP transport tests: `python sdk_http_server.py PORT [--sse] [--json] [--stateless] [--oauth ISSUER]`.
 
 Serves on 127.0.0.1 only. Tools: `echo`, `add`, and `whoami` (which reports whether the request
 carried the `X-Api-Key` the test expects, so a test can see headers arrive without printing them).
+With `--oauth ISSUER` it is an OAuth protected resource, as the SDK builds one: protected-resource
+metadata naming ISSUER, 401 with `resource_metadata` without a token, and every token checked by
+RFC 7662 introspection at ISSUER (active, for this resource, with the `mcp` scope).
 """
 
 from __future__ import annotations
@@ -10,11 +13,44 @@ from __future__ import annotations
 import argparse
 import os
 
+import httpx2
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 
 
-def build() -> MCPServer:
-    server = MCPServer("sdk-http-test")
+class IntrospectingVerifier:
+    """Asks the authorization server about every token (RFC 7662), as a resource server may."""
+
+    def __init__(self, issuer: str) -> None:
+        self.issuer = issuer
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        async with httpx2.AsyncClient(timeout=10) as client:
+            answer = await client.post(f"{self.issuer}/introspect", data={"token": token})
+        doc = answer.json()
+        if not doc.get("active"):
+            return None
+        return AccessToken(
+            token=token,
+            client_id=str(doc["client_id"]),
+            scopes=str(doc.get("scope", "")).split(),
+            expires_at=doc.get("exp"),
+            resource=doc.get("aud"),
+        )
+
+
+def build(port: int = 0, issuer: str | None = None) -> MCPServer:
+    if issuer is None:
+        server = MCPServer("sdk-http-test")
+    else:
+        auth = AuthSettings(
+            issuer_url=issuer,  # type: ignore[arg-type]
+            resource_server_url=f"http://127.0.0.1:{port}/mcp",  # type: ignore[arg-type]
+            required_scopes=["mcp"],
+            validate_token_resource=True,
+        )
+        server = MCPServer("sdk-http-test", token_verifier=IntrospectingVerifier(issuer), auth=auth)
 
     @server.tool()
     def echo(message: str) -> str:
@@ -43,8 +79,9 @@ def main() -> None:
     parser.add_argument("--sse", action="store_true", help="the legacy HTTP+SSE transport")
     parser.add_argument("--json", action="store_true", help="answer POSTs with JSON, not event streams")
     parser.add_argument("--stateless", action="store_true", help="no sessions")
+    parser.add_argument("--oauth", metavar="ISSUER", help="require tokens from this authorization server")
     args = parser.parse_args()
-    server = build()
+    server = build(args.port, args.oauth)
     if args.sse:
         server.run("sse", host="127.0.0.1", port=args.port)
     else:

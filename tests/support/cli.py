@@ -24,6 +24,9 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
         "HOME": os.environ["HOME"],
         "LEVELCODE_HOME": str(home),
         "LANG": "C.UTF-8",
+        # never the developer's keyring or browser (see tests/conftest.py)
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "BROWSER": "true",
     }
     env.update(extra)
     return env

@@ -1,6 +1,7 @@
 """Real remote MCP servers for tests, as subprocesses listening on 127.0.0.1: server-everything in
-its Streamable HTTP and SSE modes, and the official Python SDK's server (tests/servers/
-sdk_http_server.py). Each can be killed and started again on the same port, as a restart looks."""
+its Streamable HTTP and SSE modes, the official Python SDK's server (tests/servers/
+sdk_http_server.py) and a FastMCP one (tests/servers/fastmcp_http_server.py). Each can be killed
+and started again on the same port, as a restart looks."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.support.processes import wait_until
 from tests.support.servers import ROOT, node_server
 
 SDK_SERVER = ROOT / "tests" / "servers" / "sdk_http_server.py"
+FASTMCP_SERVER = ROOT / "tests" / "servers" / "fastmcp_http_server.py"
 
 
 def free_port() -> int:
@@ -88,3 +90,10 @@ def sdk_server(*flags: str, env: Mapping[str, str] | None = None) -> ServerProce
     port = free_port()
     path = "/sse" if "--sse" in flags else "/mcp"
     return ServerProcess([sys.executable, str(SDK_SERVER), str(port), *flags], port, path, env)
+
+
+def fastmcp_server(*flags: str) -> ServerProcess:
+    """A FastMCP server (tests/servers/fastmcp_http_server.py): flag --sse for HTTP+SSE."""
+    port = free_port()
+    path = "/sse" if "--sse" in flags else "/mcp"
+    return ServerProcess([sys.executable, str(FASTMCP_SERVER), str(port), *flags], port, path)

@@ -17,6 +17,7 @@ from levelcode.core.config_files import is_absent
 from levelcode.core.errors import ConfigProblem
 from levelcode.core.settings import USER_ONLY_KEYS, Settings, ignored_key
 from levelcode.mcp.config.allow_rules import AllowRule, parse_allow_rule
+from levelcode.mcp.config.oauth_entry import OAuthEntry, parse_oauth_entry
 
 Tier = Literal["user", "workspace"]
 
@@ -26,7 +27,7 @@ POLICY_VALUES = ("allow", "ask")
 
 _COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"})
 _STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd"}
-_HTTP_KEYS = _COMMON_KEYS | {"url", "headers"}
+_HTTP_KEYS = _COMMON_KEYS | {"url", "headers", "oauth"}
 _STDIO_TYPES = frozenset({"stdio"})
 _SSE_TYPES = frozenset({"sse"})  # the legacy HTTP+SSE transport of MCP 2024-11-05
 _HTTP_TYPES = frozenset({"http", "streamable-http", "streamableHttp"}) | _SSE_TYPES
@@ -68,6 +69,7 @@ class HttpServerSpec:
     timeout: float | None = None
     disabled: bool = False
     legacy_sse: bool = False  # `"type": "sse"`: the 2024-11-05 HTTP+SSE transport, not Streamable HTTP
+    oauth: OAuthEntry | None = None  # how to sign in, when the defaults do not fit (config/oauth_entry.py)
 
     @property
     def transport(self) -> Literal["http"]:
@@ -318,6 +320,7 @@ def _parse_http(
         timeout=tuning.timeout,
         disabled=tuning.disabled,
         legacy_sse=entry.get("type") in _SSE_TYPES,
+        oauth=parse_oauth_entry(entry.get("oauth"), report.note),
     )
 
 
@@ -377,6 +380,8 @@ def launch_encoding(spec: ServerSpec) -> str:
     """The canonical text the fingerprint hashes: a JSON array, one slot per part of the launch."""
     if isinstance(spec, HttpServerSpec):
         parts: list[object] = ["http", spec.url, sorted([k, v] for k, v in spec.headers)]
+        if spec.oauth is not None:  # only when written, so the fingerprints of entries without it stay
+            parts.append(spec.oauth.encoded())
     else:
         parts = ["stdio", spec.command, list(spec.args), sorted([k, v] for k, v in spec.env), spec.cwd]
     return json.dumps([LAUNCH_ENCODING_SCHEME, *parts], ensure_ascii=False, separators=(",", ":"))

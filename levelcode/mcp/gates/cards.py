@@ -12,8 +12,9 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from levelcode.core.approvals import ApprovalRequest
+from levelcode.mcp.config.remote_urls import is_plaintext_remote
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
-from levelcode.mcp.gates.launch_summary import launch_summary
+from levelcode.mcp.gates.launch_summary import PLAINTEXT_LINE, launch_summary
 from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.gates.policy import McpVerdict
 from levelcode.mcp.gates.trust import MISSING, OLD_APPROVAL, LaunchFacts, LaunchReview, since_approval
@@ -66,7 +67,10 @@ def launch_lines(spec: ServerSpec) -> list[str]:
     """Every part of the launch, as written: the command line, then each piece on its own line."""
     if isinstance(spec, HttpServerSpec):
         lines = [f"url:     {spec.url}"]
+        if is_plaintext_remote(spec.url):
+            lines.append(f"         {PLAINTEXT_LINE}")
         lines.extend(f"header:  {key}: {value}" for key, value in spec.headers)
+        lines.extend(oauth_lines(spec))
         return lines
     lines = [f"runs:    {launch_text(spec)}", f"command: {spec.command}"]
     lines.extend(f"arg {index}:   {arg}" for index, arg in enumerate(spec.args, 1))
@@ -74,6 +78,23 @@ def launch_lines(spec: ServerSpec) -> list[str]:
     if spec.cwd:
         lines.append(f"cwd:     {spec.cwd}")
     return lines
+
+
+def oauth_lines(spec: HttpServerSpec) -> list[str]:
+    """The `oauth` entry as written (its secret as the template it is, never expanded)."""
+    oauth = spec.oauth
+    if oauth is None:
+        return []
+    if not oauth.enabled:
+        return ["oauth:   off (never signs in)"]
+    written = {
+        "client id": oauth.client_id,
+        "client secret": oauth.client_secret,
+        "scopes": " ".join(oauth.scopes) if oauth.scopes is not None else None,
+        "callback port": oauth.callback_port,
+        "client metadata": oauth.client_metadata_url,
+    }
+    return [f"oauth:   {label}: {value}" for label, value in written.items() if value is not None]
 
 
 def call_card(

@@ -1,6 +1,7 @@
 """The decisive lines of a launch card, which the approver keeps on screen whatever else is folded:
 what changed, inline code, env entries that change what gets loaded, each secret the server would
-receive through `${VAR}` (and the provider keys it will not), and an unpinned package runner.
+receive through `${VAR}` (and the provider keys it will not), an unpinned package runner, and a
+remote server reached over plain `http://` from another machine.
 
 Pure: takes the spec, its facts and the names kept back, returns lines; the full text of every
 argument and env entry stays in the card's body.
@@ -12,6 +13,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from levelcode.mcp.config.environment import references
+from levelcode.mcp.config.remote_urls import is_plaintext_remote
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec
 from levelcode.mcp.gates.launch_entries import plan_command
 from levelcode.mcp.gates.launch_plan import launch_argv
@@ -19,6 +21,8 @@ from levelcode.mcp.gates.trust import LaunchReview, since_approval
 
 MAX_CODE_CHARS = 600  # the rest of the code is in the body and in `levelcode mcp get`
 UNPINNED_NOTE = "runs whatever the registry serves when it starts"
+PLAINTEXT_NOTE = "plain http:// to another machine"
+PLAINTEXT_LINE = f"{PLAINTEXT_NOTE}: its headers, tokens and tool calls can be read and changed on the way"
 # Environment variables that change what a program loads or runs, whatever its arguments say.
 LOADER_VARIABLES = frozenset(
     {
@@ -79,6 +83,8 @@ def launch_summary(review: LaunchReview, workspace: Path, withheld: Collection[s
     if review.state == "changed":
         lines.append(since_approval(review.check.change))
     spec = review.spec
+    if isinstance(spec, HttpServerSpec) and is_plaintext_remote(spec.url):
+        lines.append(PLAINTEXT_LINE)
     if not isinstance(spec, HttpServerSpec):
         lines.extend(_inline_code(launch_argv(spec, workspace)))
         lines.extend(

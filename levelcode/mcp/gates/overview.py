@@ -116,7 +116,7 @@ def summarize(
     return tuple(summaries)
 
 
-_SETTLED = frozenset({"running", "failed", "denied", "starting"})
+_SETTLED = frozenset({"running", "failed", "denied", "starting", "needs_login"})
 
 
 def _status(spec: ServerSpec, status: ServerStatus | None, trust: TrustState | None) -> ServerStatus:

@@ -22,6 +22,7 @@ Phase = Literal[
     "stopped",  # ended in this session (`/mcp stop`, a new chat)
     "waiting_approval",  # the launch gate holds it: never approved, or changed since (see trust)
     "denied",  # the user said no to its card this session
+    "needs_login",  # a remote server wants the user to sign in, and nobody could be asked here
 ]
 
 
@@ -62,4 +63,13 @@ class McpNote:
     warning: bool = False
 
 
-McpNotice = LaunchHeld | ServerFailed | McpNote
+@dataclass(frozen=True)
+class LoginNeeded:
+    """A remote server was not connected: it needs `levelcode mcp login NAME` (detail: at which
+    authorization server, and why, in the sign-in's own words)."""
+
+    server: str
+    detail: str
+
+
+McpNotice = LaunchHeld | ServerFailed | LoginNeeded | McpNote

@@ -6,11 +6,19 @@ origin test here decides where configured headers may go.
 
 from __future__ import annotations
 
-import ipaddress
 from urllib.parse import SplitResult, urljoin, urlsplit
 
+from levelcode.mcp.config.remote_urls import is_loopback_host, is_plaintext_remote
+
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+__all__ = [
+    "is_loopback_host",
+    "is_plaintext_remote",
+    "origin_of",
+    "resolve_within_origin",
+    "same_origin",
+    "shown_url",
+]
 
 
 def origin_of(url: str) -> tuple[str, str, int] | None:
@@ -35,22 +43,6 @@ def resolve_within_origin(base: str, reference: str) -> str | None:
     """`reference` resolved against `base`, or None when it leaves base's origin."""
     target = urljoin(base, reference)
     return target if same_origin(base, target) else None
-
-
-def is_loopback_host(host: str) -> bool:
-    name = host.strip("[]").lower()
-    if name in _LOOPBACK_NAMES or name.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
-def is_plaintext_remote(url: str) -> bool:
-    """True for `http://` to anything but this machine: what is sent can be read on the way."""
-    parts = urlsplit(url)
-    return parts.scheme.lower() == "http" and not is_loopback_host(parts.hostname or "")
 
 
 def shown_url(url: str) -> str:

@@ -34,7 +34,7 @@ from levelcode.mcp.http.wire import (
 )
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.jsonrpc import Incoming
-from levelcode.mcp.protocol.transport import AuthChallenge, AuthHook, MessageSink
+from levelcode.mcp.protocol.transport import AuthChallenge, Authorizer, MessageSink
 
 DELETE_SECONDS = 2.0
 _FALLBACK_STATUSES = frozenset({400, 404, 405})
@@ -54,7 +54,7 @@ class _Answered(Exception):
 
 
 class StreamableHttpTransport:
-    def __init__(self, endpoint: RemoteEndpoint, *, auth: AuthHook | None = None) -> None:
+    def __init__(self, endpoint: RemoteEndpoint, *, auth: Authorizer | None = None) -> None:
         self.endpoint = endpoint
         self.auth = auth
         self.status_lines: deque[str] = deque(maxlen=12)
@@ -79,6 +79,8 @@ class StreamableHttpTransport:
         self._sink = sink
         tls = self.endpoint.url.lower().startswith("https:")
         self._client = make_client(self.endpoint.connect_timeout, tls=tls)
+        if self.auth is not None:
+            self.headers.auth.update(await self.auth.initial())
         if self.endpoint.mode == "sse":
             await self._open_legacy()
 
@@ -161,20 +163,21 @@ class StreamableHttpTransport:
             await legacy.post(message, body, self.headers.credentials())
 
     async def _post_with_auth(self, message: Mapping[str, object], body: bytes) -> None:
+        sent = self.headers.auth.get("Authorization")  # what this request carries, before it is sent
         try:
             await self._post_once(message, body, self._receive)
         except AuthorizationRequired as refused:
-            if not await self._authorize(refused):
+            if not await self._authorize(refused, sent):
                 raise
             await self._post_once(message, body, self._receive)
 
-    async def _authorize(self, refused: AuthorizationRequired) -> bool:
+    async def _authorize(self, refused: AuthorizationRequired, sent: str | None) -> bool:
         if self.auth is None:
             return False
         challenge = AuthChallenge(
-            self.server, shown_url(self.endpoint.url), refused.status, refused.challenge
+            self.server, shown_url(self.endpoint.url), refused.status, refused.challenge, sent
         )
-        headers = await self.auth(challenge)
+        headers = await self.auth.challenged(challenge)
         if headers is None:
             return False
         self.headers.auth.update(headers)

@@ -161,8 +161,8 @@ def _reason(exc: BaseException) -> str:
 
 def authorization_refusal(server: str, status: int, challenge: str | None) -> AuthorizationRequired:
     return AuthorizationRequired(
-        f"the server requires authorization (HTTP {status}). LevelCode cannot sign in to remote servers "
-        "yet; if the server takes a token, put it in the entry's headers, e.g. "
+        f"the server requires authorization (HTTP {status}) and offers no OAuth sign-in LevelCode could "
+        "use; if the server takes a token, put it in the entry's headers, e.g. "
         '"Authorization": "Bearer ${TOKEN}"',
         server=server,
         status=status,

@@ -8,7 +8,7 @@ transport it talks to, so timeouts, caps and error strings are the same for all 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from levelcode.core.errors import McpError, TransportError
@@ -68,8 +68,33 @@ class AuthChallenge:
     url: str  # without query or user info
     status: int  # 401 or 403
     www_authenticate: str | None
+    sent: str | None = field(default=None, repr=False)  # the Authorization the refused request carried
 
 
 # Given a refusal, returns headers to retry the request with once (after signing in, which may ask
 # the user), or None to give up. Remote transports call it for a 401/403 on any request.
 AuthHook = Callable[[AuthChallenge], Awaitable[Mapping[str, str] | None]]
+
+
+class Authorizer(Protocol):
+    """A remote server's sign-in, as its transport sees it (OAuth lives in mcp/http/oauth)."""
+
+    async def initial(self) -> Mapping[str, str]:
+        """Headers for the first request (a stored token, refreshed if it lapsed), or none."""
+
+    async def challenged(self, challenge: AuthChallenge) -> Mapping[str, str] | None:
+        """Headers to retry a refused request with once, or None to give up (the refusal stands).
+        May raise AuthorizationRequired with its own reason (headless: which login to run)."""
+
+
+class HookAuthorizer:
+    """An `AuthHook` as an `Authorizer`: nothing stored, every refusal goes to the hook."""
+
+    def __init__(self, hook: AuthHook) -> None:
+        self.hook = hook
+
+    async def initial(self) -> Mapping[str, str]:
+        return {}
+
+    async def challenged(self, challenge: AuthChallenge) -> Mapping[str, str] | None:
+        return await self.hook(challenge)

@@ -1,7 +1,7 @@
 """Real remote servers on 127.0.0.1 through LevelCode's own connection: server-everything in its
-Streamable HTTP and SSE modes, and servers built with the official Python SDK (2026-07-28 by
+Streamable HTTP and SSE modes, servers built with the official Python SDK (2026-07-28 by
 default, even over the legacy SSE transport; sessions when spoken to the 2025-11-25 way; JSON
-answers).
+answers), and FastMCP ones (Streamable HTTP and SSE). Signing in is in test_oauth_real_servers.py.
 Each connects, lists, calls; a server killed mid-session costs one clean `ERROR:` and, once it is
 back, the next call works."""
 
@@ -13,10 +13,11 @@ import pytest
 
 from levelcode.mcp.protocol.handshake import Era
 from tests.mcp.http.support import connect_to
-from tests.support.http_servers import ServerProcess, everything, running, sdk_server
+from tests.support.http_servers import ServerProcess, everything, fastmcp_server, running, sdk_server
 
 EVERYTHING_TOOLS = {"echo", "get-sum", "get-tiny-image"}
 SDK_TOOLS = {"echo", "add", "whoami"}
+FASTMCP_TOOLS = {"echo", "add"}
 
 
 @pytest.mark.parametrize(
@@ -37,6 +38,8 @@ SDK_TOOLS = {"echo", "add", "whoami"}
         pytest.param(
             lambda: sdk_server("--sse"), False, "legacy", "legacy", SDK_TOOLS, id="sdk-sse-fallback"
         ),
+        pytest.param(fastmcp_server, False, None, "modern", FASTMCP_TOOLS, id="fastmcp"),
+        pytest.param(lambda: fastmcp_server("--sse"), True, None, "modern", FASTMCP_TOOLS, id="fastmcp-sse"),
     ],
 )
 async def test_connect_list_call(
@@ -73,6 +76,7 @@ async def test_headers_reach_the_server_expanded(tmp_path: Path) -> None:
         pytest.param(sdk_server, "legacy", id="sdk-session"),
         pytest.param(sdk_server, None, id="sdk-2026-07-28"),
         pytest.param(lambda: everything("streamableHttp"), "legacy", id="everything-session"),
+        pytest.param(fastmcp_server, None, id="fastmcp"),
     ],
 )
 async def test_a_server_restarted_mid_session(tmp_path: Path, make: object, hint: Era | None) -> None:

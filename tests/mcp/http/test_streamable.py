@@ -245,7 +245,15 @@ async def test_without_a_sign_in_a_refusal_says_what_to_do(tmp_path: Path) -> No
             await connect_to(f"{server.origin}/mcp", tmp_path, hint=None)
         assert "requires authorization (HTTP 401)" in str(refused.value)
         assert '"Authorization": "Bearer ${TOKEN}"' in str(refused.value)
-        assert len(server.requests) == 1  # no second attempt without new credentials
+        posts = [r for r in server.requests if r.method == "POST"]
+        assert len(posts) == 1  # no second attempt without new credentials
+        looked = [r.path for r in server.requests if r.method == "GET"]  # OAuth metadata: none there
+        assert looked == [
+            "/.well-known/oauth-protected-resource/mcp",
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-authorization-server",
+            "/.well-known/openid-configuration",
+        ]
     finally:
         await server.stop()
 

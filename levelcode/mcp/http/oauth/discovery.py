@@ -1,0 +1,79 @@
+"""Finding who signs a server's users in: its protected-resource metadata (from the challenge's
+`resource_metadata`, else the well-known URIs), then its authorization server's metadata (RFC 8414
+and OpenID Connect, path-inserted then appended), each document checked before use.
+
+Where a server publishes no protected-resource metadata at all, the 2025-03-26 way is followed: its
+own origin is the authorization server, if metadata is found there. With neither, the server offers
+no OAuth sign-in (`NoSignInOffered`): it wants a token some other way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx2
+
+from levelcode.mcp.http.oauth.metadata import (
+    AuthServer,
+    OAuthProblem,
+    ProtectedResource,
+    auth_server_urls,
+    canonical_resource,
+    fallback_auth_server,
+    parse_auth_server,
+    parse_protected_resource,
+    protected_resource_urls,
+)
+from levelcode.mcp.http.oauth.requests import fetch_document
+
+
+class NoSignInOffered(OAuthProblem):
+    """Neither protected-resource nor authorization-server metadata: not an OAuth server."""
+
+
+@dataclass(frozen=True)
+class Discovered:
+    resource: str  # the RFC 8707 `resource` to ask tokens for
+    server: AuthServer
+    resource_scopes: tuple[str, ...] | None  # the protected resource's scopes_supported
+
+
+async def discover(client: httpx2.AsyncClient, server_url: str, resource_metadata: str | None) -> Discovered:
+    protected = await find_protected_resource(client, server_url, resource_metadata)
+    if protected is None:  # 2025-03-26: the MCP server's origin is its authorization server
+        origin = fallback_auth_server(server_url)
+        found = await find_auth_server(client, origin.issuer, lenient_issuer=True)
+        if found is None:
+            raise NoSignInOffered("the server publishes no OAuth metadata")
+        return Discovered(canonical_resource(server_url), found, None)
+    issuer = protected.authorization_servers[0]
+    found = await find_auth_server(client, issuer)
+    if found is None:
+        raise OAuthProblem(f"the authorization server {issuer} publishes no OAuth or OpenID metadata")
+    return Discovered(protected.resource, found, protected.scopes_supported)
+
+
+async def find_protected_resource(
+    client: httpx2.AsyncClient, server_url: str, resource_metadata: str | None
+) -> ProtectedResource | None:
+    for url in protected_resource_urls(server_url, resource_metadata):
+        doc = await fetch_document(client, url)
+        if doc is not None:
+            return parse_protected_resource(doc, server_url)
+    return None
+
+
+async def find_auth_server(
+    client: httpx2.AsyncClient, issuer: str, *, lenient_issuer: bool = False
+) -> AuthServer | None:
+    """The first metadata document found, in the spec's order; its issuer must be `issuer` exactly
+    (for the 2025-03-26 fallback, where the issuer was only guessed from an origin, `issuer/` too)."""
+    for url in auth_server_urls(issuer):
+        doc = await fetch_document(client, url)
+        if doc is None:
+            continue
+        named = doc.get("issuer")
+        if lenient_issuer and isinstance(named, str) and named.rstrip("/") == issuer.rstrip("/"):
+            return parse_auth_server(doc, named)
+        return parse_auth_server(doc, issuer)
+    return None

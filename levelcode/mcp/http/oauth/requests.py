@@ -1,0 +1,127 @@
+"""The HTTP side of signing in: metadata documents fetched, token and registration requests sent,
+each bounded in time and size, redirects never followed, answers parsed defensively.
+
+I/O at the edge, on httpx2. Never sends the MCP server's configured headers anywhere (an
+authorization server is another party); never puts a request body in a message.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import httpx2
+
+from levelcode.mcp.http.oauth.grant import Client
+from levelcode.mcp.http.oauth.metadata import OAuthProblem
+from levelcode.mcp.http.origin import shown_url
+
+MAX_DOCUMENT_BYTES = 256 * 1024
+REQUEST_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class Tokens:
+    access_token: str = field(repr=False)
+    refresh_token: str | None = field(default=None, repr=False)
+    expires_at: float | None = None  # epoch seconds
+    scope: tuple[str, ...] | None = None  # what was granted, when the server says
+
+    def expired(self, now: float | None = None, *, margin: float = 30.0) -> bool:
+        return self.expires_at is not None and (now or time.time()) >= self.expires_at - margin
+
+
+def oauth_client() -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(timeout=REQUEST_SECONDS, follow_redirects=False)
+
+
+async def fetch_document(client: httpx2.AsyncClient, url: str) -> Mapping[str, object] | None:
+    """A JSON object from `url`; None when it is not there (4xx), so the next place is tried."""
+    response = await _send(client, "GET", url, headers={"Accept": "application/json"})
+    if 400 <= response.status_code < 500:
+        return None
+    if response.status_code != 200:
+        raise OAuthProblem(f"GET {shown_url(url)} answered HTTP {response.status_code}")
+    return _json_object(response, url)
+
+
+async def token_request(
+    client: httpx2.AsyncClient, url: str, form: Mapping[str, str], headers: Mapping[str, str]
+) -> Tokens:
+    response = await _send(client, "POST", url, data=form, headers={**headers, "Accept": "application/json"})
+    doc = _json_object(response, url) if response.content else {}
+    if response.status_code != 200:
+        raise OAuthProblem(_refusal("the token endpoint", response.status_code, doc))
+    return parse_tokens(doc)
+
+
+async def register_client(client: httpx2.AsyncClient, url: str, metadata: Mapping[str, object]) -> Client:
+    """RFC 7591 dynamic registration."""
+    response = await _send(client, "POST", url, json=dict(metadata), headers={"Accept": "application/json"})
+    doc = _json_object(response, url) if response.content else {}
+    if response.status_code not in (200, 201):
+        raise OAuthProblem(_refusal("dynamic client registration", response.status_code, doc))
+    client_id = doc.get("client_id")
+    if not isinstance(client_id, str) or not client_id:
+        raise OAuthProblem("dynamic client registration answered without a client_id")
+    secret, method = doc.get("client_secret"), doc.get("token_endpoint_auth_method")
+    return Client(
+        client_id,
+        secret if isinstance(secret, str) and secret else None,
+        method if isinstance(method, str) else None,
+        _first(doc.get("redirect_uris")),
+    )
+
+
+def parse_tokens(doc: Mapping[str, object]) -> Tokens:
+    access = doc.get("access_token")
+    kind = doc.get("token_type")
+    if not isinstance(access, str) or not access:
+        raise OAuthProblem("the token endpoint answered without an access token")
+    if not isinstance(kind, str) or kind.lower() != "bearer":
+        raise OAuthProblem(
+            f"the token endpoint issued a {str(kind)[:20]!r} token; LevelCode uses Bearer tokens"
+        )
+    lifetime = doc.get("expires_in")
+    expires = time.time() + float(lifetime) if isinstance(lifetime, int | float) and lifetime > 0 else None
+    refresh = doc.get("refresh_token")
+    scope = doc.get("scope")
+    return Tokens(
+        access,
+        refresh if isinstance(refresh, str) and refresh else None,
+        expires,
+        tuple(scope.split()) if isinstance(scope, str) else None,
+    )
+
+
+async def _send(client: httpx2.AsyncClient, method: str, url: str, **kwargs: object) -> httpx2.Response:
+    try:
+        response = await client.request(method, url, **kwargs)  # type: ignore[arg-type]
+    except httpx2.HTTPError as exc:
+        raise OAuthProblem(f"{method} {shown_url(url)} failed ({type(exc).__name__})") from None
+    if len(response.content) > MAX_DOCUMENT_BYTES:
+        raise OAuthProblem(f"{method} {shown_url(url)} answered more than {MAX_DOCUMENT_BYTES} bytes")
+    return response
+
+
+def _json_object(response: httpx2.Response, url: str) -> Mapping[str, object]:
+    try:
+        doc = json.loads(response.content)
+    except (ValueError, UnicodeDecodeError):
+        doc = None
+    if not isinstance(doc, dict):
+        raise OAuthProblem(f"{shown_url(url)} did not answer with a JSON object")
+    return doc
+
+
+def _refusal(what: str, status: int, doc: Mapping[str, object]) -> str:
+    error, description = doc.get("error"), doc.get("error_description")
+    said = f": {str(error)[:80]}" if error else ""
+    said += f" ({str(description)[:200]})" if description else ""
+    return f"{what} refused (HTTP {status}){said}"
+
+
+def _first(value: object) -> str | None:
+    return value[0] if isinstance(value, list) and value and isinstance(value[0], str) else None

@@ -1,0 +1,166 @@
+"""`levelcode mcp login`/`logout` and what a remote server that needs a sign-in looks like from the
+CLI, against the official SDK's server as an OAuth protected resource and a strict authorization
+server, both on 127.0.0.1. Before a sign-in, `mcp list` says "needs login" and `mcp call` names the
+exact login command; `mcp login --no-browser` names the authorization server, prints the address,
+and finishes once a browser elsewhere signs in (or its end address is pasted back); afterwards
+list and call work; `mcp logout` forgets it. No token appears in any output or file but the 0600
+sign-in file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from levelcode.mcp.http.oauth.store import STORE_FILE
+from tests.fakes.oauth_server import AuthorizationServer, authorization_server
+from tests.fakes.scripted_server import Reply
+from tests.providers.support import OPENAI
+from tests.support.browser import follow_sign_in
+from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, write_settings
+from tests.support.http_servers import ServerProcess, free_port, running, sdk_server
+
+
+@pytest.fixture
+def secured(isolated_home: Path) -> Iterator[tuple[AuthorizationServer, ServerProcess]]:
+    port = free_port()
+    with authorization_server(resource=f"http://127.0.0.1:{port}/mcp") as auth:
+        server = sdk_server("--oauth", auth.issuer)
+        server.port, server.argv[2] = port, str(port)
+        with running(server):
+            write_settings(isolated_home, {"mcpServers": {"secured": {"url": server.url}}})
+            yield auth, server
+
+
+def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LEVELCODE), *args], capture_output=True, text=True, env=cli_env(home), timeout=60, check=False
+    )
+
+
+def _login(home: Path, *, paste: bool) -> tuple[int, str]:
+    """`mcp login secured --no-browser`; the test is the browser on another machine."""
+    process = subprocess.Popen(
+        [str(LEVELCODE), "mcp", "login", "secured", "--no-browser"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=cli_env(home),
+    )
+    assert process.stdout is not None
+    assert process.stdin is not None
+    seen: list[str] = []
+    for line in process.stdout:
+        seen.append(line)
+        if line.startswith("  http://") and "/authorize?" in line:
+            url = line.strip()
+            if paste:  # the browser elsewhere ends on a page that does not load: paste its address
+                with httpx2.Client(follow_redirects=False) as browser:
+                    process.stdin.write(browser.get(url).headers["location"] + "\n")
+                    process.stdin.flush()
+            else:
+                assert follow_sign_in(url) == 200
+            break
+    rest, _ = process.communicate(timeout=60)
+    return process.returncode, "".join(seen) + rest
+
+
+def _tokens(auth: AuthorizationServer) -> list[str]:
+    return [*auth.state.access, *auth.state.refresh]
+
+
+def test_needs_login_then_login_list_call_logout(
+    secured: tuple[AuthorizationServer, ServerProcess], isolated_home: Path
+) -> None:
+    auth, _server = secured
+    before = _cli(isolated_home, "mcp", "list")
+    before_json = _cli(isolated_home, "mcp", "list", "--json")
+    call_before = _cli(isolated_home, "mcp", "call", "secured", "echo", '{"message": "hi"}')
+    assert "secured · needs login" in before.stdout, before.stdout + before.stderr
+    assert "sign in with: levelcode mcp login secured" in before.stdout
+    listed = {s["name"]: s for s in json.loads(before_json.stdout)["servers"]}
+    assert (listed["secured"]["phase"], listed["secured"]["state"]) == ("needs_login", "needs login")
+    assert call_before.returncode == 1
+    assert "levelcode mcp login secured" in call_before.stderr
+
+    code, said = _login(isolated_home, paste=False)
+    assert code == 0, said
+    assert f"at the authorization server {auth.issuer}" in said
+    assert said.index(auth.issuer) < said.index("/authorize?")  # named before the address
+    assert f"Signed in to 'secured' at {auth.issuer}" in said
+    assert auth.state.refusals == []
+
+    after = _cli(isolated_home, "mcp", "list", "--json")
+    call = _cli(isolated_home, "mcp", "call", "secured", "echo", '{"message": "signed in"}')
+    assert {s["name"]: s for s in json.loads(after.stdout)["servers"]}["secured"]["state"] == "running"
+    assert (call.returncode, call.stdout) == (0, "Echo: signed in\n"), call.stderr
+
+    tokens = _tokens(auth)
+    for done in (before, before_json, call_before, after, call):
+        assert not any(t in done.stdout + done.stderr for t in tokens)
+    assert not any(t in said for t in tokens)
+    holders = {
+        p.name
+        for p in isolated_home.rglob("*")
+        if p.is_file() and any(t in p.read_text(errors="replace") for t in tokens)
+    }
+    assert holders <= {STORE_FILE}
+
+    out = _cli(isolated_home, "mcp", "logout", "secured")
+    assert "Signed out of 'secured'" in out.stdout
+    again = _cli(isolated_home, "mcp", "list")
+    assert "secured · needs login" in again.stdout
+
+
+def test_a_headless_run_that_meets_a_401_says_which_login_to_run(
+    secured: tuple[AuthorizationServer, ServerProcess], isolated_home: Path, tmp_path: Path
+) -> None:
+    auth, _server = secured
+    with OPENAI.fake([Reply(text="done")]) as provider:
+        ran = subprocess.run(
+            [
+                str(LEVELCODE),
+                "run",
+                "-C",
+                str(tmp_path),
+                *provider_flags("openai", provider.base_url, OPENAI.model),
+                "--json",
+                "hi",
+            ],
+            capture_output=True,
+            text=True,
+            env=provider_env(isolated_home, "openai"),
+            timeout=120,
+            check=False,
+        )
+    assert ran.returncode == 0, ran.stderr
+    notices = [json.loads(line) for line in ran.stdout.splitlines() if "secured" in line]
+    assert any("Run `levelcode mcp login secured` in a terminal" in json.dumps(n) for n in notices), (
+        ran.stdout
+    )
+    assert any(auth.issuer in json.dumps(n) for n in notices)
+    assert "GET /authorize" not in auth.state.seen
+
+
+def test_login_by_pasting_the_address_the_sign_in_ended_on(
+    secured: tuple[AuthorizationServer, ServerProcess], isolated_home: Path
+) -> None:
+    code, said = _login(isolated_home, paste=True)
+    assert code == 0, said
+    assert "Signed in to 'secured'" in said
+
+
+def test_login_never_contacts_an_unapproved_repository_server(isolated_home: Path, tmp_path: Path) -> None:
+    with authorization_server() as watcher:  # stands where the repository's server would be
+        (tmp_path / ".mcp.json").write_text(
+            json.dumps({"mcpServers": {"repo": {"url": f"{watcher.issuer}/mcp"}}})
+        )
+        done = _cli(isolated_home, "-C", str(tmp_path), "mcp", "login", "repo")
+        assert done.returncode == 2
+        assert "levelcode mcp trust repo" in done.stderr
+        assert watcher.state.seen == []
