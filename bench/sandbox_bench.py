@@ -6,13 +6,16 @@ Runs `true`, `git status` (in a small repository) and `python3 -c pass` through 
 path as run_command (ShellProcess, `bash -c`), confined (policy surveyed for each command, as
 run_command does, then bwrap) and unconfined, interleaved in one run in a shuffled order per
 round. Prints medians, the ratio confined/unconfined and the added milliseconds, plus the
-survey's own median. Machines here are shared and noisy: compare ratios, run it twice.
+survey's own median. Then the same for an MCP server's start (spawn, handshake and the first
+tools/list of tests/servers/fault_server.py, through LevelCode's connect), with and without a
+`"sandbox"` entry. Machines here are shared and noisy: compare ratios, run it twice.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import random
 import statistics
@@ -25,6 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from levelcode.mcp.config.sandbox_entry import SandboxRequest  # noqa: E402
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec  # noqa: E402
+from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.connection import connect  # noqa: E402
 from levelcode.sandbox.confinement import Confinement, Wrap, current_confinement  # noqa: E402
 from levelcode.tools.process_group import ShellProcess  # noqa: E402
 
@@ -77,6 +84,31 @@ async def measure(
     return runs
 
 
+SERVER = StdioServerSpec(
+    "bench", sys.executable, Provenance("user", "bench"), args=(str(ROOT / "tests/servers/fault_server.py"),)
+)
+
+
+async def server_start(options: ConnectOptions, confined: bool) -> float:
+    spec = dataclasses.replace(SERVER, sandbox=SandboxRequest() if confined else None)
+    started = time.perf_counter()
+    connection = await connect(spec, options, hint="legacy")
+    elapsed = (time.perf_counter() - started) * 1000
+    await connection.close()
+    return elapsed
+
+
+async def measure_servers(rounds: int, workspace: Path) -> dict[bool, list[float]]:
+    options = ConnectOptions(workspace=workspace, servers_dir=workspace.parent / "servers")
+    runs: dict[bool, list[float]] = {False: [], True: []}
+    for confined in (False, True):  # warm up, untimed
+        await server_start(options, confined)
+    for _ in range(rounds):
+        for confined in random.sample([False, True], 2):
+            runs[confined].append(await server_start(options, confined))
+    return runs
+
+
 def survey_median(confinement: Confinement, workspace: Path, rounds: int) -> float:
     times = []
     for _ in range(rounds):
@@ -89,6 +121,7 @@ def survey_median(confinement: Confinement, workspace: Path, rounds: int) -> flo
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--server-rounds", type=int, default=15)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sandbox-bench-") as scratch:
         os.environ["LEVELCODE_HOME"] = str(Path(scratch) / "levelcode-home")  # its cache folder goes here
@@ -99,12 +132,16 @@ def main() -> int:
         workspace = small_repository(Path(scratch))
         runs = asyncio.run(measure(args.rounds, workspace, confinement))
         survey = survey_median(confinement, workspace, args.rounds)
+        servers = asyncio.run(measure_servers(args.server_rounds, workspace))
     print(f"per-command cost, median of {args.rounds} interleaved runs (ms), spawn path of run_command")
     print(f"{'command':<16}{'unconfined':>12}{'confined':>12}{'ratio':>8}{'added':>9}")
     for name in COMMANDS:
         plain, boxed = statistics.median(runs[name, False]), statistics.median(runs[name, True])
         print(f"{name:<16}{plain:>12.1f}{boxed:>12.1f}{boxed / plain:>7.2f}x{boxed - plain:>+8.1f}")
     print(f"policy survey alone (per command): {survey:.2f} ms median")
+    plain, boxed = statistics.median(servers[False]), statistics.median(servers[True])
+    print(f"MCP server start to its tool list, median of {args.server_rounds} interleaved runs (ms)")
+    print(f"{'fault server':<16}{plain:>12.1f}{boxed:>12.1f}{boxed / plain:>7.2f}x{boxed - plain:>+8.1f}")
     return 0
 
 

@@ -1,5 +1,6 @@
 """`levelcode mcp get`'s live part: the server's state, its tools as the model sees them (allow/ask,
-unannotated/read-only/destructive) and where a cap on its text bit, as `mcp list` shows them.
+unannotated/read-only/destructive) and where a cap on its text bit, as `mcp list` shows them; and
+whether it runs in the sandbox.
 
 Starts only a server the launch gate lets start without asking — your own, or a repository's that
 is approved for this workspace, and not disabled — through the same runtime as the agent; a server
@@ -15,15 +16,26 @@ from typing import Any
 
 from levelcode.cli.aio import run_command
 from levelcode.core.approvals import HeadlessApprover
-from levelcode.mcp.config.specs import McpConfig, ServerSpec
+from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
 from levelcode.mcp.gates.overview import ServerSummary
+from levelcode.mcp.gates.server_box import server_box
 from levelcode.mcp.gates.status import ServerStatus
-from levelcode.mcp.gates.trust import needs_launch_approval
+from levelcode.mcp.gates.trust import TrustState, needs_launch_approval
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.mcp.trust_store import TrustStore
 from levelcode.tools.names import BUILTIN_TOOL_NAMES
-from levelcode.ui.mcp_views import caps_json, tools_line
+from levelcode.ui.mcp_views import caps_json, confinement_json, tools_line
 from levelcode.ui.mcp_words import state_words, summary_state
+
+
+def sandbox_info(
+    spec: ServerSpec, store: TrustStore, workspace: Path, trust: TrustState | None
+) -> dict[str, object] | None:
+    """Whether it runs confined, and how, as `mcp list` says it; None for a remote server."""
+    if not isinstance(spec, StdioServerSpec):
+        return None
+    choice = store.sandbox_choice(workspace, spec) if trust == "approved" else None
+    return confinement_json(server_box(spec, choice), spec.provenance.tier, trust)
 
 
 def may_start_without_asking(spec: ServerSpec, store: TrustStore, workspace: Path) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from levelcode.cli.mcp_live import sandbox_info
 from levelcode.cli.mcp_parser import add_server_options
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core import paths
@@ -244,6 +245,7 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
         "trustText": trust_words(trust, change) if trust else None,
         "change": change,
         "approvedLaunch": approved,
+        "sandbox": sandbox_info(spec, store, workspace, trust),
         "entry": entry_as_written(doc, spec.name, spec.provenance.tier),
         "problems": [str(p) for p in problems_for(config.problems, spec.name)],
     }
@@ -263,6 +265,8 @@ def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
         if info["approvedLaunch"] is not None:
             lines.append(f"  approved was: {info['approvedLaunch']}")
         lines.append(f"  next:    {_trust_step(name, info['trust'])}")
+    if info["sandbox"] is not None:
+        lines.append(f"  sandbox: {info['sandbox']['text']}")
     if "state" in info:
         from levelcode.cli.mcp_live import live_lines
 

@@ -19,8 +19,9 @@ from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig
 from levelcode.mcp.gates.cards import launch_card
 from levelcode.mcp.gates.overview import launch_text
+from levelcode.mcp.gates.server_box import asks_for_sandbox, sandbox_choice_of
 from levelcode.mcp.gates.trust import needs_launch_approval, since_approval
-from levelcode.mcp.runtime import kept_from, settings_api_key
+from levelcode.mcp.runtime import kept_from, sandbox_missing, settings_api_key
 from levelcode.mcp.trust_store import TrustStore
 
 STILL_RUNNING = (
@@ -43,11 +44,19 @@ def mcp_trust(args: argparse.Namespace) -> int:
     store = TrustStore()
     review = store.review(workspace, spec)
     if review.state == "approved":
-        say(f"{spec.name!r} is already approved for {workspace}: {launch_text(spec)}")
+        how = "in the sandbox" if store.sandbox_choice(workspace, spec) else "unconfined"
+        say(
+            f"{spec.name!r} is already approved for {workspace}, {how}: {launch_text(spec)}",
+            f"To answer again: levelcode mcp revoke {spec.name}, then levelcode mcp trust {spec.name}",
+        )
         return 0
-    card = launch_card(
-        review, workspace, kept_from(spec, settings_api_key(config.settings or load_settings(workspace)))
-    )
+    missing = sandbox_missing(spec)
+    if missing is not None and asks_for_sandbox(spec):
+        return fail(
+            f"{spec.name!r} asks to run in the sandbox, but no sandbox can be set up here: {missing}", 1
+        )
+    withheld = kept_from(spec, settings_api_key(config.settings or load_settings(workspace)))
+    card = launch_card(review, workspace, withheld, sandbox_missing=missing)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         say(card.title, *(f"! {line}" for line in card.summary), *card.body)
         return fail(f"nothing approved: run `levelcode mcp trust {spec.name}` in a terminal to answer", 1)
@@ -58,9 +67,11 @@ def mcp_trust(args: argparse.Namespace) -> int:
         if choice == "deny":
             say(f"Not approved: LevelCode will not start {spec.name!r} in {workspace}.")
             return 1
-        store.approve(workspace, spec, launch_text(spec), review.facts)
+        sandbox = sandbox_choice_of(choice)
+        store.approve(workspace, spec, launch_text(spec), review.facts, sandbox=sandbox)
+        how = "in the sandbox" if sandbox is not None else "unconfined"
         say(
-            f"Approved: LevelCode will start {spec.name!r} in {workspace}.",
+            f"Approved: LevelCode will start {spec.name!r} in {workspace}, {how}.",
             "If its command, arguments or env, or the files it runs, change, it will ask again.",
         )
         return 0

@@ -12,7 +12,18 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 ApprovalKind = Literal["command", "edit", "mcp_call", "mcp_launch"]
-Choice = Literal["once", "always", "deny"]
+# "sandboxed" / "sandboxed_workspace": approve an MCP server's launch inside the sandbox (its own
+# folder only / the workspace as well); offered only where a request lists them in `answers`.
+Choice = Literal["once", "always", "deny", "sandboxed", "sandboxed_workspace"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer a request offers besides "deny": the key that gives it, and what it does."""
+
+    key: str
+    choice: Choice
+    label: str
 
 
 @dataclass(frozen=True)
@@ -28,6 +39,9 @@ class ApprovalRequest:
     # again beside the answer, and never folded away, however long the body is.
     summary: tuple[str, ...] = ()
     full_view: str | None = None  # where to see all of a body folded to fit the screen
+    # When given, exactly these answers are offered (in this order, then "deny"), instead of
+    # "once" (and "always" when allowed).
+    answers: tuple[Answer, ...] = ()
 
 
 class Approver(Protocol):
@@ -56,6 +70,8 @@ async def decide_or_deny(approver: Approver, request: ApprovalRequest) -> Choice
         raise
     except Exception:
         return "deny"
+    if request.answers:
+        return choice if choice in {answer.choice for answer in request.answers} else "deny"
     if choice == "always" and not request.allow_always:
         return "once"
     return choice if choice in ("once", "always") else "deny"

@@ -1,18 +1,25 @@
 """How LevelCode connects to its servers: limits, timeouts, where logs and private folders go, what
-a repository's server must never receive, and who answers a server's requests and sign-ins.
+a repository's server must never receive, which servers run in the sandbox, and who answers a
+server's requests and sign-ins.
 
 Plain data, shared by the transport factory, the connection and the hub.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from levelcode.mcp.protocol.handshake import DEFAULT_HINTED_PROBE_SECONDS, DEFAULT_PROBE_GRACE_SECONDS
 from levelcode.mcp.protocol.session import ClientFeatures
 from levelcode.mcp.protocol.sign_in import SignIn
 from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES, AuthHook
+
+if TYPE_CHECKING:
+    from levelcode.mcp.gates.server_box import SandboxChoice
+    from levelcode.sandbox.confinement import Confinement
 
 DEFAULT_STARTUP_TIMEOUT = 30.0
 DEFAULT_CALL_TIMEOUT = 120.0
@@ -34,3 +41,7 @@ class ConnectOptions:
     sign_in: SignIn = field(
         default_factory=SignIn
     )  # OAuth for remote servers: where sign-ins are kept, who is asked
+    # How the user approved each repository server: in the sandbox ("own", "workspace"); absent:
+    # unconfined (gates/server_box.py decides, with the server's own entry).
+    sandbox_choices: Mapping[str, SandboxChoice] = field(default_factory=dict[str, "SandboxChoice"])
+    sandbox: Confinement | None = None  # this machine's sandbox; None: probed when a server needs it

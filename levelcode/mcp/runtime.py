@@ -12,6 +12,7 @@ that approves it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
@@ -26,6 +27,7 @@ from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.cards import launch_card
 from levelcode.mcp.gates.overview import ListView, ServerSummary, launch_text, stale_approvals, summarize
+from levelcode.mcp.gates.server_box import SandboxChoice, asks_for_sandbox, sandbox_choice_of
 from levelcode.mcp.gates.status import (
     LaunchHeld,
     LoginNeeded,
@@ -40,6 +42,7 @@ from levelcode.mcp.protocol.sign_in import SignIn
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.router import McpRouter
 from levelcode.mcp.trust_store import TrustStore
+from levelcode.sandbox.confinement import Confinement, current_confinement
 
 Notify = Callable[[McpNotice], None]  # the session words them (ui/mcp_words.py)
 
@@ -77,6 +80,14 @@ def kept_from(spec: ServerSpec, extra_values: Collection[str]) -> list[str]:
     return withheld_references((value for _key, value in spec.env), os.environ, withheld)
 
 
+def sandbox_missing(spec: ServerSpec, confinement: Confinement | None = None) -> str | None:
+    """Why a launch card cannot offer the sandbox here; None when it can (or the server is remote)."""
+    if not isinstance(spec, StdioServerSpec):
+        return None
+    confinement = confinement or current_confinement(network=False)
+    return None if confinement.available else confinement.reason
+
+
 class McpRuntime:
     def __init__(
         self,
@@ -107,6 +118,7 @@ class McpRuntime:
             store=self.store,
         )
         self.denied: set[str] = set()
+        self.sandbox_choices: dict[str, SandboxChoice] = {}  # this session's repository servers
         # wraps the concurrent start of the permitted servers (the REPL shows a spinner there)
         self.starting: Callable[[Sequence[str]], AbstractContextManager[object]] = _no_progress
 
@@ -127,6 +139,7 @@ class McpRuntime:
             if await self._may_start(spec):
                 permitted.append(spec)
         permitted = self._still_as_approved(permitted)
+        self.hub.options = dataclasses.replace(self.hub.options, sandbox_choices=dict(self.sandbox_choices))
         with self.starting([spec.name for spec in permitted if not spec.disabled]):
             await self.hub.start(permitted)
         catalog = self.router.rebuild()
@@ -143,6 +156,7 @@ class McpRuntime:
             return True
         review = self.store.review(self.workspace, spec)
         if review.state == "approved":
+            self._remember_sandbox(spec.name, self.store.sandbox_choice(self.workspace, spec))
             return True
         if spec.name in self.denied:
             self.hub.hold(spec, ServerStatus("denied"))
@@ -150,14 +164,28 @@ class McpRuntime:
         if not self.approver.interactive:
             self._refuse(review)
             return False
+        missing = sandbox_missing(spec, self.hub.options.sandbox)
+        if missing is not None and asks_for_sandbox(spec):  # fail closed: never unconfined instead
+            detail = f"its entry asks for the sandbox, but no sandbox can be set up here: {missing}"
+            self.hub.hold(spec, ServerStatus("failed", detail + "; not started"))
+            return False
         withheld = kept_from(spec, self.hub.options.provider_key_values)
-        choice = await decide_or_deny(self.approver, launch_card(review, self.workspace, withheld))
+        card = launch_card(review, self.workspace, withheld, sandbox_missing=missing)
+        choice = await decide_or_deny(self.approver, card)
         if choice == "deny":
             self.denied.add(spec.name)
             self.hub.hold(spec, ServerStatus("denied"))
             return False
-        self.store.approve(self.workspace, spec, launch_text(spec), review.facts)
+        sandbox = sandbox_choice_of(choice)
+        self.store.approve(self.workspace, spec, launch_text(spec), review.facts, sandbox=sandbox)
+        self._remember_sandbox(spec.name, sandbox)
         return True
+
+    def _remember_sandbox(self, name: str, choice: SandboxChoice | None) -> None:
+        if choice is None:
+            self.sandbox_choices.pop(name, None)
+        else:
+            self.sandbox_choices[name] = choice
 
     def _still_as_approved(self, permitted: list[ServerSpec]) -> list[ServerSpec]:
         """Hash the repository servers' files again right before the spawn: what changed since the
@@ -191,8 +219,20 @@ class McpRuntime:
         reviews = self.reviews()
         trust = {name: review.state for name, review in reviews.items()}
         changes = {name: r.check.change for name, r in reviews.items() if r.check.change}
+        choices = {
+            name: choice
+            for name, review in reviews.items()
+            if review.state == "approved"
+            and (choice := self.store.sandbox_choice(self.workspace, review.spec)) is not None
+        }
         return summarize(
-            self.config, statuses, trust, self.router.current(), repository_rules=rules, changes=changes
+            self.config,
+            statuses,
+            trust,
+            self.router.current(),
+            repository_rules=rules,
+            changes=changes,
+            sandbox_choices=choices,
         )
 
     def list_view(self) -> ListView:

@@ -20,6 +20,7 @@ from levelcode.mcp.config.environment import (
 )
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.mcp.gates.server_box import server_box
 from levelcode.mcp.launch import prepare_private_dir, resolve_launch
 from levelcode.mcp.protocol.handshake import Era, ServerInfo, SessionFactory, negotiate, negotiate_in_turn
 from levelcode.mcp.protocol.session import McpSession
@@ -96,6 +97,18 @@ def _stdio_plan(
         withheld=withheld_from(spec, options, parent_env),
     )
     prepare_private_dir(spec, launch)
+    box = server_box(spec, options.sandbox_choices.get(spec.name))
+    if box is not None:  # raises ServerStartError, before anything is spawned, when it cannot be
+        from levelcode.mcp.server_sandbox import sandboxed_launch
+
+        launch = sandboxed_launch(
+            spec,
+            launch,
+            box,
+            workspace=options.workspace,
+            servers_dir=options.servers_dir,
+            confinement=options.sandbox,
+        )
 
     async def race(open_session: SessionFactory, hint: Era | None) -> tuple[McpSession, ServerInfo]:
         return await negotiate(

@@ -2,7 +2,8 @@
 
 Maps the workspace's real path + server name → the launch fingerprint that was approved, and
 beside it the fingerprint of the text alone, the resolved program and each workspace file's
-digest, so that a change can be named ("server.py changed"), plus the literal command; and the
+digest, so that a change can be named ("server.py changed"), plus the literal command and whether
+it runs in the sandbox (the user's answer: its own folder, or the workspace too); and the
 tools the user answered "always" for while that launch was approved (gate G2: each with the
 definition it covers). A new approval replaces the entry, so it starts with no tool allowances.
 Written atomically with mode 0600 under a lock, so two LevelCode processes approving at once both
@@ -22,6 +23,7 @@ from levelcode.core import paths
 from levelcode.core.json_store import JsonDoc, UnreadableFile, locked, read_json_object, write_atomically
 from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition, parse_allow_rule
 from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.gates.server_box import SANDBOX_CHOICES, SandboxChoice
 from levelcode.mcp.gates.trust import (
     ApprovedLaunch,
     LaunchFacts,
@@ -71,11 +73,13 @@ class TrustStore:
         if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
             return None
         command, program, files = entry.get("command"), entry.get("program"), entry.get("files")
+        sandbox = entry.get("sandbox")
         return ApprovedLaunch(
             entry["fingerprint"],
             command if isinstance(command, str) else None,
             program if isinstance(program, str) else None,
             {str(k): v for k, v in files.items() if isinstance(v, str)} if isinstance(files, dict) else {},
+            next((choice for choice in SANDBOX_CHOICES if choice == sandbox), None),
         )
 
     def review(
@@ -87,6 +91,12 @@ class TrustStore:
 
     def state(self, workspace: Path, spec: ServerSpec) -> TrustState:
         return self.review(workspace, spec).state
+
+    def sandbox_choice(self, workspace: Path, spec: ServerSpec) -> SandboxChoice | None:
+        """How the user approved the server here: sandboxed ("own", "workspace") or unconfined
+        (None, also when it is not approved)."""
+        recorded = self.recorded(workspace, spec.name)
+        return recorded.sandbox if recorded is not None else None
 
     def approved_servers(self, workspace: Path) -> dict[str, str]:
         """server name → the launch text recorded when it was approved."""
@@ -126,13 +136,20 @@ class TrustStore:
         return recorded[0]
 
     def approve(
-        self, workspace: Path, spec: ServerSpec, launch_text: str, facts: LaunchFacts | None = None
+        self,
+        workspace: Path,
+        spec: ServerSpec,
+        launch_text: str,
+        facts: LaunchFacts | None = None,
+        *,
+        sandbox: SandboxChoice | None = None,
     ) -> None:
-        """Record `spec` with the facts the user was shown (found now, when not given)."""
+        """Record `spec` with the facts the user was shown (found now, when not given), and how it
+        runs: in the sandbox (`sandbox`), or unconfined (None)."""
         if facts is None:
             facts = inspect_launch(spec, workspace, os.environ)
-        approved = approved_launch(spec, facts)
-        entry = {
+        approved = approved_launch(spec, facts, sandbox)
+        entry: dict[str, object] = {
             "fingerprint": approved.fingerprint,
             "command": approved.command,
             "program": approved.program,
@@ -140,6 +157,8 @@ class TrustStore:
             "launch": launch_text,
             "approvedAt": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         }
+        if sandbox is not None:
+            entry["sandbox"] = sandbox
 
         def record(doc: JsonDoc) -> None:
             self._workspace_entries(doc, workspace)[spec.name] = entry

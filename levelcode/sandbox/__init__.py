@@ -1,7 +1,8 @@
 """The OS sandbox for what LevelCode runs on the model's behalf, built with bubblewrap (`bwrap`).
 
 Sits beside the shared core: imports nothing from agent, ui, cli, tools or mcp, so commands and
-(later) MCP servers are confined by the same policy (`policy.py`) and the same argv wrapper.
+the MCP servers that run in the sandbox are confined by the same policy (`policy.py`) and the same
+argv wrapper.
 
 Why bubblewrap rather than Landlock: `.git/config` and `.git/hooks` must stay read-only inside a
 writable workspace while `git add`/`git commit` still write `.git/objects` and `.git/index`.

@@ -17,6 +17,10 @@ class SandboxPolicy:
     """What a confined process may touch. Paths are absolute, resolved, and exist on the host."""
 
     workdir: Path
+    # Folders under /tmp shown read-only, as they are on the host (the private /tmp would hide
+    # them): a server's workspace and working directory, which it must see even where it may not
+    # write them.
+    readable: tuple[Path, ...] = ()
     writable: tuple[Path, ...] = ()  # the workspace and the folders the user added
     # Writable folders that must stay where they are (.git): a mount point cannot be renamed away
     # and replaced by one carrying another config.
@@ -32,11 +36,13 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, bwrap: str = "bwra
     """The command line that runs `argv` confined by `policy`.
 
     Order matters: bwrap mounts in the order given, later over earlier. The whole file system
-    read-only, a fresh /tmp, then the writable folders (some live under /tmp, so they come after
-    it), the read-only islands inside them, the hidden paths over everything, then the cache
-    folder, which sits inside the hidden state dir, and last the hidden folders made read-only.
+    read-only, a fresh /tmp, the folders under /tmp that stay visible, then the writable folders
+    (some live under /tmp, so they come after it), the read-only islands inside them, the hidden
+    paths over everything, then the cache folder, which sits inside the hidden state dir, and
+    last the hidden folders made read-only.
     """
     args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", str(PRIVATE_TMP)]
+    args += _mounts("--ro-bind", policy.readable)  # before the writable ones, which may lie inside
     args += _mounts("--bind", policy.writable)
     args += _mounts("--bind", policy.pinned)
     args += _mounts("--ro-bind", policy.read_only)

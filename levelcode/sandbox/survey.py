@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from levelcode.core.private_files import private_folder
-from levelcode.sandbox.locations import GIT_CONTROL_NAMES, LEVELCODE_DIR, HostPaths
+from levelcode.sandbox.locations import GIT_CONTROL_NAMES, LEVELCODE_DIR, PRIVATE_TMP, HostPaths
 from levelcode.sandbox.policy import SandboxPolicy
 
 MAX_MODULE_DEPTH = 4  # nested submodules: .git/modules/a/modules/b/…
@@ -21,19 +21,40 @@ MAX_MODULE_DEPTH = 4  # nested submodules: .git/modules/a/modules/b/…
 def build_policy(
     workspace: Path, extra_dirs: Iterable[Path], host: HostPaths, *, network: bool
 ) -> SandboxPolicy:
+    """A command's policy: it writes the workspace, the added folders and the workspace's cache."""
     workspace = workspace.resolve()
-    writable = _unique([workspace, *(d.resolve() for d in extra_dirs if d.is_dir())])
+    return confined_policy(
+        workspace, [workspace, *extra_dirs], host.cache_dir(workspace), host, network=network
+    )
+
+
+def confined_policy(
+    workdir: Path,
+    writable_dirs: Iterable[Path],
+    own_dir: Path,
+    host: HostPaths,
+    *,
+    network: bool,
+    readable_dirs: Iterable[Path] = (),
+) -> SandboxPolicy:
+    """A policy that writes `writable_dirs` (those that exist; git control files and `.levelcode/`
+    inside them stay read-only) and `own_dir` (created here, private, writable even where it lies
+    inside LevelCode's hidden state), sees `readable_dirs` as they are even under /tmp, and starts
+    in `workdir`."""
+    writable = _unique(d.resolve() for d in writable_dirs if d.is_dir())
+    readable = _unique(d.resolve() for d in readable_dirs if d.is_dir())
     pinned: list[Path] = []
     read_only: list[Path] = []
     for root in writable:
         root_pinned, root_protected = protected_paths(root)
         pinned += root_pinned
         read_only += root_protected
-    cache = private_folder(host.cache_dir(workspace))
+    cache = private_folder(own_dir)
     hidden_dirs = _outermost(p.resolve() for p in host.secret_dirs() if p.is_dir())
     hidden_files = _unique(p.resolve() for p in host.secret_files() if _is_file_like(p))
     return SandboxPolicy(
-        workdir=workspace,
+        workdir=workdir,
+        readable=tuple(d for d in readable if d.is_relative_to(PRIVATE_TMP)),
         writable=tuple(writable),
         pinned=tuple(_unique(pinned)),
         read_only=tuple(_unique(read_only)),

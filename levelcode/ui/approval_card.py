@@ -61,6 +61,8 @@ def fixed_rows(request: ApprovalRequest, console: Console, *, repeat_summary: bo
     fixed = 2 + rows(console, request.title) + summary + len(options_for(request)) + 2
     if request.warning:
         fixed += rows(console, "⚠ " + request.warning)
+    if request.note:
+        fixed += rows(console, request.note)
     return fixed + (summary if repeat_summary else 0)
 
 
@@ -104,6 +106,8 @@ def _kept(sizes: list[int], budget: int) -> tuple[int, int]:
 
 def options_for(request: ApprovalRequest) -> list[tuple[str, Choice, str]]:
     """(key, choice, label) in the order shown."""
+    if request.answers:
+        return [(a.key, a.choice, a.label) for a in request.answers] + [("n", "deny", "deny")]
     yes = "approve" if request.kind == "mcp_launch" else "allow once"
     options: list[tuple[str, Choice, str]] = [("y", "once", yes)]
     if request.allow_always:

@@ -9,8 +9,11 @@ from rich.padding import Padding
 from rich.text import Text
 
 from levelcode.core import paths
+from levelcode.mcp.config.specs import Tier
 from levelcode.mcp.gates.overview import ListView, ServerSummary
-from levelcode.ui.mcp_words import login_hint, summary_state
+from levelcode.mcp.gates.server_box import ServerBox
+from levelcode.mcp.gates.trust import TrustState
+from levelcode.ui.mcp_words import confinement_words, login_hint, sandbox_words, summary_state
 from levelcode.ui.visible import visible
 
 ADD_HINT = "Add one with: levelcode mcp add NAME -- COMMAND [ARGS...]  (or: levelcode mcp import)"
@@ -70,6 +73,8 @@ def render_list(view: ListView) -> str:
     for summary in view.summaries:
         lines.append(visible(f"{summary.name} · {summary_state(summary)} · {summary.tier} · {summary.file}"))
         lines.append(f"  {visible(summary.launch)}")
+        if (sandbox := sandbox_words(summary)) is not None:
+            lines.append(visible(f"  sandbox: {sandbox}"))
         if (step := next_step(summary)) is not None:
             lines.append(f"  {step}")
         if summary.tools:
@@ -114,6 +119,9 @@ def render_list_rich(view: ListView) -> RenderableType:
     for summary in view.summaries:
         parts.append(_header(summary))
         parts.append(Text("  " + visible(summary.launch), style="cyan", overflow="fold"))
+        if (sandbox := sandbox_words(summary)) is not None:
+            style = "green" if summary.sandbox is not None else "dim"
+            parts.append(Text(visible(f"  sandbox: {sandbox}"), style=style, overflow="fold"))
         if (step := next_step(summary)) is not None:
             parts.append(Text("  " + step, style="yellow"))
         if summary.tools:
@@ -150,6 +158,23 @@ def print_list(console: Console, view: ListView) -> None:
         console.out(render_list(view), highlight=False)
 
 
+def sandbox_json(summary: ServerSummary) -> dict[str, object] | None:
+    """`confined`: true, false, or null while a repository's server awaits the user's choice;
+    null as a whole for a remote server."""
+    if summary.remote:
+        return None
+    return confinement_json(summary.sandbox, summary.tier, summary.trust)
+
+
+def confinement_json(box: ServerBox | None, tier: Tier, trust: TrustState | None) -> dict[str, object]:
+    decided = tier == "user" or trust == "approved"
+    confined: bool | None = box is not None if decided or box is not None else None
+    shape: dict[str, object] = {"confined": confined, "text": confinement_words(box, tier, trust)}
+    if box is not None:
+        shape.update(write=list(box.write), workspace=box.workspace, network=box.network, by=box.by)
+    return shape
+
+
 def summaries_json(view: ListView) -> dict[str, object]:
     servers = [
         {
@@ -168,6 +193,7 @@ def summaries_json(view: ListView) -> dict[str, object]:
             ],
             "dropped": s.dropped,
             "caps": caps_json(s),
+            "sandbox": sandbox_json(s),
         }
         for s in view.summaries
     ]

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from levelcode.mcp.config.specs import Tier
 from levelcode.mcp.gates.overview import ServerSummary
+from levelcode.mcp.gates.server_box import ServerBox
 from levelcode.mcp.gates.status import LaunchHeld, LoginNeeded, McpNotice, ServerFailed, ServerStatus
 from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState, since_approval
 
@@ -49,6 +51,33 @@ def state_words(status: ServerStatus, trust: TrustState | None = None, change: s
 
 def summary_state(summary: ServerSummary) -> str:
     return state_words(summary.status, summary.trust, summary.change)
+
+
+def sandbox_words(summary: ServerSummary) -> str | None:
+    """Whether and how a local server runs confined; None for a remote one (no process here)."""
+    if summary.remote:
+        return None
+    return confinement_words(summary.sandbox, summary.tier, summary.trust)
+
+
+def confinement_words(box: ServerBox | None, tier: Tier, trust: TrustState | None) -> str:
+    decided = tier == "user" or trust == "approved"
+    if not decided:
+        if box is not None:
+            return "sandboxed once approved (its entry asks for it); you choose if it may write the workspace"
+        return "you choose when you approve it: sandboxed (offered first) or unconfined"
+    if box is None:
+        if tier == "user":
+            return 'unconfined (your own server; add "sandbox" to its entry to confine it)'
+        return "unconfined, as you approved it"
+    return box_words(box)
+
+
+def box_words(box: ServerBox) -> str:
+    """`sandboxed (as you approved it): writes its own folder, the workspace · network off`."""
+    writes = ["its own folder", *(["the workspace"] if box.workspace else []), *box.write]
+    by = "its entry asks for it" if box.by == "entry" else "as you approved it"
+    return f"sandboxed ({by}): writes {', '.join(writes)} · network {'on' if box.network else 'off'}"
 
 
 def approval_hint(held: LaunchHeld) -> str:

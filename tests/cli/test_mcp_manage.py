@@ -477,13 +477,14 @@ def test_get_shows_a_user_server(isolated_home: Path, tmp_path: Path) -> None:
     done = mcp(isolated_home, repo, "get", "fs")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[:4] == [
+    assert lines[:5] == [
         f"fs · user · {path} (your settings)",
         "  runs:    npx -y pkg",
         "  state:   disabled (enable with: levelcode mcp enable fs)",
         "  trust:   your own server: starts without asking for approval",
+        '  sandbox: unconfined (your own server; add "sandbox" to its entry to confine it)',
     ]
-    assert json.loads("\n".join(lines[5:])) == entry
+    assert json.loads("\n".join(lines[6:])) == entry
     info = json.loads(mcp(isolated_home, repo, "get", "fs", "--json").stdout)
     assert {k: info[k] for k in ("name", "tier", "file", "launch", "trust", "entry")} == {
         "name": "fs",

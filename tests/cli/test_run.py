@@ -41,6 +41,7 @@ TASK = [
 ]
 
 
+@pytest.mark.sandbox  # autopilot runs the command unasked only where it can be confined
 @pytest.mark.parametrize("api", [ANTHROPIC, OPENAI], ids=lambda a: a.name)
 def test_a_multi_step_task_edits_files_and_runs_a_command(
     api: Api, isolated_home: Path, tmp_path: Path
@@ -57,6 +58,7 @@ def test_a_multi_step_task_edits_files_and_runs_a_command(
     assert {"read_file", "edit_file", "run_command", "write_file", "search_files"} <= set(offered)
 
 
+@pytest.mark.sandbox  # the run_command step runs unasked only in the sandbox
 def test_json_output_is_one_event_per_line(isolated_home: Path, tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("def value():\n    return 1\n\nprint(value())\n")
     with OPENAI.fake(TASK) as server:

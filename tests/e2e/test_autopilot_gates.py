@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from levelcode.sandbox.probe import sandbox_support
 from tests.fakes.fake_openai import tool_messages
 from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import OPENAI
@@ -64,7 +65,10 @@ def test_a_planted_fsmonitor_is_refused_and_git_status_runs_nothing(
     refusal, status = results
     assert refusal.startswith("ERROR: not run: nobody can approve in this session.")
     assert ".git/config and hooks run code" in refusal
-    assert "No commits yet" in status  # git status did run, unasked
+    if sandbox_support().available:
+        assert "No commits yet" in status  # git status did run, unasked, in the sandbox
+    else:  # no sandbox: autopilot asks for every command, so headless refuses it (never unconfined)
+        assert "there is no sandbox here" in status
     assert config.read_text() == original
     assert not marker.exists()
     # positive control: had the write gone through, `git status` would have run the planted hook

@@ -153,6 +153,35 @@ UV_LAUNCHES = {
 }
 
 
+def planted_index_requests(tmp_path: Path, index_file: str, launch: str) -> list[bytes]:
+    """What a planted index receives when the launch runs in the workspace itself, outside
+    LevelCode, with an empty cache (so nothing can be answered from it)."""
+    workspace = tmp_path / "planted"
+    workspace.mkdir()
+    env = {**cli_env(tmp_path), "PATH": search_path(with_venv=False), "UV_CACHE_DIR": str(tmp_path / "c")}
+    with listener() as index:
+        (workspace / index_file).write_text(UV_INDEX_FILES[index_file].format(url=index.url))
+        argv = [*UV_LAUNCHES[launch], "--help"]
+        subprocess.run(argv, cwd=workspace, env=env, capture_output=True, timeout=120, check=False)
+        return list(index.seen)
+
+
+@pytest.mark.parametrize("index_file", sorted(UV_INDEX_FILES))
+def test_positive_control_uv_run_in_the_workspace_asks_the_planted_index(
+    tmp_path: Path, index_file: str
+) -> None:
+    """The attack is real for `uv run`: only the server's private directory keeps it away."""
+    assert planted_index_requests(tmp_path, index_file, "uv run --with")
+
+
+@pytest.mark.parametrize("index_file", sorted(UV_INDEX_FILES))
+def test_uvx_reads_no_project_index_even_in_the_workspace(tmp_path: Path, index_file: str) -> None:
+    """uv's own rule: `uvx` reads only the user's configuration, never the project's. So the uvx
+    cases below cannot fail through LevelCode; they show that the server still starts. Should a
+    uv release change this, this test fails and those cases become load-bearing."""
+    assert planted_index_requests(tmp_path, index_file, "uvx") == []
+
+
 @pytest.mark.parametrize("index_file", sorted(UV_INDEX_FILES))
 @pytest.mark.parametrize("launch", sorted(UV_LAUNCHES))
 def test_a_repository_uv_index_gets_no_request_from_the_users_uv_server(

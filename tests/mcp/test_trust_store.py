@@ -503,3 +503,17 @@ def test_a_malformed_recorded_allowance_allows_nothing(store_path: Path, workspa
     }
     store_path.write_text(json.dumps(doc))
     assert TrustStore(store_path).tool_allowances(workspace, SPEC) == {}
+
+
+def test_the_sandbox_answer_is_kept_with_the_approval_and_replaced_by_the_next(
+    store_path: Path, workspace: Path
+) -> None:
+    store = TrustStore(store_path)
+    store.approve(workspace, SPEC, launch_text(SPEC), sandbox="workspace")
+    assert TrustStore(store_path).sandbox_choice(workspace, SPEC) == "workspace"
+    _approve(TrustStore(store_path), workspace)  # approved again, unconfined
+    assert TrustStore(store_path).sandbox_choice(workspace, SPEC) is None
+    doc = json.loads(store_path.read_text(encoding="utf-8"))
+    doc["workspaces"][os.path.realpath(workspace)]["fs"]["sandbox"] = "everything"
+    store_path.write_text(json.dumps(doc), encoding="utf-8")
+    assert TrustStore(store_path).sandbox_choice(workspace, SPEC) is None  # unknown: not a choice

@@ -94,3 +94,13 @@ def test_the_summary_names_what_is_writable_protected_and_hidden() -> None:
     assert "also .git/config, .git/hooks, .levelcode" in line
     assert "hidden ~/.ssh, ~/.local/state/levelcode, ~/.netrc" in line
     assert line.endswith("network off")
+
+
+def test_folders_kept_visible_under_tmp_come_before_the_writable_ones_inside_them() -> None:
+    workspace = Path("/tmp/ws")
+    policy = SandboxPolicy(workdir=workspace, readable=(workspace,), writable=(workspace / "out",))
+    argv = bwrap_argv(policy, ["true"])
+    tmp = _position(argv, "--tmpfs", "/tmp")
+    shown = _position(argv, "--ro-bind", str(workspace), str(workspace))
+    out = _position(argv, "--bind", str(workspace / "out"), str(workspace / "out"))
+    assert tmp < shown < out  # read-only over the private /tmp, and never over a writable folder

@@ -14,7 +14,7 @@ import pytest
 
 from levelcode.core import paths
 from levelcode.sandbox.locations import HostPaths
-from levelcode.sandbox.survey import build_policy, git_dir_of, protected_paths
+from levelcode.sandbox.survey import build_policy, confined_policy, git_dir_of, protected_paths
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -126,3 +126,17 @@ def test_added_folders_are_writable_and_protected_alike(tmp_path: Path, network:
     assert policy.writable == (tmp_path / "ws", extra)
     assert extra / ".git" / "config" in policy.read_only
     assert policy.network is network
+
+
+def test_a_servers_policy_writes_its_folders_and_keeps_only_tmp_folders_visible(tmp_path: Path) -> None:
+    workspace = _repo(tmp_path / "ws")
+    own = paths.state_dir() / "servers" / "s"
+    policy = confined_policy(
+        workspace, [workspace], own, _host(tmp_path), network=False, readable_dirs=(workspace, Path("/usr"))
+    )
+    assert policy.workdir == workspace
+    assert policy.readable == (workspace.resolve(),)  # /usr is visible anyway: only /tmp hides things
+    assert policy.writable == (workspace.resolve(),)
+    assert workspace.resolve() / ".git" / "config" in policy.read_only
+    assert policy.cache_dir == own.resolve()
+    assert stat.S_IMODE(own.stat().st_mode) == 0o700

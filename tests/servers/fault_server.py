@@ -20,6 +20,9 @@ Standard library only; speaks newline-delimited JSON-RPC on stdio. Start-up faul
     --definitions FILE                       a JSON object {tool: {"description", "inputSchema",
                                              "annotations"}} read at every tools/list, overriding those
                                              parts: a test edits it to change a tool under the client
+    --probes                                 also offer try_write (`path`) and try_connect (`port` on
+                                             127.0.0.1, sends a line): each says what it did or the error
+                                             that stopped it, for the sandbox tests
     --hostile                                also offer terminal_attack and terminal_attack_error (they
                                              return TERMINAL_ATTACK, as a result or as an error), and write
                                              it to stderr at start (with --exit-at-start: why it failed)
@@ -36,6 +39,7 @@ import base64
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -88,6 +92,20 @@ def pdeathsig() -> int | None:
     return signal_number.value
 
 
+def probe(name: str, arguments: dict) -> str:
+    """Try to write a file or reach 127.0.0.1: what happened, or the error that stopped it."""
+    try:
+        if name == "try_write":
+            with open(str(arguments["path"]), "w", encoding="utf-8") as out:
+                out.write("written by the server\n")
+            return f"wrote {arguments['path']}"
+        with socket.create_connection(("127.0.0.1", int(arguments["port"])), timeout=5) as connection:
+            connection.sendall(b"sent by the server\n")
+        return f"connected to port {arguments['port']}"
+    except OSError as exc:
+        return f"refused: {exc}"
+
+
 def spawn_sleeper() -> None:
     child = subprocess.Popen(["sleep", "1000"], stdout=sys.stdout, stderr=subprocess.DEVNULL)
     record_pid(child.pid)
@@ -113,6 +131,7 @@ BASE_TOOLS = [
 ]
 ODD_NAMES = ["read_file", "bad name/with:chars"]
 HOSTILE_NAMES = ["terminal_attack", "terminal_attack_error"]
+PROBE_NAMES = ["try_write", "try_connect"]
 CHROMEDEV = {
     "evaluate_script": {
         "category": "debugging",
@@ -153,6 +172,7 @@ class Server:
     def tool_names(self) -> list[str]:
         names = BASE_TOOLS + (ODD_NAMES if self.args.odd_names else []) + self.extra
         names += HOSTILE_NAMES if self.args.hostile else []
+        names += PROBE_NAMES if self.args.probes else []
         names += list(CHROMEDEV) if self.args.chromedev else []
         names += list(huge_tools()) if self.args.huge_schema else []
         return [*names, "added_later"] if self.changed else names
@@ -259,6 +279,8 @@ class Server:
                 with open(str(arguments["path"]), "w", encoding="utf-8") as marker:
                     marker.write(f"{name} ran\n")
             reply(request_id, text(f"{name} ran"))
+        elif name in PROBE_NAMES and self.args.probes:
+            reply(request_id, text(probe(name, arguments)))
         elif name in ("terminal_attack", "terminal_attack_error"):
             reply(request_id, text(TERMINAL_ATTACK, is_error=name.endswith("error")))
         elif name == "whereami":
@@ -328,6 +350,7 @@ def main() -> None:
     parser.add_argument("--linger", action="store_true")
     parser.add_argument("--odd-names", action="store_true")
     parser.add_argument("--hostile", action="store_true")
+    parser.add_argument("--probes", action="store_true")
     parser.add_argument("--chromedev", action="store_true")
     parser.add_argument("--huge-schema", action="store_true")
     parser.add_argument("--definitions")

@@ -1,13 +1,16 @@
 """The server list views: plain text when piped, rich in a terminal, JSON for scripts — the same
-facts from the same summary; stale approvals are named and say how to forget them."""
+facts from the same summary; stale approvals are named and say how to forget them; every local
+server says whether it runs in the sandbox, and how."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from rich.console import Console
 
 from levelcode.mcp.gates.overview import ListView, ServerSummary, ToolLine
+from levelcode.mcp.gates.server_box import ServerBox
 from levelcode.mcp.gates.status import ServerStatus
 from levelcode.ui.mcp_views import print_list, render_list, summaries_json
 
@@ -115,4 +118,34 @@ def test_where_a_cap_bit_is_named_in_every_view() -> None:
         "cut_descriptions": ["a"],
         "trimmed_schemas": ["a", "b\x1b[2J"],
         "left_out": ["c"],
+    }
+
+
+def test_every_view_says_whether_and_how_a_server_is_confined() -> None:
+    boxed = dataclasses.replace(RUNNING, sandbox=ServerBox(("~/notes",), False, True, "entry"))
+    repo = dataclasses.replace(NEVER, launch="node x.js", sandbox=ServerBox(workspace=True, by="approval"))
+    repo = dataclasses.replace(repo, trust="approved", status=ServerStatus("running"))
+    remote = dataclasses.replace(RUNNING, name="far", remote=True)
+    view = ListView((RUNNING, boxed, repo, NEVER, remote))
+    text = render_list(view)
+    assert '  sandbox: unconfined (your own server; add "sandbox" to its entry to confine it)' in text
+    assert "  sandbox: sandboxed (its entry asks for it): writes its own folder, ~/notes · network on" in text
+    assert (
+        "  sandbox: sandboxed (as you approved it): writes its own folder, the workspace · network off"
+        in text
+    )
+    assert "  sandbox: you choose when you approve it: sandboxed (offered first) or unconfined" in text
+    assert text.count("sandbox:") == 4  # none for the remote server
+    terminal = Console(record=True, force_terminal=True, width=200)
+    print_list(terminal, view)
+    assert "sandboxed (as you approved it): writes its own folder, the workspace" in terminal.export_text()
+    shapes = [server["sandbox"] for server in summaries_json(view)["servers"]]  # type: ignore[index]
+    assert [shape and shape["confined"] for shape in shapes] == [False, True, True, None, None]
+    assert shapes[1] | {"text": ""} == {
+        "confined": True,
+        "text": "",
+        "write": ["~/notes"],
+        "workspace": False,
+        "network": True,
+        "by": "entry",
     }

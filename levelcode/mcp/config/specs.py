@@ -18,6 +18,7 @@ from levelcode.core.errors import ConfigProblem
 from levelcode.core.settings import USER_ONLY_KEYS, Settings, ignored_key
 from levelcode.mcp.config.allow_rules import AllowRule, parse_allow_rule
 from levelcode.mcp.config.oauth_entry import OAuthEntry, parse_oauth_entry
+from levelcode.mcp.config.sandbox_entry import SANDBOX_KEY, SandboxRequest, parse_sandbox_entry
 
 Tier = Literal["user", "workspace"]
 
@@ -26,7 +27,7 @@ POLICY_KEY = "mcpToolPolicy"
 POLICY_VALUES = ("allow", "ask")
 
 _COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"})
-_STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd"}
+_STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd", SANDBOX_KEY}
 _HTTP_KEYS = _COMMON_KEYS | {"url", "headers", "oauth"}
 _STDIO_TYPES = frozenset({"stdio"})
 _SSE_TYPES = frozenset({"sse"})  # the legacy HTTP+SSE transport of MCP 2024-11-05
@@ -53,6 +54,7 @@ class StdioServerSpec:
     startup_timeout: float | None = None
     timeout: float | None = None
     disabled: bool = False
+    sandbox: SandboxRequest | None = None  # what its `sandbox` key asks, after the tier's rules
 
     @property
     def transport(self) -> Literal["stdio"]:
@@ -188,7 +190,7 @@ def parse_server_entry(
         return None
     known = _STDIO_KEYS if kind == "stdio" else _HTTP_KEYS
     for unknown in sorted(str(k) for k in entry if k not in known):
-        report.note(unknown, "unknown key, ignored")
+        report.note(unknown, _unknown_key(unknown))
     if kind == "stdio":
         return _parse_stdio(name, entry, provenance, report)
     return _parse_http(name, entry, provenance, report)
@@ -286,6 +288,11 @@ def _parse_stdio(
         report.fail("cwd", "must be a non-empty string")
         return None
     tuning = _tuning(entry, report)
+    sandbox = parse_sandbox_entry(
+        entry.get(SANDBOX_KEY),
+        repository=provenance.tier == "workspace",
+        note=lambda sub, message: report.note(f"{SANDBOX_KEY}.{sub}" if sub else SANDBOX_KEY, message),
+    )
     return StdioServerSpec(
         name=name,
         command=command,
@@ -296,6 +303,7 @@ def _parse_stdio(
         startup_timeout=tuning.startup_timeout,
         timeout=tuning.timeout,
         disabled=tuning.disabled,
+        sandbox=sandbox,
     )
 
 
@@ -322,6 +330,12 @@ def _parse_http(
         legacy_sse=entry.get("type") in _SSE_TYPES,
         oauth=parse_oauth_entry(entry.get("oauth"), report.note),
     )
+
+
+def _unknown_key(key: str) -> str:
+    if key == SANDBOX_KEY:  # a remote server runs elsewhere: there is no process to confine
+        return "only a stdio server (a local process) can run in the sandbox; ignored"
+    return "unknown key, ignored"
 
 
 class _Tuning(NamedTuple):
@@ -384,4 +398,6 @@ def launch_encoding(spec: ServerSpec) -> str:
             parts.append(spec.oauth.encoded())
     else:
         parts = ["stdio", spec.command, list(spec.args), sorted([k, v] for k, v in spec.env), spec.cwd]
+        if spec.sandbox is not None:  # only when present: approvals given before the key stay valid
+            parts.append([SANDBOX_KEY, spec.sandbox.as_json()])
     return json.dumps([LAUNCH_ENCODING_SCHEME, *parts], ensure_ascii=False, separators=(",", ":"))

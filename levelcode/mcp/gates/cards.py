@@ -17,6 +17,7 @@ from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSp
 from levelcode.mcp.gates.launch_summary import PLAINTEXT_LINE, launch_summary
 from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.gates.policy import McpVerdict
+from levelcode.mcp.gates.server_box import asks_for_sandbox, launch_answers
 from levelcode.mcp.gates.trust import MISSING, OLD_APPROVAL, LaunchFacts, LaunchReview, since_approval
 
 MASK = "<masked>"
@@ -24,9 +25,17 @@ MAX_ARGUMENT_CHARS = 300
 MAX_ARGUMENT_LINES = 30
 
 
-def launch_card(review: LaunchReview, workspace: Path, withheld: Collection[str] = ()) -> ApprovalRequest:
-    """The consent card: decisive lines first (`summary`), then the launch exactly as written.
-    `withheld`: the variables it refers to that a repository's server is kept from."""
+def launch_card(
+    review: LaunchReview,
+    workspace: Path,
+    withheld: Collection[str] = (),
+    *,
+    sandbox_missing: str | None = None,
+) -> ApprovalRequest:
+    """The consent card: decisive lines first (`summary`), then the launch exactly as written,
+    and for a stdio server "approve, sandboxed" as the first answer. `withheld`: the variables it
+    refers to that a repository's server is kept from; `sandbox_missing`: why this machine has
+    no sandbox (then approving runs it unconfined, and the card says so)."""
     spec = review.spec
     origin = f"asked for by {spec.provenance.file} — written by the repository, not by you"
     body = [f"server:  {spec.name}", f"from:    {origin}", f"for:     {workspace}", ""]
@@ -34,6 +43,7 @@ def launch_card(review: LaunchReview, workspace: Path, withheld: Collection[str]
     if isinstance(spec, StdioServerSpec) and not spec.cwd:
         body.append(f"dir:     {workspace} (the workspace: the server starts there)")
     body.extend(fact_lines(review.facts))
+    body.extend(sandbox_lines(spec, sandbox_missing))
     body.extend(["", "Approve to let LevelCode start exactly this in this workspace; any change asks again."])
     changed = review.state == "changed"
     change = review.check.change or "command changed"
@@ -50,7 +60,29 @@ def launch_card(review: LaunchReview, workspace: Path, withheld: Collection[str]
         warning=warning,
         summary=launch_summary(review, workspace, withheld),
         full_view=f"levelcode mcp get {spec.name}",
+        note=_unconfined_note(spec, sandbox_missing),
+        answers=launch_answers(spec, sandbox_missing=sandbox_missing is not None),
     )
+
+
+def sandbox_lines(spec: ServerSpec, sandbox_missing: str | None) -> list[str]:
+    """What the sandboxed answers mean, beside the launch they would confine."""
+    if not isinstance(spec, StdioServerSpec) or sandbox_missing is not None:
+        return []
+    lines = [
+        "sandbox: sandboxed, it can read what you can except your secret stores (~/.ssh, ~/.aws, …),",
+        "         write only its own folder and a private /tmp (and the workspace, if you choose),",
+        "         and has no network",
+    ]
+    if asks_for_sandbox(spec):
+        lines.append("         its entry asks for the sandbox, so it is not offered unconfined")
+    return lines
+
+
+def _unconfined_note(spec: ServerSpec, sandbox_missing: str | None) -> str | None:
+    if sandbox_missing is None or not isinstance(spec, StdioServerSpec):
+        return None
+    return f"there is no sandbox here ({sandbox_missing}), so approving runs it unconfined"
 
 
 def fact_lines(facts: LaunchFacts | None) -> list[str]:

@@ -16,6 +16,7 @@ from levelcode.mcp.config.allow_rules import AllowRule
 from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec, Tier
 from levelcode.mcp.gates.catalog import Catalog
 from levelcode.mcp.gates.policy import Decision, ToolKind, classify_mcp_tool, policy_for_tool
+from levelcode.mcp.gates.server_box import SandboxChoice, ServerBox, server_box
 from levelcode.mcp.gates.status import NOT_STARTED, ServerStatus
 from levelcode.mcp.gates.trust import TrustState, needs_launch_approval
 
@@ -46,6 +47,7 @@ class ServerSummary:
     trimmed_schemas: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()
     remote: bool = False  # reached over HTTP: no process, no stderr log
+    sandbox: ServerBox | None = None  # how it runs confined; None: unconfined (or not decided yet)
 
     @property
     def running(self) -> bool:
@@ -67,10 +69,13 @@ def summarize(
     *,
     repository_rules: Mapping[str, Mapping[str, AllowRule]] | None = None,
     changes: Mapping[str, str] | None = None,
+    sandbox_choices: Mapping[str, SandboxChoice] | None = None,
 ) -> tuple[ServerSummary, ...]:
     """One summary per configured server. `repository_rules`: per repository server, what the user
-    answered "always" for here; `changes` names what changed for a "changed" one."""
+    answered "always" for here; `changes` names what changed for a "changed" one;
+    `sandbox_choices`: how each approved repository server runs in the sandbox."""
     changes = changes or {}
+    sandbox_choices = sandbox_choices or {}
     lines: dict[str, list[ToolLine]] = {}
     tokens: dict[str, int] = {}
     repositories = {spec.name for spec in config.servers if needs_launch_approval(spec)}
@@ -111,6 +116,7 @@ def summarize(
                 left_out=counts.left_out if counts else (),
                 change=changes.get(spec.name),
                 remote=not isinstance(spec, StdioServerSpec),
+                sandbox=server_box(spec, sandbox_choices.get(spec.name)),
             )
         )
     return tuple(summaries)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, launch_encoding
+from levelcode.mcp.gates.server_box import SandboxChoice
 
 FACTS_SCHEME = "levelcode-launch/2"
 MISSING = "missing"  # the digest of a file the launch would run if it were there
@@ -46,6 +47,7 @@ class ApprovedLaunch:
     command: str | None = None  # the fingerprint of the text alone; None in records before facts
     program: str | None = None
     files: Mapping[str, str] = field(default_factory=dict[str, str])
+    sandbox: SandboxChoice | None = None  # approved sandboxed ("own", "workspace"), or unconfined
 
 
 @dataclass(frozen=True)
@@ -78,13 +80,16 @@ def launch_fingerprint(spec: ServerSpec, facts: LaunchFacts | None = None) -> st
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def approved_launch(spec: ServerSpec, facts: LaunchFacts | None) -> ApprovedLaunch:
-    """What to record when the user approves this launch with these facts."""
+def approved_launch(
+    spec: ServerSpec, facts: LaunchFacts | None, sandbox: SandboxChoice | None = None
+) -> ApprovedLaunch:
+    """What to record when the user approves this launch with these facts, sandboxed or not."""
     return ApprovedLaunch(
         fingerprint=launch_fingerprint(spec, facts),
         command=launch_fingerprint(spec),
         program=facts.program if facts else None,
         files=facts.digests() if facts else {},
+        sandbox=sandbox,
     )
 
 

@@ -120,7 +120,20 @@ JSON_VALUES = st.recursive(
     max_leaves=4,
 )
 ENTRY_KEYS = st.sampled_from(
-    ["type", "command", "args", "env", "cwd", "url", "headers", "timeout", "startupTimeout", "disabled", "x"]
+    [
+        "type",
+        "command",
+        "args",
+        "env",
+        "cwd",
+        "url",
+        "headers",
+        "timeout",
+        "startupTimeout",
+        "disabled",
+        "sandbox",
+        "x",
+    ]
 )
 STRING_VALUES = st.sampled_from(["", "x", "stdio", "http", "https://a.example", "ftp://b"])
 

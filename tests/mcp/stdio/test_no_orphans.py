@@ -92,6 +92,29 @@ def test_sigkill_of_levelcode_leaves_no_npx_node_chain(isolated_home: Path, laun
     assert survivors(pids, within=8) == []
 
 
+@pytest.mark.sandbox
+def test_sigkill_of_levelcode_leaves_nothing_of_a_confined_server(
+    isolated_home: Path, tmp_path: Path, launch: Launch
+) -> None:
+    """bwrap, its init in the new pid namespace, the server and its grandchildren: all gone."""
+    fault = {
+        "command": sys.executable,
+        "args": [str(FAULT_SERVER), "--grandchildren", "2", "--ignore-sigterm", "--linger"],
+        "sandbox": True,
+    }
+    write_settings(isolated_home, {"mcpServers": {"fault": fault}})
+    levelcode = launch(["mcp", "call", "fault", "hang"], "calling fault/hang", tmp_path)
+    pids = _server_groups(levelcode)
+    commands = {
+        Path(f"/proc/{pid}/comm").read_text().strip() for pid in pids if Path(f"/proc/{pid}/comm").exists()
+    }
+    assert {"bwrap", "sleep"} <= commands, commands
+    assert len(pids) >= 6, commands  # bwrap twice, the server, two sleepers, the watchdog
+    levelcode.send_signal(signal.SIGKILL)
+    assert levelcode.wait(timeout=15) == -signal.SIGKILL
+    assert survivors(pids, within=8) == []
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_catchable_signals_reap_every_server_before_exit(
     isolated_home: Path, tmp_path: Path, signum: int, launch: Launch

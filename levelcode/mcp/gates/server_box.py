@@ -1,0 +1,90 @@
+"""Whether a stdio server runs in the sandbox, and with what: the one decision the spawn path, the
+launch card and every view share.
+
+Pure: the spec and, for a repository's server, the sandbox choice recorded with its approval in;
+plain data out. Never probes for a sandbox and never builds a bwrap command line (the spawn path
+does, mcp/server_sandbox.py).
+
+- Your own server runs in the sandbox only when its entry has `sandbox`, as written there.
+- A repository's server runs as you approved it: sandboxed (writing its own folder, or the
+  workspace as well) or unconfined — and sandboxed whatever the store says when its entry asks
+  for the sandbox. In the sandbox it never has the network and writes no folder it named itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from levelcode.core.approvals import Answer, Choice
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
+from levelcode.mcp.gates.launch_plan import expand_workspace_folder
+
+SandboxChoice = Literal["own", "workspace"]  # what "approve, sandboxed" recorded
+SANDBOX_CHOICES: tuple[SandboxChoice, ...] = ("own", "workspace")
+_ANSWER_CHOICES: dict[Choice, SandboxChoice] = {"sandboxed": "own", "sandboxed_workspace": "workspace"}
+
+SANDBOXED_ANSWER = "approve, sandboxed: it writes only its own folder, no network, your secrets hidden"
+WORKSPACE_ANSWER = "approve, sandboxed, and let it write the workspace (.git config and hooks stay read-only)"
+UNCONFINED_ANSWER = "approve, unconfined: it runs with all your permissions"
+
+
+@dataclass(frozen=True)
+class ServerBox:
+    """How one server is confined. It always writes its own folder and a private /tmp."""
+
+    write: tuple[str, ...] = ()  # more folders, as written in your entry
+    workspace: bool = False  # the workspace is writable too
+    network: bool = False
+    by: Literal["entry", "approval"] = "entry"  # your entry asked, or your answer on the card
+
+
+def server_box(spec: ServerSpec, approved: SandboxChoice | None = None) -> ServerBox | None:
+    """The server's confinement; None when it runs unconfined (or is not a local process).
+    `approved`: the choice recorded with a repository server's approval (None: unconfined, or
+    not approved yet)."""
+    if not isinstance(spec, StdioServerSpec):
+        return None
+    if spec.provenance.tier == "user":
+        request = spec.sandbox
+        return None if request is None else ServerBox(request.write, False, request.network, "entry")
+    if approved is None and spec.sandbox is None:
+        return None
+    return ServerBox(workspace=approved == "workspace", by="approval" if approved else "entry")
+
+
+def sandbox_choice_of(answer: Choice) -> SandboxChoice | None:
+    """What a launch card's answer records: "own", "workspace", or None (unconfined)."""
+    return _ANSWER_CHOICES.get(answer)
+
+
+def asks_for_sandbox(spec: ServerSpec) -> bool:
+    """A repository's entry that asks to run in the sandbox: it is never started unconfined."""
+    return isinstance(spec, StdioServerSpec) and spec.sandbox is not None
+
+
+def launch_answers(spec: ServerSpec, *, sandbox_missing: bool) -> tuple[Answer, ...]:
+    """The answers a repository's stdio server offers, "approve, sandboxed" first; () for the
+    plain approve/deny (a remote server, or no sandbox on this machine)."""
+    if not isinstance(spec, StdioServerSpec) or sandbox_missing:
+        return ()
+    answers = [
+        Answer("s", "sandboxed", SANDBOXED_ANSWER),
+        Answer("w", "sandboxed_workspace", WORKSPACE_ANSWER),
+    ]
+    if not asks_for_sandbox(spec):
+        answers.append(Answer("y", "once", UNCONFINED_ANSWER))
+    return tuple(answers)
+
+
+def box_folders(box: ServerBox, workspace: Path, home: Path) -> tuple[Path, ...]:
+    """The folders beyond its own that the server may write: `~` and `${workspaceFolder}` filled
+    in, a relative path taken from the workspace (as `cwd` is)."""
+    folders = [workspace] if box.workspace else []
+    for written in box.write:
+        text = expand_workspace_folder(written, workspace)
+        if text == "~" or text.startswith("~/"):
+            text = str(home) + text[1:]
+        folders.append(workspace / text)  # an absolute path replaces the workspace
+    return tuple(folders)

@@ -1,0 +1,101 @@
+"""A stdio server spawned in the sandbox (mcp/server_sandbox.py), asked of the server itself and of
+/proc. Load-bearing direction: a server that must be confined where there is no sandbox is never
+spawned (ServerStartError, nothing started); a confined server still carries the parent-death
+signal, and closing it — or reaping the hub — leaves no process of its group (bwrap, the server,
+grandchildren that ignore SIGTERM). The second corpus: it speaks stdio through bwrap, starts in
+its own folder, its caches point there, and a repository server's folder is its own per
+workspace."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from levelcode.core import paths
+from levelcode.core.errors import ServerStartError
+from levelcode.mcp.config.sandbox_entry import SandboxRequest
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec
+from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.mcp.connection import connect
+from levelcode.mcp.hub import McpHub
+from levelcode.mcp.server_sandbox import own_folder
+from tests.support.processes import group_members, read_pids, survivors
+from tests.support.sandbox import missing_confinement
+from tests.support.servers import fault_spec
+
+REPOSITORY = Provenance("workspace", "/repo/.mcp.json")
+
+
+@pytest.fixture
+def options(tmp_path: Path) -> ConnectOptions:
+    (tmp_path / "repo").mkdir()
+    return ConnectOptions(workspace=tmp_path / "repo", startup_timeout=15, servers_dir=tmp_path / "servers")
+
+
+def confined_spec(tmp_path: Path, *flags: str) -> StdioServerSpec:
+    """The fault server in the sandbox; `out/` is writable, so it can record its pids there."""
+    (tmp_path / "out").mkdir(exist_ok=True)
+    spec = fault_spec(*flags, pid_file=tmp_path / "out" / "pids")
+    return dataclasses.replace(spec, sandbox=SandboxRequest(write=(str(tmp_path / "out"),)))
+
+
+@pytest.mark.sandbox
+async def test_a_confined_server_speaks_stdio_from_its_own_folder(
+    tmp_path: Path, options: ConnectOptions
+) -> None:
+    connection = await connect(confined_spec(tmp_path), options, hint="legacy")
+    try:
+        seen = json.loads((await connection.call_tool("whereami", {})).text)
+    finally:
+        await connection.close()
+    own = paths.server_dir("fault", options.servers_dir)
+    assert seen["cwd"] == str(own)
+    assert seen["env"]["TMPDIR"] == "/tmp"
+    assert seen["env"]["XDG_CACHE_HOME"] == str(own)
+    assert seen["pdeathsig"] == signal.SIGKILL  # bwrap's --die-with-parent, inside
+
+
+@pytest.mark.sandbox
+async def test_reaping_a_confined_server_leaves_nothing_of_its_group(
+    tmp_path: Path, options: ConnectOptions
+) -> None:
+    spec = confined_spec(tmp_path, "--grandchildren", "2", "--ignore-sigterm", "--linger")
+    hub = McpHub(options)
+    await hub.start([spec])
+    connection = hub.connection("fault")
+    assert connection is not None, hub.states["fault"].status
+    assert connection.pid is not None
+    members = group_members(connection.pid)
+    assert len(members) >= 5  # bwrap, its init in the new pid namespace, the server, two sleepers
+    await hub.reap_all()
+    assert survivors(members, within=0) == []
+
+
+async def test_without_a_sandbox_a_server_that_must_be_confined_is_never_spawned(
+    tmp_path: Path, options: ConnectOptions
+) -> None:
+    spec = dataclasses.replace(fault_spec(pid_file=tmp_path / "pids"), sandbox=SandboxRequest())
+    options = dataclasses.replace(options, sandbox=missing_confinement())
+    with pytest.raises(ServerStartError, match=r"it must run in the sandbox \(its entry asks for it\), but"):
+        await connect(spec, options, hint="legacy")
+    approved = dataclasses.replace(spec, sandbox=None, provenance=REPOSITORY)
+    options = dataclasses.replace(options, sandbox_choices={"fault": "own"})
+    with pytest.raises(ServerStartError, match="you approved it sandboxed"):
+        await connect(approved, options, hint="legacy")
+    assert read_pids(tmp_path / "pids") == []
+
+
+def test_a_repository_servers_folder_is_its_own_per_workspace_and_name(tmp_path: Path) -> None:
+    spec = dataclasses.replace(fault_spec(pid_file=tmp_path / "pids"), provenance=REPOSITORY)
+    servers = tmp_path / "servers"
+    here = own_folder(spec, tmp_path / "a", servers)
+    assert here == own_folder(spec, tmp_path / "a", servers)
+    assert here != own_folder(spec, tmp_path / "b", servers)
+    assert here != own_folder(dataclasses.replace(spec, name="other"), tmp_path / "a", servers)
+    assert here != paths.server_dir("fault", servers)  # never your own server's folder
+    user = fault_spec(pid_file=tmp_path / "pids")
+    assert own_folder(user, tmp_path / "a", servers) == paths.server_dir("fault", servers)
