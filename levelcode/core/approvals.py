@@ -11,7 +11,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-ApprovalKind = Literal["command", "edit", "mcp_call", "mcp_launch"]
+ApprovalKind = Literal["command", "edit", "mcp_call", "mcp_launch", "mcp_sampling"]
 Choice = Literal["once", "always", "deny"]
 
 

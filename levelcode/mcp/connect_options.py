@@ -6,9 +6,11 @@ Plain data, shared by the transport factory, the connection and the hub.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.protocol.handshake import DEFAULT_HINTED_PROBE_SECONDS, DEFAULT_PROBE_GRACE_SECONDS
 from levelcode.mcp.protocol.session import ClientFeatures
 from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES, AuthHook
@@ -29,4 +31,5 @@ class ConnectOptions:
     servers_dir: Path | None = None  # where user-tier servers' private directories go (state dir)
     provider_key_values: frozenset[str] = frozenset()  # e.g. the settings' apiKey: never to a repo
     features: ClientFeatures | None = None  # what servers may ask of us, and who answers
+    features_for: Callable[[ServerSpec], ClientFeatures] | None = None  # per server, when set
     authorize: AuthHook | None = None  # a remote server's 401/403 goes here (may ask the user)

@@ -17,6 +17,12 @@ from levelcode.core.config_files import is_absent
 from levelcode.core.errors import ConfigProblem
 from levelcode.core.settings import USER_ONLY_KEYS, Settings, ignored_key
 from levelcode.mcp.config.allow_rules import AllowRule, parse_allow_rule
+from levelcode.mcp.config.client_features import (
+    DEFAULT_CLIENT_FEATURES,
+    FEATURE_KEYS,
+    ClientFeatureSettings,
+    parse_client_features,
+)
 
 Tier = Literal["user", "workspace"]
 
@@ -24,7 +30,7 @@ SERVERS_KEY = "mcpServers"
 POLICY_KEY = "mcpToolPolicy"
 POLICY_VALUES = ("allow", "ask")
 
-_COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"})
+_COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"}) | FEATURE_KEYS
 _STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd"}
 _HTTP_KEYS = _COMMON_KEYS | {"url", "headers"}
 _STDIO_TYPES = frozenset({"stdio"})
@@ -52,6 +58,7 @@ class StdioServerSpec:
     startup_timeout: float | None = None
     timeout: float | None = None
     disabled: bool = False
+    client: ClientFeatureSettings = DEFAULT_CLIENT_FEATURES
 
     @property
     def transport(self) -> Literal["stdio"]:
@@ -68,6 +75,7 @@ class HttpServerSpec:
     timeout: float | None = None
     disabled: bool = False
     legacy_sse: bool = False  # `"type": "sse"`: the 2024-11-05 HTTP+SSE transport, not Streamable HTTP
+    client: ClientFeatureSettings = DEFAULT_CLIENT_FEATURES
 
     @property
     def transport(self) -> Literal["http"]:
@@ -294,6 +302,7 @@ def _parse_stdio(
         startup_timeout=tuning.startup_timeout,
         timeout=tuning.timeout,
         disabled=tuning.disabled,
+        client=parse_client_features(entry, tier=provenance.tier, note=report.note),
     )
 
 
@@ -318,6 +327,7 @@ def _parse_http(
         timeout=tuning.timeout,
         disabled=tuning.disabled,
         legacy_sse=entry.get("type") in _SSE_TYPES,
+        client=parse_client_features(entry, tier=provenance.tier, note=report.note),
     )
 
 

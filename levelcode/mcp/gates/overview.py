@@ -30,6 +30,18 @@ class ToolLine:
 
 
 @dataclass(frozen=True)
+class ServerFacts:
+    """What a running server said of itself: the negotiated protocol version, its name and version
+    (its own words: escape them where printed), what it offers, and its error-level log messages."""
+
+    protocol: str
+    name: str | None = None
+    version: str | None = None
+    offers: tuple[str, ...] = ()
+    log_errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ServerSummary:
     name: str
     status: ServerStatus
@@ -46,6 +58,7 @@ class ServerSummary:
     trimmed_schemas: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()
     remote: bool = False  # reached over HTTP: no process, no stderr log
+    facts: ServerFacts | None = None  # while it runs
 
     @property
     def running(self) -> bool:
@@ -67,6 +80,7 @@ def summarize(
     *,
     repository_rules: Mapping[str, Mapping[str, AllowRule]] | None = None,
     changes: Mapping[str, str] | None = None,
+    facts: Mapping[str, ServerFacts] | None = None,
 ) -> tuple[ServerSummary, ...]:
     """One summary per configured server. `repository_rules`: per repository server, what the user
     answered "always" for here; `changes` names what changed for a "changed" one."""
@@ -111,6 +125,7 @@ def summarize(
                 left_out=counts.left_out if counts else (),
                 change=changes.get(spec.name),
                 remote=not isinstance(spec, StdioServerSpec),
+                facts=(facts or {}).get(spec.name),
             )
         )
     return tuple(summaries)
