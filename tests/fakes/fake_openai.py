@@ -239,14 +239,18 @@ def _check_content(i: int, role: str, content: object) -> ApiError | None:
     for j, part in enumerate(content):
         kind = part.get("type") if isinstance(part, dict) else None
         if kind not in allowed:
-            text = f"Invalid 'messages[{i}].content[{j}]': content type '{kind}' is not allowed for role '{role}'."
+            text = f"Invalid 'messages[{i}].content[{j}]': type '{kind}' is not allowed for role '{role}'."
             return ApiError(400, text, param=f"messages[{i}].content[{j}]", code="invalid_value")
         if kind == "image_url" and not _valid_image_url((part.get("image_url") or {}).get("url")):
             text = "Invalid image URL: expected an https URL or a base64 data URL of a supported image type."
-            return ApiError(400, text, param=f"messages[{i}].content[{j}].image_url.url", code="invalid_value")
+            return ApiError(
+                400, text, param=f"messages[{i}].content[{j}].image_url.url", code="invalid_value"
+            )
         if kind == "input_audio" and (part.get("input_audio") or {}).get("format") not in ("wav", "mp3"):
             text = "Invalid value for 'format': expected 'wav' or 'mp3'."
-            return ApiError(400, text, param=f"messages[{i}].content[{j}].input_audio.format", code="invalid_value")
+            return ApiError(
+                400, text, param=f"messages[{i}].content[{j}].input_audio.format", code="invalid_value"
+            )
     return None
 
 
