@@ -3,11 +3,12 @@ facts from the same summary; stale approvals are named and say how to forget the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from rich.console import Console
 
-from levelcode.mcp.gates.overview import ListView, ServerSummary, ToolLine
+from levelcode.mcp.gates.overview import ListView, ServerFacts, ServerSummary, ToolLine
 from levelcode.mcp.gates.status import ServerStatus
 from levelcode.ui.mcp_views import print_list, render_list, summaries_json
 
@@ -116,3 +117,18 @@ def test_where_a_cap_bit_is_named_in_every_view() -> None:
         "trimmed_schemas": ["a", "b\x1b[2J"],
         "left_out": ["c"],
     }
+
+
+def test_what_a_server_said_of_itself_and_its_errors_are_shown() -> None:
+    facts = ServerFacts(
+        "2025-11-25", "evil\x1b[2J", "1.0", ("tools", "logging"), ("error: disk \x1b]52;c;x\x07 full",)
+    )
+    view = ListView([dataclasses.replace(RUNNING, facts=facts)])
+    text = render_list(view)
+    assert "MCP 2025-11-25 · evil\\x1b[2J 1.0 · offers tools, logging" in text
+    assert "server said error: disk \\x1b]52;c;x\\x07 full" in text
+    assert "\x1b" not in text
+    record = summaries_json(view)["servers"][0]
+    assert record["protocol"] == "2025-11-25"
+    assert record["serverInfo"] == {"name": "evil\x1b[2J", "version": "1.0"}
+    assert record["offers"] == ["tools", "logging"]
