@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Coroutine, Mapping
 
 from levelcode.core import paths
-from levelcode.core.errors import CallTimeout, McpError, ServerExited, ServerStartError
+from levelcode.core.errors import CallTimeout, McpError, RemoteError, ServerExited, ServerStartError
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress, ProgressCallback
 from levelcode.mcp.config.specs import ServerSpec
@@ -34,6 +34,8 @@ from levelcode.mcp.server_log import ServerLog
 from levelcode.mcp.transports import transport_plan
 
 DIAGNOSTIC_LINES_IN_ERRORS = 8
+URL_ELICITATION_REQUIRED = -32042
+MAX_BROWSER_STEPS = 3
 LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
 
 ToolsChanged = Callable[["McpConnection"], None]
@@ -98,10 +100,7 @@ class McpConnection:
             self._progress[token] = on_progress
         self.session.features.call_notes.clear()
         try:
-            result = await request_until_complete(
-                self.session, "tools/call", params, timeout=limit, tool=tool
-            )
-            outcome = render_call_result(result)
+            outcome = render_call_result(await self._call_after_browser_steps(tool, params, limit))
         except CallTimeout:
             outcome = failure(
                 f"{self.name}/{tool} timed out after {limit:g} s; LevelCode asked the server to cancel it"
@@ -115,6 +114,29 @@ class McpConnection:
         finally:
             self._progress.pop(token, None)
         return self._with_call_notes(outcome)
+
+    async def _call_after_browser_steps(
+        self, tool: str, params: Mapping[str, object], limit: float
+    ) -> Mapping[str, object]:
+        """The call; when the server first needs the user in a browser (URLElicitationRequired,
+        -32042), each such step is put to the user as a URL request, and the call retried once
+        if they agreed to all of them."""
+        try:
+            return await request_until_complete(self.session, "tools/call", params, timeout=limit, tool=tool)
+        except RemoteError as exc:
+            steps = url_steps(exc)
+            if not steps:
+                raise
+            for step in steps:
+                answer = await self.session.handle_server_request("elicitation/create", step)
+                if answer.get("action") != "accept":
+                    hosts = ", ".join(str(s.get("url"))[:200] for s in steps)
+                    raise RemoteError(
+                        f"it needs the user to open {hosts} first, and that was not done",
+                        server=self.name,
+                        code=URL_ELICITATION_REQUIRED,
+                    ) from exc
+            return await request_until_complete(self.session, "tools/call", params, timeout=limit, tool=tool)
 
     def _with_call_notes(self, outcome: ToolOutcome) -> ToolOutcome:
         """What LevelCode did with the server's own requests during the call (an elicitation
@@ -243,6 +265,17 @@ async def connect(
         raise
     connection.start_listening()
     return connection
+
+
+def url_steps(error: RemoteError) -> list[Mapping[str, object]]:
+    """The URL elicitations a -32042 error says must come first (at most three)."""
+    data = error.data
+    if error.code != URL_ELICITATION_REQUIRED or not isinstance(data, Mapping):
+        return []
+    steps = data.get("elicitations")
+    if not isinstance(steps, list):
+        return []
+    return [s for s in steps if isinstance(s, Mapping) and s.get("mode") == "url"][:MAX_BROWSER_STEPS]
 
 
 async def _close_all(sessions: list[McpSession]) -> None:

@@ -112,6 +112,23 @@ def test_headless_elicitation_is_declined_and_the_model_told_why(
     assert "nobody can answer in this session (a headless run)" in text
 
 
+def test_headless_a_browser_step_the_server_requires_is_declined(isolated_home: Path, tmp_path: Path) -> None:
+    arguments = {"url": "https://example.com/pay", "errorPath": True}
+    with (
+        everything_entry("stdio") as entry,
+        OPENAI.fake(calling("everything__trigger-url-elicitation", arguments)) as server,
+    ):
+        write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": ALLOW_ALL})
+        events = run_json(OPENAI, server, isolated_home, tmp_path, "pay")
+    result = result_of(events)
+    assert result["is_error"]
+    assert (
+        "it needs the user to open https://modelcontextprotocol.io first, and that was not done"
+        in result["text"]
+    )
+    assert "nobody can answer in this session (a headless run)" in result["text"]
+
+
 def test_headless_sampling_is_refused_even_when_enabled(isolated_home: Path, tmp_path: Path) -> None:
     steps = calling("everything__trigger-sampling-request", {"prompt": "say hi", "maxTokens": 20})
     with everything_entry("stdio", sampling=True) as entry, OPENAI.fake(steps) as server:

@@ -134,15 +134,20 @@ def test_an_elicitation_form_sends_what_the_user_confirmed(
     assert "email" not in raw["content"]  # refused as typed, then left empty
 
 
-@pytest.mark.parametrize("answer", ["o", "d"])
+@pytest.mark.parametrize(
+    ("answer", "error_path"), [("o", False), ("d", False), ("o", True)], ids=["open", "decline", "error-path"]
+)
 def test_a_url_is_opened_only_after_the_user_agrees(
-    answer: str, terminal: Terminal, isolated_home: Path, tmp_path: Path
+    answer: str, error_path: bool, terminal: Terminal, isolated_home: Path, tmp_path: Path
 ) -> None:
     opened = tmp_path / "opened.txt"
     browser = tmp_path / "browser.py"
     browser.write_text(f"import sys, pathlib\npathlib.Path({str(opened)!r}).write_text(sys.argv[1])\n")
-    call = ToolCall("everything__trigger-url-elicitation", {"url": "https://example.com/connect?x=1"})
-    replies = [Reply(tool_calls=(call,)), Reply(text="ok")]
+    arguments = {"url": "https://example.com/connect?x=1", "errorPath": error_path}
+    replies = [
+        Reply(tool_calls=(ToolCall("everything__trigger-url-elicitation", arguments),)),
+        Reply(text="ok"),
+    ]
     with everything_entry("stdio") as entry, OPENAI.fake(replies) as server:
         write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": ALLOW_ALL})
         start_repl(
@@ -150,6 +155,12 @@ def test_a_url_is_opened_only_after_the_user_agrees(
         )
         terminal.type("connect")
         terminal.send("Enter")
+        if error_path:  # the server first requires another page; after it, the call is retried
+            screen = terminal.wait_for("[o] open it in your browser (modelcontextprotocol.io)")
+            terminal.send("o")
+            assert wait_until(opened.exists, within=10)
+            assert opened.read_text() == "https://modelcontextprotocol.io"
+            opened.unlink()
         screen = terminal.wait_for("[o] open it in your browser (example.com)")
         assert "page: https://example.com/connect?x=1" in screen
         assert not opened.exists()
