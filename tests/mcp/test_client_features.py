@@ -128,3 +128,28 @@ def test_only_the_users_own_entry_enables_sampling(doc: dict[str, object], tier:
     ) is enabled
     if tier == "workspace" and doc.get("sampling") is True:
         assert any("only your own settings" in p.message for p in config.problems)
+
+
+async def test_resources_and_templates_are_listed_across_pages(tmp_path: Path) -> None:
+    from levelcode.mcp.server_content import resource_index
+
+    def peer(message: Mapping[str, object]) -> list[jsonrpc.Incoming]:
+        request_id, method = message.get("id"), message.get("method")
+        if not isinstance(request_id, int):
+            return []
+        params = message.get("params")
+        cursor = params.get("cursor") if isinstance(params, Mapping) else None
+        if method == "resources/list":
+            page = {"resources": [{"uri": f"x:/{cursor or 0}"}]}
+            return [
+                jsonrpc.Response(
+                    request_id,
+                    {**page, **({} if cursor == "2" else {"nextCursor": str(int(cursor or 0) + 1)})},
+                )
+            ]
+        return [jsonrpc.Response(request_id, {"resourceTemplates": [{"uriTemplate": "x:/{n}"}]})]
+
+    connection = await _connection(peer, StdioServerSpec("s", "x", USER), tmp_path)
+    resources, templates = await resource_index(connection)
+    assert [r["uri"] for r in resources] == ["x:/0", "x:/1", "x:/2"]
+    assert [t["uriTemplate"] for t in templates] == ["x:/{n}"]
