@@ -154,16 +154,17 @@ class McpConnection:
             with contextlib.suppress(McpError):
                 self.session.notify("notifications/roots/list_changed")
 
-    async def set_log_level(self) -> None:
+    def set_log_level(self) -> None:
+        """Ask for log messages at the user's level: 2026-07-28 in every request's `_meta`; before,
+        with `logging/setLevel`, sent in the background (a server slow to answer it must not
+        hold up its start)."""
         if not self.info.offer("logging"):
             return
         if self.info.era == "modern" and self.session.envelope is not None:
             self.session.envelope = {**self.session.envelope, LOG_LEVEL_META: self.log.level}
             return
-        with contextlib.suppress(McpError):
-            await self.session.request(
-                "logging/setLevel", {"level": self.log.level}, timeout=self.call_timeout
-            )
+        level = {"level": self.log.level}
+        self._spawn(self.session.request("logging/setLevel", level, timeout=self.call_timeout))
 
     def _diagnostics(self) -> str:
         lines = self.session.diagnostics()[-DIAGNOSTIC_LINES_IN_ERRORS:]
@@ -252,7 +253,6 @@ async def connect(
             sessions.append(session)
             connection = McpConnection(spec, session, info, options)
             await connection.list_tools(timeout=startup)
-            await connection.set_log_level()
     except TimeoutError:
         await _close_all(sessions)
         raise ServerStartError(f"did not finish starting within {startup:g} s", server=spec.name) from None
@@ -263,6 +263,7 @@ async def connect(
     except BaseException:
         await _close_all(sessions)
         raise
+    connection.set_log_level()
     connection.start_listening()
     return connection
 

@@ -192,3 +192,30 @@ def test_the_resource_tools_are_gated_like_any_mcp_call(
         assert result["is_error"]
         assert "# Everything Server" not in result["text"]
         assert "nobody" in result["text"] or "not run" in result["text"]
+
+
+def test_a_2026_07_28_server_over_http(isolated_home: Path, tmp_path: Path) -> None:
+    """The official SDK's server in the 2026-07-28 era: its instructions reach the model, and its
+    request for input (an `input_required` result) is declined headless, with the model told."""
+    from tests.support.cli import run_cli
+    from tests.support.http_servers import running, sdk_server
+
+    with running(sdk_server()) as sdk, OPENAI.fake(calling("sdk__ask_name")) as server:
+        write_settings(
+            isolated_home, {"mcpServers": {"sdk": {"url": sdk.url}}, "mcpToolPolicy": {"sdk__*": "allow"}}
+        )
+        events = run_json(OPENAI, server, isolated_home, tmp_path, "who am I?")
+        system = system_text(OPENAI, server.requests[0])
+        listed = json.loads(run_cli(["mcp", "list", "--json"], isolated_home, cwd=tmp_path).stdout)[
+            "servers"
+        ][0]
+        read = run_cli(["mcp", "read", "sdk", "test://greeting"], isolated_home, cwd=tmp_path)
+        prompt = run_cli(["mcp", "prompt", "sdk", "greet", '{"name": "Ada"}'], isolated_home, cwd=tmp_path)
+    assert "(sdk-http-test instructions)" in system
+    text = result_of(events)["text"]
+    assert "answer: {'action': 'decline'}" in text
+    assert '[LevelCode: the server asked the user for input ("Your name?")' in text
+    assert (listed["protocol"], listed["serverInfo"]["name"]) == ("2026-07-28", "sdk-http-test")
+    assert listed["offers"] == ["tools", "resources", "prompts"]
+    assert read.stdout.strip() == "Hello from the SDK server."
+    assert "Please greet Ada warmly." in prompt.stdout

@@ -267,3 +267,31 @@ def test_progress_roots_and_the_mcp_view(terminal: Terminal, isolated_home: Path
         roots = tool_text(server.requests[3])
     assert "Current MCP Roots (2 total)" in roots
     assert notes.as_uri() in roots
+
+
+def test_a_2026_07_28_input_request_is_answered_through_the_form(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    from tests.support.http_servers import running, sdk_server
+
+    replies = [Reply(tool_calls=(ToolCall("sdk__ask_name", {}),)), Reply(text="hello Ada")]
+    with running(sdk_server()) as sdk, OPENAI.fake(replies) as server:
+        write_settings(
+            isolated_home, {"mcpServers": {"sdk": {"url": sdk.url}}, "mcpToolPolicy": {"sdk__*": "allow"}}
+        )
+        start_repl(terminal, isolated_home, tmp_path, server.base_url)
+        terminal.type("who am I?")
+        terminal.send("Enter")
+        screen = terminal.wait_for("[f] fill in the form")
+        assert "MCP server 'sdk' asks for input" in screen
+        assert "Your name?" in screen
+        terminal.send("f")
+        terminal.wait_for("name (required) [string]:")
+        terminal.type("Ada")
+        terminal.send("Enter")
+        terminal.wait_for("[s] send to sdk")
+        terminal.send("s")
+        terminal.wait_for("hello Ada")
+        leave(terminal)
+        result = tool_text(server.requests[1])
+    assert "answer: {'action': 'accept', 'content': {'name': 'Ada'}}" in result
