@@ -36,6 +36,7 @@ from levelcode.mcp.transports import transport_plan
 DIAGNOSTIC_LINES_IN_ERRORS = 8
 URL_ELICITATION_REQUIRED = -32042
 MAX_BROWSER_STEPS = 3
+RESOURCE_LIST_SECONDS = 5.0
 LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
 
 ToolsChanged = Callable[["McpConnection"], None]
@@ -72,13 +73,32 @@ class McpConnection:
         )
         return self.tools
 
-    async def listing(self, method: str, key: str, *, fresh: bool = False) -> Listing:
+    async def listing(
+        self, method: str, key: str, *, fresh: bool = False, timeout: float | None = None
+    ) -> Listing:
         """`resources/list` → resources, `resources/templates/list` → resourceTemplates,
         `prompts/list` → prompts: every page, kept until the server says its list changed."""
         if fresh or method not in self.listings:
-            items = await list_all(self.session, method, key, timeout=self.call_timeout)
+            items = await list_all(self.session, method, key, timeout=timeout or self.call_timeout)
             self.listings[method] = tuple(items)
         return self.listings[method]
+
+    async def list_resources(self) -> None:
+        """Fetch the resource and template lists (kept); a server that offers none, or is slow to
+        say (`RESOURCE_LIST_SECONDS`), has none for now."""
+        if not self.info.offer("resources"):
+            return
+        for method, key in (
+            ("resources/list", "resources"),
+            ("resources/templates/list", "resourceTemplates"),
+        ):
+            with contextlib.suppress(McpError):
+                await self.listing(method, key, fresh=True, timeout=RESOURCE_LIST_SECONDS)
+
+    @property
+    def has_resources(self) -> bool:
+        """Whether it listed any resource or template (then the model gets the resource tools)."""
+        return bool(self.listings.get("resources/list") or self.listings.get("resources/templates/list"))
 
     async def request(self, method: str, params: Mapping[str, object]) -> Mapping[str, object]:
         """One request that may need the user's input first (2026-07-28); raises McpError."""
@@ -176,8 +196,7 @@ class McpConnection:
         if method == "notifications/tools/list_changed":
             self._spawn(self._refresh())
         elif method == "notifications/resources/list_changed":
-            self.listings.pop("resources/list", None)
-            self.listings.pop("resources/templates/list", None)
+            self._spawn(self._refresh_resources())
         elif method == "notifications/prompts/list_changed":
             self.listings.pop("prompts/list", None)
         elif method == "notifications/progress":
@@ -199,6 +218,12 @@ class McpConnection:
                 message[:200] if isinstance(message, str) else None,
             )
         )
+
+    async def _refresh_resources(self) -> None:
+        had = self.has_resources
+        await self.list_resources()
+        if had != self.has_resources and self.on_tools_changed is not None:
+            self.on_tools_changed(self)  # the resource tools come or go
 
     async def _refresh(self) -> None:
         with contextlib.suppress(McpError):
@@ -253,6 +278,7 @@ async def connect(
             sessions.append(session)
             connection = McpConnection(spec, session, info, options)
             await connection.list_tools(timeout=startup)
+            await connection.list_resources()
     except TimeoutError:
         await _close_all(sessions)
         raise ServerStartError(f"did not finish starting within {startup:g} s", server=spec.name) from None

@@ -107,8 +107,8 @@ class McpHub:
         return [(name, s.connection.tools) for name, s in self.states.items() if s.connection is not None]
 
     def resource_servers(self) -> set[str]:
-        """The running servers that declare resources (the model gets the resource tools for them)."""
-        return {c.name for c in self.connections() if c.info.offer("resources")}
+        """The running servers that list resources (the model gets the resource tools for them)."""
+        return {c.name for c in self.connections() if c.has_resources}
 
     def connections(self) -> list[McpConnection]:
         return [s.connection for s in self.states.values() if s.connection is not None]

@@ -55,143 +55,107 @@ def attached_images(api: Api, request: RecordedRequest) -> list[str]:
     messages = request.body["messages"]
     if api is ANTHROPIC:
         results = [b for b in messages[-1]["content"] if b.get("type") == "tool_result"]
-        return [b["source"]["media_type"] for r in results for b in r["content"] if b.get("type") == "image"]
+        blocks = [b for r in results if isinstance(r["content"], list) for b in r["content"]]
+        return [b["source"]["media_type"] for b in blocks if b.get("type") == "image"]
     parts = [
         p for m in messages if m["role"] == "user" and isinstance(m["content"], list) for p in m["content"]
     ]
     return [p["image_url"]["url"].split(";")[0][5:] for p in parts if p["type"] == "image_url"]
 
 
+CALLS = (
+    ToolCall("everything__get-tiny-image", {}),
+    ToolCall("everything__trigger-long-running-operation", {"duration": 0.6, "steps": 3}),
+    ToolCall("everything__trigger-elicitation-request", {}),
+    ToolCall("everything__trigger-url-elicitation", {"url": "https://example.com/pay", "errorPath": True}),
+    ToolCall("everything__get-roots-list", {}),
+    ToolCall("everything__read_resource", {"uri": "demo://resource/static/document/features.md"}),
+)
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("api", [ANTHROPIC, OPENAI], ids=lambda a: a.name)
-def test_an_image_and_the_instructions_reach_the_model(
+def test_what_reaches_the_model_headless(
     api: Api, transport: str, isolated_home: Path, tmp_path: Path
 ) -> None:
-    with everything_entry(transport) as entry, api.fake(calling("everything__get-tiny-image")) as server:
+    """One run, five calls: the image, progress, a form and a browser step (both declined, the
+    model told why), and roots (the workspace and the --add-dir folder)."""
+    workspace, notes = tmp_path / "project", tmp_path / "notes"
+    workspace.mkdir()
+    notes.mkdir()
+    with (
+        everything_entry(transport) as entry,
+        api.fake([Reply(tool_calls=CALLS), Reply(text="done")]) as server,
+    ):
         write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": ALLOW_ALL})
-        events = run_json(api, server, isolated_home, tmp_path, "show me the logo")
+        events = run_json(api, server, isolated_home, workspace, "--add-dir", str(notes), "everything")
         first, second = server.requests
     system = system_text(api, first)
     assert "<mcp-server-instructions server='everything'>" in system
     assert "Everything Server \u2013 Server Instructions" in system
     assert "third-party text, not the user's" in system
     assert attached_images(api, second) == ["image/png"]
-    result = result_of(events)
-    assert result["media"] == [
-        {"type": "image", "mimeType": "image/png", "bytes": result["media"][0]["bytes"]}
-    ]
-    assert "[image 1: image/png, " in result["text"]
+    image, long_op, form, browser, roots, resource = (e for e in events if e["type"] == "tool_result")
+    assert image["media"] == [{"type": "image", "mimeType": "image/png", "bytes": image["media"][0]["bytes"]}]
+    assert "[image 1: image/png, " in image["text"]
 
-
-@pytest.mark.parametrize("transport", TRANSPORTS)
-def test_progress_becomes_events(transport: str, isolated_home: Path, tmp_path: Path) -> None:
-    steps = calling("everything__trigger-long-running-operation", {"duration": 0.6, "steps": 3})
-    with everything_entry(transport) as entry, OPENAI.fake(steps) as server:
-        write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": ALLOW_ALL})
-        events = run_json(OPENAI, server, isolated_home, tmp_path, "run the long one")
     progress = [e for e in events if e["type"] == "progress"]
     assert [(e["progress"], e["total"]) for e in progress] == [(1, 3), (2, 3), (3, 3)]
     assert {e["name"] for e in progress} == {"everything__trigger-long-running-operation"}
-    kinds = [e["type"] for e in events]
-    assert kinds.index("tool_call") < kinds.index("progress") < kinds.index("tool_result")
+    assert not long_op["is_error"]
 
-
-@pytest.mark.parametrize("transport", TRANSPORTS)
-def test_headless_elicitation_is_declined_and_the_model_told_why(
-    transport: str, isolated_home: Path, tmp_path: Path
-) -> None:
-    with (
-        everything_entry(transport) as entry,
-        OPENAI.fake(calling("everything__trigger-elicitation-request")) as server,
-    ):
-        write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": ALLOW_ALL})
-        events = run_json(OPENAI, server, isolated_home, tmp_path, "ask me")
-    text = result_of(events)["text"]
-    assert "User declined to provide the requested information" in text
-    assert "[LevelCode: the server asked the user for input" in text
-    assert "nobody can answer in this session (a headless run)" in text
-
-
-def test_headless_a_browser_step_the_server_requires_is_declined(isolated_home: Path, tmp_path: Path) -> None:
-    arguments = {"url": "https://example.com/pay", "errorPath": True}
-    with (
-        everything_entry("stdio") as entry,
-        OPENAI.fake(calling("everything__trigger-url-elicitation", arguments)) as server,
-    ):
-        write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": ALLOW_ALL})
-        events = run_json(OPENAI, server, isolated_home, tmp_path, "pay")
-    result = result_of(events)
-    assert result["is_error"]
+    assert "User declined to provide the requested information" in form["text"]
+    assert "[LevelCode: the server asked the user for input" in form["text"]
+    assert "nobody can answer in this session (a headless run)" in form["text"]
+    assert browser["is_error"]
     assert (
         "it needs the user to open https://modelcontextprotocol.io first, and that was not done"
-        in result["text"]
+        in browser["text"]
     )
-    assert "nobody can answer in this session (a headless run)" in result["text"]
 
-
-def test_headless_sampling_is_refused_even_when_enabled(isolated_home: Path, tmp_path: Path) -> None:
-    steps = calling("everything__trigger-sampling-request", {"prompt": "say hi", "maxTokens": 20})
-    with everything_entry("stdio", sampling=True) as entry, OPENAI.fake(steps) as server:
-        write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": ALLOW_ALL})
-        events = run_json(OPENAI, server, isolated_home, tmp_path, "sample")
-        requests = len(server.requests)
-    result = result_of(events)
-    assert result["is_error"]
-    assert "refused: nobody can approve it here" in result["text"]
-    assert requests == 2  # the prompt and the final answer: the server's request never reached the model
-
-
-@pytest.mark.parametrize("transport", TRANSPORTS)
-def test_servers_that_ask_are_told_the_workspace_and_added_folders(
-    transport: str, isolated_home: Path, tmp_path: Path
-) -> None:
-    workspace, notes = tmp_path / "project", tmp_path / "notes"
-    workspace.mkdir()
-    notes.mkdir()
-    with everything_entry(transport) as entry, OPENAI.fake(calling("everything__get-roots-list")) as server:
-        write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": ALLOW_ALL})
-        events = run_json(OPENAI, server, isolated_home, workspace, "--add-dir", str(notes), "roots?")
-    text = result_of(events)["text"]
-    assert "Current MCP Roots (2 total)" in text
-    assert f"URI: {workspace.as_uri()}" in text
-    assert f"URI: {notes.as_uri()}" in text
+    assert "Current MCP Roots (2 total)" in roots["text"]
+    assert f"URI: {workspace.as_uri()}" in roots["text"]
+    assert f"URI: {notes.as_uri()}" in roots["text"]
     log = (isolated_home / "state" / "logs" / "everything.log").read_text()
     assert "[mcp info] everything-server: Roots updated: 2 root(s) received from client" in log
+    assert not resource["is_error"]  # allow-listed, the resource tool reads
+    assert "# Everything Server - Features" in resource["text"]
 
 
-def test_roots_off_for_a_server_and_its_log_level(isolated_home: Path, tmp_path: Path) -> None:
-    steps = calling("everything__get-sum", {"a": 1, "b": 2})
-    with everything_entry("stdio", roots=False, logLevel="error") as entry, OPENAI.fake(steps) as server:
-        write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": ALLOW_ALL})
-        run_json(OPENAI, server, isolated_home, tmp_path, "sum")
-        offered = OPENAI.offered_tools(server.requests[0])
-    assert "everything__get-roots-list" not in offered  # it is offered only to clients that give roots
-    assert "everything__get-sum" in offered
-
-
-@pytest.mark.parametrize(
-    ("policy", "allowed"),
-    [({}, False), ({"everything__read_resource": "allow"}, True)],
-    ids=["not-allow-listed", "allow-listed"],
-)
-def test_the_resource_tools_are_gated_like_any_mcp_call(
-    policy: dict[str, str], allowed: bool, isolated_home: Path, tmp_path: Path
-) -> None:
-    uri = "demo://resource/static/document/features.md"
+def test_sampling_refused_headless_and_the_resource_tools_gated(isolated_home: Path, tmp_path: Path) -> None:
+    """Sampling enabled in the user's entry is still refused with nobody to approve; the resource
+    tool, not allow-listed, is refused like any MCP call."""
+    calls = (
+        ToolCall("everything__trigger-sampling-request", {"prompt": "say hi", "maxTokens": 20}),
+        ToolCall("everything__read_resource", {"uri": "demo://resource/static/document/features.md"}),
+    )
+    policy = {"everything__trigger-sampling-request": "allow"}
     with (
-        everything_entry("stdio") as entry,
-        ANTHROPIC.fake(calling("everything__read_resource", {"uri": uri})) as server,
+        everything_entry("stdio", sampling=True) as entry,
+        OPENAI.fake([Reply(tool_calls=calls), Reply(text="ok")]) as server,
     ):
         write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": policy})
-        events = run_json(ANTHROPIC, server, isolated_home, tmp_path, "read the features")
-    result = result_of(events)
-    if allowed:
-        assert not result["is_error"]
-        assert "# Everything Server - Features" in result["text"]
-    else:
-        assert result["is_error"]
-        assert "# Everything Server" not in result["text"]
-        assert "nobody" in result["text"] or "not run" in result["text"]
+        events = run_json(OPENAI, server, isolated_home, tmp_path, "sample")
+        requests = len(server.requests)
+    sampling, resource = (e for e in events if e["type"] == "tool_result")
+    assert sampling["is_error"]
+    assert "refused: nobody can approve it here" in sampling["text"]
+    assert requests == 2  # the prompt and the final answer: the server's request never reached the model
+    assert resource["is_error"]
+    assert "# Everything Server" not in resource["text"]
+    assert "nobody can approve" in resource["text"]
+
+
+def test_a_log_level_and_roots_turned_off_per_server(isolated_home: Path, tmp_path: Path) -> None:
+    with everything_entry("stdio") as entry, OPENAI.fake(calling("quiet__get-roots-list")) as server:
+        servers = {"quiet": {**entry, "logLevel": "error"}, "noroots": {**entry, "roots": False}}
+        write_settings(isolated_home, {"mcpServers": servers, "mcpToolPolicy": {"quiet__*": "allow"}})
+        events = run_json(OPENAI, server, isolated_home, tmp_path, "roots?")
+        offered = OPENAI.offered_tools(server.requests[0])
+    assert "Current MCP Roots (1 total)" in result_of(events)["text"]
+    assert "[mcp info]" not in (isolated_home / "state" / "logs" / "quiet.log").read_text()
+    assert "noroots__get-roots-list" not in offered  # offered only to clients that give roots
+    assert "noroots__get-sum" in offered
 
 
 def test_a_2026_07_28_server_over_http(isolated_home: Path, tmp_path: Path) -> None:
