@@ -40,6 +40,10 @@ def tool_text(request: RecordedRequest) -> str:
     return "\n".join(str(m["content"]) for m in request.body["messages"] if m["role"] == "tool")
 
 
+def last_tool_text(request: RecordedRequest) -> str:
+    return str([m for m in request.body["messages"] if m["role"] == "tool"][-1]["content"])
+
+
 def leave(terminal: Terminal) -> None:
     terminal.wait_for_prompt()
     terminal.send("C-d")
@@ -134,18 +138,18 @@ def test_an_elicitation_form_sends_what_the_user_confirmed(
     assert "email" not in raw["content"]  # refused as typed, then left empty
 
 
-@pytest.mark.parametrize(
-    ("answer", "error_path"), [("o", False), ("d", False), ("o", True)], ids=["open", "decline", "error-path"]
-)
 def test_a_url_is_opened_only_after_the_user_agrees(
-    answer: str, error_path: bool, terminal: Terminal, isolated_home: Path, tmp_path: Path
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
 ) -> None:
+    """Declined first: nothing opens. Then a call whose server first needs another page (-32042):
+    that page opens on [o], the call is retried, and its own page opens on [o]."""
     opened = tmp_path / "opened.txt"
     browser = tmp_path / "browser.py"
     browser.write_text(f"import sys, pathlib\npathlib.Path({str(opened)!r}).write_text(sys.argv[1])\n")
-    arguments = {"url": "https://example.com/connect?x=1", "errorPath": error_path}
+    url = "https://example.com/connect?x=1"
     replies = [
-        Reply(tool_calls=(ToolCall("everything__trigger-url-elicitation", arguments),)),
+        Reply(tool_calls=(ToolCall("everything__trigger-url-elicitation", {"url": url}),)),
+        Reply(tool_calls=(ToolCall("everything__trigger-url-elicitation", {"url": url, "errorPath": True}),)),
         Reply(text="ok"),
     ]
     with everything_entry("stdio") as entry, OPENAI.fake(replies) as server:
@@ -155,42 +159,46 @@ def test_a_url_is_opened_only_after_the_user_agrees(
         )
         terminal.type("connect")
         terminal.send("Enter")
-        if error_path:  # the server first requires another page; after it, the call is retried
-            screen = terminal.wait_for("[o] open it in your browser (modelcontextprotocol.io)")
-            terminal.send("o")
-            assert wait_until(opened.exists, within=10)
-            assert opened.read_text() == "https://modelcontextprotocol.io"
-            opened.unlink()
         screen = terminal.wait_for("[o] open it in your browser (example.com)")
-        assert "page: https://example.com/connect?x=1" in screen
+        assert f"page: {url}" in screen
+        terminal.send("d")
+        terminal.wait_for("[o] open it in your browser (modelcontextprotocol.io)")
+        assert not opened.exists()  # declined: the browser never ran
+        terminal.send("o")
+        assert wait_until(opened.exists, within=10)
+        assert opened.read_text() == "https://modelcontextprotocol.io"
+        opened.unlink()
+        terminal.wait_for("[o] open it in your browser (example.com)", within=20)
         assert not opened.exists()
-        terminal.send(answer)
+        terminal.send("o")
         terminal.wait_for("ok")
         leave(terminal)
-        result = tool_text(server.requests[1])
-    if answer == "o":
-        assert wait_until(opened.exists, within=10)
-        assert opened.read_text() == "https://example.com/connect?x=1"
-        assert "accept" in result
-    else:
-        assert not opened.exists()
-        assert "decline" in result
-
-
-def _sampling_steps(recorded: list[dict[str, Any]]) -> list[Any]:
-    def sampled(request: RecordedRequest) -> Reply:
-        recorded.append(dict(request.body))
-        return Reply(text="Paris, of course.")
-
-    call = ToolCall("everything__trigger-sampling-request", {"prompt": "Capital of France?", "maxTokens": 50})
-    return [Reply(tool_calls=(call,)), sampled, Reply(text="the server got its answer")]
+        declined, accepted = last_tool_text(server.requests[1]), last_tool_text(server.requests[2])
+    assert wait_until(opened.exists, within=10)
+    assert opened.read_text() == url
+    assert '"action": "decline"' in declined
+    assert '"action": "accept"' in accepted
 
 
 def test_sampling_shows_a_card_and_runs_only_when_approved(
     terminal: Terminal, isolated_home: Path, tmp_path: Path
 ) -> None:
+    """Denied first: the model never sees the request. Then approved: it runs with the server's
+    token limit and no tools, and the answer goes back."""
     recorded: list[dict[str, Any]] = []
-    with everything_entry("stdio", sampling=True) as entry, OPENAI.fake(_sampling_steps(recorded)) as server:
+
+    def sampled(request: RecordedRequest) -> Reply:
+        recorded.append(dict(request.body))
+        return Reply(text="Paris, of course.")
+
+    call = ToolCall("everything__trigger-sampling-request", {"prompt": "Capital of France?", "maxTokens": 50})
+    steps = [
+        Reply(tool_calls=(call,)),
+        Reply(tool_calls=(call,)),
+        sampled,
+        Reply(text="the server got its answer"),
+    ]
+    with everything_entry("stdio", sampling=True) as entry, OPENAI.fake(steps) as server:
         write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": ALLOW_ALL})
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
         terminal.type("sample")
@@ -201,36 +209,21 @@ def test_sampling_shows_a_card_and_runs_only_when_approved(
         assert f"model:       openai/{OPENAI.model}" in screen
         assert "token limit: 50" in screen
         assert "Capital of France?" in screen
-        assert not recorded
+        terminal.send("n")
+        terminal.wait_for("→ deny")
+        assert wait_until(lambda: len(server.requests) >= 2, within=20)
+        assert recorded == []  # denied: nothing reached the model
+        assert wait_until(lambda: terminal.screen().count("[n] deny") >= 2, within=20)
         terminal.send("y")
         terminal.wait_for("the server got its answer")
         leave(terminal)
-        result = tool_text(server.requests[-1])
+        denied, approved = last_tool_text(server.requests[1]), last_tool_text(server.requests[-1])
+    assert "the user declined the sampling request" in denied
     assert len(recorded) == 1
     assert recorded[0]["max_tokens"] == 50
     assert "Capital of France?" in json.dumps(recorded[0]["messages"])
     assert "tools" not in recorded[0]  # the server's request gets the model, not the tools
-    assert "Paris, of course." in result
-
-
-def test_a_denied_sampling_request_never_reaches_the_model(
-    terminal: Terminal, isolated_home: Path, tmp_path: Path
-) -> None:
-    recorded: list[dict[str, Any]] = []
-    steps = _sampling_steps(recorded)
-    steps = [steps[0], Reply(text="refused then")]
-    with everything_entry("stdio", sampling=True) as entry, OPENAI.fake(steps) as server:
-        write_settings(isolated_home, {"mcpServers": {"everything": entry}, "mcpToolPolicy": ALLOW_ALL})
-        start_repl(terminal, isolated_home, tmp_path, server.base_url)
-        terminal.type("sample")
-        terminal.send("Enter")
-        terminal.wait_for("[n] deny")
-        terminal.send("n")
-        terminal.wait_for("refused then")
-        leave(terminal)
-        result = tool_text(server.requests[-1])
-    assert recorded == []
-    assert "the user declined the sampling request" in result
+    assert "Paris, of course." in approved
 
 
 def test_progress_roots_and_the_mcp_view(terminal: Terminal, isolated_home: Path, tmp_path: Path) -> None:
