@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse
 from levelcode.core.token_estimate import estimate_tokens, tool_tokens
 
+# A picture costs the model about (width * height) / 750 tokens, up to ~1,600 for the largest the
+# APIs take; the size is not known here, so each counts the most (its base64 is not text it reads).
+MEDIA_TOKENS = 1_600
+
 
 def message_tokens(message: Message) -> int:
     parts: list[object] = []
+    media = sum(len(b.outcome.media) for b in message.content if isinstance(b, ToolResult))
     for block in message.content:
         if isinstance(block, TextBlock):
             parts.append(block.text)
@@ -25,7 +30,7 @@ def message_tokens(message: Message) -> int:
             parts.append({"name": block.name, "input": dict(block.input)})
         elif isinstance(block, ToolResult):
             parts.append(block.content)
-    return estimate_tokens(json.dumps(parts, ensure_ascii=False, default=str))
+    return estimate_tokens(json.dumps(parts, ensure_ascii=False, default=str)) + MEDIA_TOKENS * media
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,8 @@ class ContextUsage:
     builtin_tools: int
     mcp_by_server: Mapping[str, int]
     messages: int
+    # carved out of `system`: what each MCP server's instructions add to the system prompt
+    instructions_by_server: Mapping[str, int] = field(default_factory=dict[str, int])
 
     @property
     def mcp_tools(self) -> int:
@@ -53,8 +60,11 @@ def measure_context(
     builtin: Sequence[ToolShape],
     mcp_by_server: Mapping[str, Sequence[ToolShape]],
     messages: Sequence[Message],
+    instructions: Sequence[tuple[str, str]] = (),
 ) -> ContextUsage:
+    """`instructions`: (server, the section it adds to `system`), counted inside `system`."""
     return ContextUsage(
+        instructions_by_server={server: estimate_tokens(text) for server, text in instructions},
         system=estimate_tokens(system),
         builtin_tools=sum(tool_tokens(tool) for tool in builtin),
         mcp_by_server={server: sum(tool_tokens(t) for t in tools) for server, tools in mcp_by_server.items()},

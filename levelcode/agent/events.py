@@ -11,6 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from levelcode.core.outcome import MediaInfo
+from levelcode.core.progress import Progress
+
 ToolOrigin = Literal["builtin", "mcp", "unknown"]
 
 
@@ -33,6 +36,16 @@ class ToolResultEvent:
     name: str
     is_error: bool
     text: str
+    media: tuple[MediaInfo, ...] = ()  # what pictures and sounds came with it: never their data
+
+
+@dataclass(frozen=True)
+class ToolProgress:
+    """A running call's progress, as its server reports it (MCP `notifications/progress`)."""
+
+    id: str
+    name: str
+    progress: Progress
 
 
 @dataclass(frozen=True)
@@ -48,7 +61,7 @@ class TurnFinished:
     stop_reason: str
 
 
-AgentEvent = TextDelta | ToolCallEvent | ToolResultEvent | Notice | TurnFinished
+AgentEvent = TextDelta | ToolCallEvent | ToolProgress | ToolResultEvent | Notice | TurnFinished
 
 
 class EventSink(Protocol):

@@ -74,7 +74,8 @@ class Agent:
                 self.sink.emit(ToolCallEvent(use.id, use.name, call.origin, call.shown_input))
                 result = await self.toolbox.run(call)
                 results.append(result)
-                self.sink.emit(ToolResultEvent(use.id, use.name, result.is_error, result.content))
+                media = tuple(item.info for item in result.outcome.media)
+                self.sink.emit(ToolResultEvent(use.id, use.name, result.is_error, result.content, media))
         except asyncio.CancelledError:
             running = uses[len(results)]
             results.append(ToolResult(running.id, ABORTED_WHILE_RUNNING))

@@ -26,6 +26,7 @@ from levelcode.ui.visible import visible_block
 
 
 def run_mcp_command(args: argparse.Namespace) -> int:
+    from levelcode.cli.mcp_content_commands import mcp_prompt, mcp_prompts, mcp_read, mcp_resources
     from levelcode.cli.mcp_import import run_import_command
     from levelcode.cli.mcp_manage import ACTIONS, run_manage_command
     from levelcode.cli.mcp_trust_commands import mcp_revoke, mcp_trust
@@ -38,6 +39,10 @@ def run_mcp_command(args: argparse.Namespace) -> int:
         "import": run_import_command,
         "login": _sign_in_command,
         "logout": _sign_in_command,
+        "resources": mcp_resources,
+        "read": mcp_read,
+        "prompts": mcp_prompts,
+        "prompt": mcp_prompt,
     }
     handlers.update(dict.fromkeys(ACTIONS, run_manage_command))
     handler = handlers.get(args.mcp_command)

@@ -24,7 +24,7 @@ from levelcode.mcp.gates.trust import TrustState, needs_launch_approval
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.mcp.trust_store import TrustStore
 from levelcode.tools.names import BUILTIN_TOOL_NAMES
-from levelcode.ui.mcp_views import caps_json, confinement_json, tools_line
+from levelcode.ui.mcp_views import caps_json, confinement_json, facts_json, facts_line, tools_line
 from levelcode.ui.mcp_words import state_words, summary_state
 
 
@@ -61,6 +61,8 @@ def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace:
         "caps": caps_json(summary),
         "schemaTokens": summary.schema_tokens,
         "summary": tools_line(summary),
+        "facts": facts_line(summary),
+        **facts_json(summary),
     }
 
 
@@ -89,6 +91,8 @@ def live_lines(live: dict[str, Any]) -> list[str]:
     if live["caps"] is None:
         return [f"  live:    not started ({live['state']}); mcp get starts only what may start unasked"]
     lines = [f"  live:    {live['state']}"]
+    if live.get("facts"):
+        lines.append(f"  speaks:  {live['facts']}")
     if live.get("summary"):
         lines.append(f"  tools:   {live['summary']}")
     lines.extend(f"    {t['name']}  [{t['decision']} · {t['kind']}]" for t in live["tools"])

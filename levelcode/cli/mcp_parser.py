@@ -12,6 +12,9 @@ MCP_EPILOG = """\
 examples:
   levelcode mcp list                         every configured server, its state and tools
   levelcode mcp call time get_current_time '{"timezone": "UTC"}'
+  levelcode mcp resources everything         a server's resources and URI templates
+  levelcode mcp read everything demo://resource/static/document/architecture.md
+  levelcode mcp prompt everything args-prompt '{"city": "Paris"}'
   levelcode mcp trust NAME                   review a repository's server and approve it here
   levelcode mcp login NAME                   sign in to a remote server (OAuth, in your browser)
   levelcode mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects
@@ -56,6 +59,37 @@ def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     add_login_parsers(actions, common)
     add_manage_parsers(actions, common)
     add_import_parser(actions, common)
+    add_content_parsers(actions, common)
+
+
+def add_content_parsers(actions: Any, common: argparse.ArgumentParser) -> None:
+    resources = actions.add_parser(
+        "resources", parents=[common], help="list a server's resources and URI templates"
+    )
+    resources.add_argument("server", help="server name as configured")
+    resources.add_argument("--json", action="store_true", help="machine-readable output")
+    read = actions.add_parser(
+        "read",
+        parents=[common],
+        help="read one resource and print its contents",
+        description="Read one resource and print its contents (binary data is summarised, never printed).",
+    )
+    read.add_argument("server", help="server name as configured")
+    read.add_argument("uri", help="the resource's URI")
+    prompts = actions.add_parser(
+        "prompts", parents=[common], help="list a server's prompts and their arguments"
+    )
+    prompts.add_argument("server", help="server name as configured")
+    prompts.add_argument("--json", action="store_true", help="machine-readable output")
+    prompt = actions.add_parser(
+        "prompt", parents=[common], help="print the messages of one of a server's prompts"
+    )
+    prompt.add_argument("server", help="server name as configured")
+    prompt.add_argument("name", help="the prompt's name")
+    prompt.add_argument(
+        "arguments", nargs="?", default="{}", help="its arguments as a JSON object of strings"
+    )
+    prompt.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def add_login_parsers(actions: Any, common: argparse.ArgumentParser) -> None:

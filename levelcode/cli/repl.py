@@ -13,6 +13,7 @@ import contextlib
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -21,9 +22,12 @@ from rich.text import Text
 from levelcode import __version__
 from levelcode.agent.events import Notice
 from levelcode.cli.aio import run_command
+from levelcode.cli.repl_mcp import McpCompleter, McpPromptParts, PromptError, split_words
 from levelcode.core import paths
 from levelcode.core.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
 from levelcode.core.private_files import touch_private
+from levelcode.mcp.client_features import UserAnswers
+from levelcode.providers.base import Provider
 from levelcode.ui.approval_card import TerminalApprover
 from levelcode.ui.context_view import render_context
 from levelcode.ui.mcp_views import print_list
@@ -37,6 +41,9 @@ Commands:
   /mcp stop NAME     end one server now (whole process group); /new starts it again
   /mcp revoke NAME   forget a repository server's approval here (it keeps running unless stopped)
   /context   where the context goes: system prompt, tools (built-in, MCP per server), messages
+  /add-dir DIR       let the tools use DIR too, and tell the MCP servers that asked for roots
+  /SERVER:PROMPT ARG…   run an MCP server's prompt (Tab completes names and arguments)
+  @SERVER:URI        in a message: attach that MCP resource (Tab completes servers and URIs)
   /new       start a new chat (forgets the conversation, ends background commands, restarts MCP)
   /exit      leave (also Ctrl-D)
 Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history"""
@@ -51,11 +58,17 @@ def run_repl(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from levelcode.cli.server_requests import TerminalAnswers
     from levelcode.cli.session import open_session
 
     console = Console()
+    approver, sink = TerminalApprover(console), ConsoleSink(console)
+
+    def answers(provider: Provider) -> UserAnswers:
+        return TerminalAnswers(console, approver, lambda: provider, sink.stop_progress).answers()
+
     try:
-        session = open_session(args, approver=TerminalApprover(console), sink=ConsoleSink(console))
+        session = open_session(args, approver=approver, sink=sink, answers=answers)
     except (ConfigError, ProviderAuthError) as exc:
         console.print(Text(f"levelcode: {visible_block(str(exc))}", style="red"))
         return 2
@@ -70,10 +83,12 @@ class Repl:
         assert isinstance(session, ChatSession)
         self.console = console
         self.session = session
+        self.mcp_parts = McpPromptParts(session.mcp.hub)
         self.turn: asyncio.Future[Any] | None = None  # what Ctrl-C aborts: a turn, or MCP start-up
         self.commands: dict[str, Command] = {
             "/mcp": self.mcp,
             "/context": self.context,
+            "/add-dir": self.add_dir,
             "/help": self.help,
             "/new": self.new,
             "/exit": self.leave,
@@ -103,7 +118,10 @@ class Repl:
         from prompt_toolkit.history import FileHistory
 
         history = touch_private(paths.history_path())  # FileHistory appends; it never creates it 0600
-        prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
+        completer = McpCompleter(self.mcp_parts, self.commands)
+        prompt: PromptSession[str] = PromptSession(
+            history=FileHistory(str(history)), completer=completer, complete_while_typing=False
+        )
         self.banner()
         await self.start_servers(self.session.start())
         self.console.print(Text("/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves", style="dim"))
@@ -126,6 +144,9 @@ class Repl:
     async def command(self, text: str) -> bool:
         name, *words = text.split()
         handler = self.commands.get(name.lower())
+        if handler is None and ":" in name:
+            await self.run_prompt(name, text[len(name) :])
+            return True
         if handler is None:
             self.console.print(Text(visible(f"unknown command {name}; /help lists them"), style="yellow"))
             return True
@@ -138,7 +159,7 @@ class Repl:
     async def mcp(self, words: list[str]) -> bool:
         """`/mcp` lists; `/mcp stop NAME` ends a server now; `/mcp revoke NAME` forgets its approval."""
         if not words:
-            print_list(self.console, self.session.mcp.list_view())
+            print_list(self.console, self.session.mcp.list_view(take_errors=True))
             return True
         action, names = words[0], words[1:]
         if action not in ("stop", "revoke") or len(names) != 1:
@@ -156,6 +177,30 @@ class Repl:
             render_context(self.session.context_usage(), last=self.session.agent.last_usage), highlight=False
         )
         return True
+
+    async def add_dir(self, words: list[str]) -> bool:
+        folder = Path(" ".join(words)).expanduser() if words else None
+        if folder is None or not folder.is_dir():
+            self.console.print(Text("usage: /add-dir DIR (an existing directory)", style="yellow"))
+            return True
+        self.session.add_folder(folder.resolve())
+        self.console.print(
+            Text(
+                visible(f"Added {folder.resolve()}: the tools may use it, and servers are told."),
+                style="green",
+            )
+        )
+        return True
+
+    async def run_prompt(self, command: str, rest: str) -> None:
+        """`/server:prompt ARG…`: the server's prompt, sent as the next message."""
+        try:
+            text = await self.mcp_parts.prompt_text(command, split_words(rest))
+        except PromptError as exc:
+            self.console.print(Text(visible(str(exc)), style="yellow"))
+            return
+        self.console.print(Text(visible(f"running {command}…"), style="dim"))
+        await self.run_turn(text, attach=False)
 
     async def new(self, _words: list[str]) -> bool:
         await self.start_servers(self.session.reset())
@@ -196,7 +241,12 @@ class Repl:
             self.turn.cancel()
         return True
 
-    async def run_turn(self, text: str) -> None:
+    async def run_turn(self, text: str, *, attach: bool = True) -> None:
+        if attach and "@" in text:
+            attached = await self.mcp_parts.attach(text)
+            for note in attached.notes:
+                self.console.print(Text(visible(note), style="dim"))
+            text = attached.text
         turn = asyncio.ensure_future(self.session.agent.run_turn(text))
         self.turn = turn
         try:

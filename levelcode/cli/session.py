@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from levelcode.agent.context_meter import ContextUsage, measure_context
 from levelcode.agent.events import EventSink, Notice
 from levelcode.agent.loop import Agent
-from levelcode.agent.system_prompt import build_system_prompt
+from levelcode.agent.progress_relay import progress_relay
+from levelcode.agent.system_prompt import build_system_prompt, instructions_section, with_server_instructions
 from levelcode.agent.toolbox import Toolbox
 from levelcode.cli.debug_log import DebugSink, configure_debug_log, debug_enabled
 from levelcode.cli.printing import workspace_of
@@ -19,6 +21,7 @@ from levelcode.cli.sandbox_setup import extra_roots, no_sandbox_notice, session_
 from levelcode.core.approvals import Approver
 from levelcode.core.messages import ToolShape
 from levelcode.core.settings import Settings, load_settings
+from levelcode.mcp.client_features import UserAnswers, workspace_roots
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.providers.base import Provider
@@ -37,6 +40,7 @@ class ChatSession:
     toolbox: Toolbox
     agent: Agent
     mcp: McpRuntime
+    base_system: str = ""  # the system prompt before the MCP servers' instructions join it
 
     async def start(self) -> None:
         """Start the MCP servers the launch gate permits, and say what the model will have."""
@@ -46,6 +50,7 @@ class ChatSession:
         for problem in self.mcp.config.problems:  # the settings' and the servers' problems, each once
             self.agent.sink.emit(Notice(f"config problem: {problem}"))
         await self.mcp.start()
+        self.agent.system = with_server_instructions(self.base_system, self.mcp.instructions())
         summary = chip(self.mcp.summaries())
         if summary:
             self.agent.sink.emit(Notice(summary))
@@ -58,7 +63,17 @@ class ChatSession:
         for tool in catalog.tools:
             by_server.setdefault(catalog.routes[tool.name].server, []).append(tool)
         builtins = list(self.toolbox.builtins.values())
-        return measure_context(self.agent.system, builtins, by_server, self.agent.transcript.messages)
+        instructions = [(name, instructions_section(name, text)) for name, text in self.mcp.instructions()]
+        messages = self.agent.transcript.messages
+        return measure_context(self.agent.system, builtins, by_server, messages, instructions)
+
+    def add_folder(self, folder: Path) -> None:
+        """Let the tools use `folder` too (as `--add-dir` does), and tell the servers that asked."""
+        if folder in (self.workspace, *self.ctx.extra_roots):
+            return
+        self.ctx.extra_roots = (*self.ctx.extra_roots, folder)
+        self.mcp.roots.folders.append(folder)
+        self.mcp.hub.roots_changed()
 
     async def reset(self) -> None:
         """A new chat: empty transcript, fresh tool state (background jobs ended), MCP restarted."""
@@ -66,6 +81,7 @@ class ChatSession:
         self.agent.transcript.clear()
         self.toolbox.remembered.clear()
         await self.mcp.restart()
+        self.agent.system = with_server_instructions(self.base_system, self.mcp.instructions())
 
     async def close(self) -> None:
         try:
@@ -75,8 +91,15 @@ class ChatSession:
             await close_provider(self.provider)
 
 
-def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSink) -> ChatSession:
-    """Raises ConfigError or ProviderAuthError with a message that says what to do."""
+def open_session(
+    args: argparse.Namespace,
+    *,
+    approver: Approver,
+    sink: EventSink,
+    answers: Callable[[Provider], UserAnswers] | None = None,
+) -> ChatSession:
+    """Raises ConfigError or ProviderAuthError with a message that says what to do. `answers`:
+    who answers what servers ask of the user (the REPL's forms and cards); none when headless."""
     configure_debug_log()
     if debug_enabled():
         sink = DebugSink(sink)
@@ -106,7 +129,11 @@ def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSin
         approver,
         reserved={t.name for t in builtins},
         notify=notify,
+        roots=workspace_roots(workspace, ctx.extra_roots),
+        answers=answers(provider) if answers is not None else None,
     )
+    mcp.router.on_progress = progress_relay(sink)
     toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
-    agent = Agent(provider, toolbox, system=build_system_prompt(workspace), sink=sink)
-    return ChatSession(workspace, settings, provider, ctx, toolbox, agent, mcp)
+    system = build_system_prompt(workspace)
+    agent = Agent(provider, toolbox, system=system, sink=sink)
+    return ChatSession(workspace, settings, provider, ctx, toolbox, agent, mcp, system)

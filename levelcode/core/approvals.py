@@ -11,7 +11,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-ApprovalKind = Literal["command", "edit", "mcp_call", "mcp_launch"]
+ApprovalKind = Literal["command", "edit", "mcp_call", "mcp_launch", "mcp_sampling"]
 # "sandboxed" / "sandboxed_workspace": approve an MCP server's launch inside the sandbox (its own
 # folder only / the workspace as well); offered only where a request lists them in `answers`.
 Choice = Literal["once", "always", "deny", "sandboxed", "sandboxed_workspace"]

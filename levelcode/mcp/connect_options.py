@@ -7,11 +7,12 @@ Plain data, shared by the transport factory, the connection and the hub.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.protocol.handshake import DEFAULT_HINTED_PROBE_SECONDS, DEFAULT_PROBE_GRACE_SECONDS
 from levelcode.mcp.protocol.session import ClientFeatures
 from levelcode.mcp.protocol.sign_in import SignIn
@@ -45,3 +46,4 @@ class ConnectOptions:
     # unconfined (gates/server_box.py decides, with the server's own entry).
     sandbox_choices: Mapping[str, SandboxChoice] = field(default_factory=dict[str, "SandboxChoice"])
     sandbox: Confinement | None = None  # this machine's sandbox; None: probed when a server needs it
+    features_for: Callable[[ServerSpec], ClientFeatures] | None = None  # per server, when set

@@ -1,37 +1,47 @@
-"""One live MCP server, whatever its transport: its negotiated session, its tools, and calls that
-always end in an outcome.
+"""One live MCP server, whatever its transport: its negotiated session, its tools, resources and
+prompts, and calls that always end in an outcome.
 
 `McpConnection.call_tool` returns what the model gets: the rendered result, or an `ERROR: …`
 outcome for a timeout, a JSON-RPC error, a malformed answer, or a server that died (with the
 transport's last diagnostic lines: a stdio server's stderr, a remote one's HTTP exchanges).
-Capping and spilling long results is the hub's job (it owns the results directory). Which
-transport a server gets, and how its protocol era is found, is transports.py's choice.
+Each call carries a progress token, and the server's progress for it goes to the caller; the
+server's log messages go to its log (mcp/server_log.py). Capping and spilling long results is
+the hub's job (it owns the results directory). Which transport a server gets, and how its
+protocol era is found, is transports.py's choice.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 from collections.abc import Callable, Coroutine, Mapping
 
-from levelcode.core.errors import CallTimeout, McpError, ProtocolError, ServerExited, ServerStartError
+from levelcode.core import paths
+from levelcode.core.errors import CallTimeout, McpError, RemoteError, ServerExited, ServerStartError
 from levelcode.core.outcome import ToolOutcome, failure
+from levelcode.core.progress import Progress, ProgressCallback
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.handshake import Era, ServerInfo, finish_background_closes
+from levelcode.mcp.protocol.input_rounds import request_until_complete
+from levelcode.mcp.protocol.paging import list_all
 from levelcode.mcp.protocol.results import render_call_result
 from levelcode.mcp.protocol.session import McpSession
+from levelcode.mcp.server_log import ServerLog
 from levelcode.mcp.transports import transport_plan
 
-MAX_LIST_PAGES = 100
-MAX_INPUT_ROUNDS = 10
-MAX_INPUT_REQUESTS = 20
 DIAGNOSTIC_LINES_IN_ERRORS = 8
-
+URL_ELICITATION_REQUIRED = -32042
+MAX_BROWSER_STEPS = 3
+RESOURCE_LIST_SECONDS = 5.0
+LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
 
 ToolsChanged = Callable[["McpConnection"], None]
+Listing = tuple[Mapping[str, object], ...]
+_tokens = itertools.count(1)
 
 
 class McpConnection:
@@ -43,8 +53,12 @@ class McpConnection:
         self.session = session
         self.info = info
         self.call_timeout = spec.timeout or options.call_timeout
-        self.tools: tuple[Mapping[str, object], ...] = ()
+        self.tools: Listing = ()
+        self.listings: dict[str, Listing] = {}  # resources, templates, prompts: fetched when first asked
         self.on_tools_changed: ToolsChanged | None = None
+        log_path = options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None
+        self.log = ServerLog(log_path, spec.client.log_level)
+        self._progress: dict[str, ProgressCallback] = {}
         self._background: set[asyncio.Task[object]] = set()
         session.on_notification = self._notification
 
@@ -53,81 +67,124 @@ class McpConnection:
         """The server's local process, when it has one (a stdio server)."""
         return self.session.transport.process_id
 
-    async def list_tools(self, *, timeout: float | None = None) -> tuple[Mapping[str, object], ...]:
-        tools: list[Mapping[str, object]] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        for _page in range(MAX_LIST_PAGES):
-            params = {"cursor": cursor} if cursor else {}
-            result = await self.session.request("tools/list", params, timeout=timeout or self.call_timeout)
-            page = result.get("tools")
-            if not isinstance(page, list):
-                raise ProtocolError("tools/list answered without a list of tools", server=self.name)
-            tools.extend(item for item in page if isinstance(item, Mapping))
-            next_cursor = result.get("nextCursor")
-            if not isinstance(next_cursor, str) or not next_cursor:
-                self.tools = tuple(tools)
-                return self.tools
-            if next_cursor in seen:
-                raise ProtocolError("tools/list repeated a page cursor", server=self.name)
-            seen.add(cursor := next_cursor)
-        raise ProtocolError(f"tools/list went on for more than {MAX_LIST_PAGES} pages", server=self.name)
+    async def list_tools(self, *, timeout: float | None = None) -> Listing:
+        self.tools = tuple(
+            await list_all(self.session, "tools/list", "tools", timeout=timeout or self.call_timeout)
+        )
+        return self.tools
+
+    async def listing(
+        self, method: str, key: str, *, fresh: bool = False, timeout: float | None = None
+    ) -> Listing:
+        """`resources/list` → resources, `resources/templates/list` → resourceTemplates,
+        `prompts/list` → prompts: every page, kept until the server says its list changed."""
+        if fresh or method not in self.listings:
+            items = await list_all(self.session, method, key, timeout=timeout or self.call_timeout)
+            self.listings[method] = tuple(items)
+        return self.listings[method]
+
+    async def list_resources(self) -> None:
+        """Fetch the resource and template lists (kept); a server that offers none, or is slow to
+        say (`RESOURCE_LIST_SECONDS`), has none for now."""
+        if not self.info.offer("resources"):
+            return
+        for method, key in (
+            ("resources/list", "resources"),
+            ("resources/templates/list", "resourceTemplates"),
+        ):
+            with contextlib.suppress(McpError):
+                await self.listing(method, key, fresh=True, timeout=RESOURCE_LIST_SECONDS)
+
+    @property
+    def has_resources(self) -> bool:
+        """Whether it listed any resource or template (then the model gets the resource tools)."""
+        return bool(self.listings.get("resources/list") or self.listings.get("resources/templates/list"))
+
+    async def request(self, method: str, params: Mapping[str, object]) -> Mapping[str, object]:
+        """One request that may need the user's input first (2026-07-28); raises McpError."""
+        return await request_until_complete(self.session, method, params, timeout=self.call_timeout)
 
     async def call_tool(
-        self, tool: str, arguments: Mapping[str, object], *, timeout: float | None = None
+        self,
+        tool: str,
+        arguments: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
     ) -> ToolOutcome:
         """The rendered result; every failure becomes an `ERROR: …` outcome, never an exception."""
         limit = timeout or self.call_timeout
+        token = f"levelcode-{next(_tokens)}"
+        params = {"name": tool, "arguments": dict(arguments), "_meta": {"progressToken": token}}
+        if on_progress is not None:
+            self._progress[token] = on_progress
+        self.session.features.call_notes.clear()
         try:
-            return await self._call(tool, arguments, limit)
+            outcome = render_call_result(await self._call_after_browser_steps(tool, params, limit))
         except CallTimeout:
-            return failure(
+            outcome = failure(
                 f"{self.name}/{tool} timed out after {limit:g} s; LevelCode asked the server to cancel it"
             )
         except ServerExited as exc:
-            return failure(f"server {self.name!r} exited ({exc.detail}) during {tool}{self._diagnostics()}")
+            outcome = failure(
+                f"server {self.name!r} exited ({exc.detail}) during {tool}{self._diagnostics()}"
+            )
         except McpError as exc:
-            return failure(f"{self.name}/{tool}: {exc}{self._diagnostics()}")
+            outcome = failure(f"{self.name}/{tool}: {exc}{self._diagnostics()}")
+        finally:
+            self._progress.pop(token, None)
+        return self._with_call_notes(outcome)
 
-    async def _call(self, tool: str, arguments: Mapping[str, object], timeout: float) -> ToolOutcome:
-        params: dict[str, object] = {"name": tool, "arguments": dict(arguments)}
-        for round_ in range(MAX_INPUT_ROUNDS):
-            result = await self.session.request("tools/call", params, timeout=timeout, tool=tool)
-            kind = result.get("resultType", "complete")
-            if kind == "complete":
-                return render_call_result(result)
-            if kind != "input_required":
-                raise ProtocolError(f"unknown resultType {kind!r}", server=self.name, tool=tool)
-            if result.get("inputRequests"):
-                params = {**params, "inputResponses": await self._fulfil(result["inputRequests"], tool)}
-            else:
-                params.pop("inputResponses", None)
-                await asyncio.sleep(min(0.05 * 2**round_, 0.25))
-            params.pop("requestState", None)
-            if isinstance(result.get("requestState"), str):
-                params["requestState"] = result["requestState"]
-        raise ProtocolError(
-            f"still asking to retry after {MAX_INPUT_ROUNDS} rounds", server=self.name, tool=tool
-        )
+    async def _call_after_browser_steps(
+        self, tool: str, params: Mapping[str, object], limit: float
+    ) -> Mapping[str, object]:
+        """The call; when the server first needs the user in a browser (URLElicitationRequired,
+        -32042), each such step is put to the user as a URL request, and the call retried once
+        if they agreed to all of them."""
+        try:
+            return await request_until_complete(self.session, "tools/call", params, timeout=limit, tool=tool)
+        except RemoteError as exc:
+            steps = url_steps(exc)
+            if not steps:
+                raise
+            for step in steps:
+                answer = await self.session.handle_server_request("elicitation/create", step)
+                if answer.get("action") != "accept":
+                    hosts = ", ".join(str(s.get("url"))[:200] for s in steps)
+                    raise RemoteError(
+                        f"it needs the user to open {hosts} first, and that was not done",
+                        server=self.name,
+                        code=URL_ELICITATION_REQUIRED,
+                    ) from exc
+            return await request_until_complete(self.session, "tools/call", params, timeout=limit, tool=tool)
 
-    async def _fulfil(self, requests: object, tool: str) -> dict[str, object]:
-        """2026-07-28 input requests, answered one by one as if the server had asked them itself."""
-        if not isinstance(requests, Mapping) or len(requests) > MAX_INPUT_REQUESTS:
-            raise ProtocolError("malformed inputRequests", server=self.name, tool=tool)
-        answers: dict[str, object] = {}
-        for key, request in requests.items():
-            method = request.get("method") if isinstance(request, Mapping) else None
-            params = request.get("params", {}) if isinstance(request, Mapping) else None
-            if not isinstance(method, str) or not isinstance(params, Mapping):
-                raise ProtocolError(f"malformed input request {str(key)[:60]!r}", server=self.name, tool=tool)
-            if not self.session.handles(method):
-                raise ProtocolError(
-                    f"asked for {method[:60]!r} (input from the user), which this session cannot answer",
-                    server=self.name,
-                    tool=tool,
-                )
-            answers[str(key)] = await self.session.handle_server_request(method, params)
-        return answers
+    def _with_call_notes(self, outcome: ToolOutcome) -> ToolOutcome:
+        """What LevelCode did with the server's own requests during the call (an elicitation
+        declined headless, a sampling request refused), so the model knows why."""
+        notes = list(self.session.features.call_notes)
+        self.session.features.call_notes.clear()
+        if not notes:
+            return outcome
+        text = "\n".join([outcome.text, *(f"[LevelCode: {note}]" for note in notes)])
+        return ToolOutcome(text, outcome.is_error, outcome.media)
+
+    def roots_changed(self) -> None:
+        """Tell a server that asked for roots that the set changed (2026-07-28 asks each time)."""
+        if self.info.era == "legacy" and self.spec.client.roots:
+            with contextlib.suppress(McpError):
+                self.session.notify("notifications/roots/list_changed")
+
+    def set_log_level(self) -> None:
+        """Ask for log messages at the user's level: 2026-07-28 in every request's `_meta`; before,
+        with `logging/setLevel`, sent in the background (a server slow to answer it must not
+        hold up its start)."""
+        if not self.info.offer("logging"):
+            return
+        if self.info.era == "modern" and self.session.envelope is not None:
+            self.session.envelope = {**self.session.envelope, LOG_LEVEL_META: self.log.level}
+            return
+        level = {"level": self.log.level}
+        self._spawn(self.session.request("logging/setLevel", level, timeout=self.call_timeout))
 
     def _diagnostics(self) -> str:
         lines = self.session.diagnostics()[-DIAGNOSTIC_LINES_IN_ERRORS:]
@@ -135,8 +192,38 @@ class McpConnection:
         return (f"\n{title}:\n" + "\n".join(lines)) if lines else ""
 
     def _notification(self, message: jsonrpc.Notification) -> None:
-        if message.method == "notifications/tools/list_changed":
+        method, params = message.method, message.params
+        if method == "notifications/tools/list_changed":
             self._spawn(self._refresh())
+        elif method == "notifications/resources/list_changed":
+            self._spawn(self._refresh_resources())
+        elif method == "notifications/prompts/list_changed":
+            self.listings.pop("prompts/list", None)
+        elif method == "notifications/progress":
+            self._progressed(params)
+        elif method == "notifications/message":
+            self.log.record(params)
+
+    def _progressed(self, params: Mapping[str, object]) -> None:
+        callback = self._progress.get(str(params.get("progressToken")))
+        value = params.get("progress")
+        if callback is None or not isinstance(value, int | float) or isinstance(value, bool):
+            return
+        total = params.get("total")
+        message = params.get("message")
+        callback(
+            Progress(
+                float(value),
+                float(total) if isinstance(total, int | float) and not isinstance(total, bool) else None,
+                message[:200] if isinstance(message, str) else None,
+            )
+        )
+
+    async def _refresh_resources(self) -> None:
+        had = self.has_resources
+        await self.list_resources()
+        if had != self.has_resources and self.on_tools_changed is not None:
+            self.on_tools_changed(self)  # the resource tools come or go
 
     async def _refresh(self) -> None:
         with contextlib.suppress(McpError):
@@ -164,6 +251,7 @@ class McpConnection:
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(self.session.close(), finish_background_closes())
+        self.log.close()
 
 
 async def connect(
@@ -176,9 +264,10 @@ async def connect(
     """Start (or reach) the server, negotiate, list its tools — all within its startup timeout."""
     plan = transport_plan(spec, options, os.environ if parent_env is None else parent_env)
     startup = spec.startup_timeout or options.startup_timeout
+    features = options.features_for(spec) if options.features_for is not None else options.features
 
     async def open_session() -> McpSession:
-        session = McpSession(plan.make(), features=options.features)
+        session = McpSession(plan.make(), features=features)
         await session.open()
         return session
 
@@ -189,6 +278,7 @@ async def connect(
             sessions.append(session)
             connection = McpConnection(spec, session, info, options)
             await connection.list_tools(timeout=startup)
+            await connection.list_resources()
     except TimeoutError:
         await _close_all(sessions)
         raise ServerStartError(f"did not finish starting within {startup:g} s", server=spec.name) from None
@@ -199,8 +289,20 @@ async def connect(
     except BaseException:
         await _close_all(sessions)
         raise
+    connection.set_log_level()
     connection.start_listening()
     return connection
+
+
+def url_steps(error: RemoteError) -> list[Mapping[str, object]]:
+    """The URL elicitations a -32042 error says must come first (at most three)."""
+    data = error.data
+    if error.code != URL_ELICITATION_REQUIRED or not isinstance(data, Mapping):
+        return []
+    steps = data.get("elicitations")
+    if not isinstance(steps, list):
+        return []
+    return [s for s in steps if isinstance(s, Mapping) and s.get("mode") == "url"][:MAX_BROWSER_STEPS]
 
 
 async def _close_all(sessions: list[McpSession]) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from levelcode.core.errors import McpError, SignInRequired
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.private_files import write_private_text
+from levelcode.core.progress import ProgressCallback
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.connection import McpConnection, connect
@@ -27,6 +28,7 @@ from levelcode.mcp.gates.trust import launch_fingerprint
 from levelcode.mcp.protocol.handshake import finish_background_closes
 from levelcode.mcp.protocol.results import DEFAULT_RESULT_CHARS, cap_text
 from levelcode.mcp.protocol_memory import ProtocolMemory
+from levelcode.mcp.server_content import list_resources_outcome, read_resource
 
 # Why a server is not running, as the model (and `mcp call`) is told it.
 _NOT_RUNNING = {
@@ -108,15 +110,48 @@ class McpHub:
         """(server, raw tool specs) for every running server, in start order: the catalog's input."""
         return [(name, s.connection.tools) for name, s in self.states.items() if s.connection is not None]
 
-    async def call(self, server: str, tool: str, arguments: Mapping[str, object]) -> ToolOutcome:
+    def resource_servers(self) -> set[str]:
+        """The running servers that list resources (the model gets the resource tools for them)."""
+        return {c.name for c in self.connections() if c.has_resources}
+
+    def connections(self) -> list[McpConnection]:
+        return [s.connection for s in self.states.values() if s.connection is not None]
+
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, object],
+        *,
+        on_progress: ProgressCallback | None = None,
+    ) -> ToolOutcome:
         """What the model gets, capped. Never raises for anything the server does."""
         connection = self.connection(server)
         if connection is None:
-            state = self.states.get(server)
-            status = state.status if state is not None else NOT_STARTED
-            return failure(f"MCP server {server!r} is not running ({not_running_reason(status)})")
-        outcome = await connection.call_tool(tool, arguments)
+            return self._not_running(server)
+        outcome = await connection.call_tool(tool, arguments, on_progress=on_progress)
         return dataclasses.replace(outcome, text=self._capped(server, tool, outcome.text))
+
+    async def resource_call(self, server: str, kind: str, arguments: Mapping[str, object]) -> ToolOutcome:
+        """The model's `list_resources` / `read_resource` on `server`, capped like a tool's result."""
+        connection = self.connection(server)
+        if connection is None:
+            return self._not_running(server)
+        if kind == "list_resources":
+            outcome = await list_resources_outcome(connection)
+        else:
+            outcome = await read_resource(connection, arguments.get("uri"))
+        return dataclasses.replace(outcome, text=self._capped(server, kind, outcome.text))
+
+    def _not_running(self, server: str) -> ToolOutcome:
+        state = self.states.get(server)
+        status = state.status if state is not None else NOT_STARTED
+        return failure(f"MCP server {server!r} is not running ({not_running_reason(status)})")
+
+    def roots_changed(self) -> None:
+        """The workspace folders changed: tell every running server that asked for roots."""
+        for connection in self.connections():
+            connection.roots_changed()
 
     def _capped(self, server: str, tool: str, text: str) -> str:
         if len(text) <= self.result_chars:

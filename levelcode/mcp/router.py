@@ -11,12 +11,13 @@ offered for a destructive tool.
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from pathlib import Path
 
 from levelcode.core.approvals import Approver, decide_or_deny
 from levelcode.core.messages import ToolShape, ToolUse
 from levelcode.core.outcome import ToolOutcome, failure
+from levelcode.core.progress import Progress
 from levelcode.mcp.gates.cards import call_card, mask_arguments
 from levelcode.mcp.gates.catalog import Catalog, McpRoute, build_catalog
 from levelcode.mcp.gates.policy import McpVerdict, PolicyEntry, classify_mcp_tool, explain_mcp_refusal
@@ -47,6 +48,7 @@ class McpRouter:
         self.reserved = frozenset(reserved)
         self.settings_file = settings_file
         self.catalog = Catalog()
+        self.on_progress: Callable[[ToolUse, Progress], None] | None = None  # the session shows it
         self._stale = True
         hub.on_tools_changed = self._tools_changed
 
@@ -55,7 +57,8 @@ class McpRouter:
         self._stale = True
 
     def rebuild(self) -> Catalog:
-        self.catalog = build_catalog(self.hub.listings(), reserved=self.reserved)
+        listings, resources = self.hub.listings(), self.hub.resource_servers()
+        self.catalog = build_catalog(listings, reserved=self.reserved, resource_servers=resources)
         self._stale = False
         return self.catalog
 
@@ -98,7 +101,11 @@ class McpRouter:
                 )
                 return refusal
         log.info("mcp call %s (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input))
-        return await self.hub.call(route.server, route.tool, use.input)
+        if route.kind != "tool":
+            return await self.hub.resource_call(route.server, route.kind, use.input)
+        on_progress = self.on_progress
+        progress = None if on_progress is None else lambda update: on_progress(use, update)
+        return await self.hub.call(route.server, route.tool, use.input, on_progress=progress)
 
     async def _ask(
         self, route: McpRoute, verdict: McpVerdict, arguments: Mapping[str, object]

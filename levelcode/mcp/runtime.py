@@ -21,12 +21,20 @@ from pathlib import Path
 from levelcode.core import paths
 from levelcode.core.approvals import Approver, decide_or_deny
 from levelcode.core.settings import Settings, load_settings
+from levelcode.mcp.client_features import UserAnswers, WorkspaceRoots, features_for, workspace_roots
 from levelcode.mcp.config.environment import provider_keys_withheld, withheld_references
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.cards import launch_card
-from levelcode.mcp.gates.overview import ListView, ServerSummary, launch_text, stale_approvals, summarize
+from levelcode.mcp.gates.overview import (
+    ListView,
+    ServerFacts,
+    ServerSummary,
+    launch_text,
+    stale_approvals,
+    summarize,
+)
 from levelcode.mcp.gates.server_box import SandboxChoice, asks_for_sandbox, sandbox_choice_of
 from levelcode.mcp.gates.status import (
     LaunchHeld,
@@ -51,16 +59,26 @@ def _no_progress(_names: Sequence[str]) -> AbstractContextManager[object]:
     return contextlib.nullcontext()
 
 
-def make_hub(workspace: Path, settings: Settings | None = None) -> McpHub:
+def make_hub(
+    workspace: Path,
+    settings: Settings | None = None,
+    *,
+    roots: WorkspaceRoots | None = None,
+    answers: UserAnswers | None = None,
+) -> McpHub:
     """The hub as a session builds it: logs, private server folders, results, protocol memory under
-    the state dir; `settings` only for the apiKey a repository's server must never receive."""
+    the state dir; `settings` only for the apiKey a repository's server must never receive; the
+    roots servers are told, and who answers what they ask of the user (nobody, by default)."""
     settings = settings or Settings()
+    told = roots or workspace_roots(workspace)
+    answering = answers or UserAnswers()
     options = ConnectOptions(
         workspace=workspace,
         log_dir=paths.logs_dir(),
         servers_dir=paths.servers_dir(),
         provider_key_values=frozenset(settings_api_key(settings)),
         sign_in=SignIn(store_dir=paths.state_dir()),  # stored sign-ins; headless: never a browser
+        features_for=lambda spec: features_for(spec, told, answering),
     )
     memory = ProtocolMemory(paths.state_dir() / "protocols.json")
     return McpHub(options, memory=memory, results_dir=paths.results_dir())
@@ -99,15 +117,20 @@ class McpRuntime:
         reserved: Collection[str] = (),
         notify: Notify = lambda _notice: None,
         store: TrustStore | None = None,
+        roots: WorkspaceRoots | None = None,
+        answers: UserAnswers | None = None,
     ) -> None:
-        """`settings`: the session's, read once (those the config was read with, else read here)."""
+        """`settings`: the session's, read once (those the config was read with, else read here).
+        `roots`: the folders servers are told; `answers`: who answers their questions to the user."""
         self.workspace = workspace
         self.settings = settings or config.settings or load_settings(workspace)
         self.config = config
         self.approver = approver
         self.notify = notify
         self.store = store or TrustStore()
-        self.hub = make_hub(workspace, self.settings)
+        self.roots = roots or workspace_roots(workspace)
+        self.answers = answers or UserAnswers()
+        self.hub = make_hub(workspace, self.settings, roots=self.roots, answers=self.answers)
         self.router = McpRouter(
             self.hub,
             dict(config.tool_policy),
@@ -233,11 +256,30 @@ class McpRuntime:
             repository_rules=rules,
             changes=changes,
             sandbox_choices=choices,
+            facts=self.facts(),
         )
 
-    def list_view(self) -> ListView:
+    def facts(self, *, take_errors: bool = False) -> dict[str, ServerFacts]:
+        """What each running server said of itself; `take_errors` hands its unseen error-level
+        log messages to this view (each is shown once)."""
+        facts = {}
+        for connection in self.hub.connections():
+            info = connection.info
+            errors = connection.log.take_errors() if take_errors else ()
+            facts[connection.name] = ServerFacts(info.protocol, info.name, info.version, info.offers, errors)
+        return facts
+
+    def instructions(self) -> list[tuple[str, str]]:
+        """(server, its `instructions`, capped) of every running server that gave some."""
+        return [(c.name, c.info.instructions) for c in self.hub.connections() if c.info.instructions]
+
+    def list_view(self, *, take_errors: bool = False) -> ListView:
         stale = stale_approvals(self.config, self.store.approved_servers(self.workspace))
-        return ListView(self.summaries(), self.config.problems, stale, self.store.warning)
+        summaries = self.summaries()
+        if take_errors:
+            facts = self.facts(take_errors=True)
+            summaries = tuple(dataclasses.replace(s, facts=facts.get(s.name, s.facts)) for s in summaries)
+        return ListView(summaries, self.config.problems, stale, self.store.warning)
 
     async def restart(self) -> None:
         """A new chat: every server ends (whole process groups); config, allow-list and approvals
@@ -246,7 +288,9 @@ class McpRuntime:
         self.hub.states.clear()
         self.settings = load_settings(self.workspace, self.settings.user_file)
         self.config = load_mcp_config(self.workspace, self.settings)
-        self.hub.options = make_hub(self.workspace, self.settings).options
+        self.hub.options = make_hub(
+            self.workspace, self.settings, roots=self.roots, answers=self.answers
+        ).options
         self.store = TrustStore(self.store.path)
         self.router.allowances.store = self.store
         self.router.tool_policy.clear()

@@ -9,6 +9,11 @@ Rules that are easy to get wrong and are load-bearing:
 - OpenAI-shaped: each tool result is its own `role: tool` message (with `tool_call_id`) placed
   right after the assistant message that made the call; the system prompt is the first message;
   there is no `is_error` flag, so a failed result's text starts with `ERROR: `.
+- Pictures and sounds a tool returned (`ToolOutcome.media`, already bounded): Anthropic takes
+  images inside the `tool_result` (its content becomes a list of blocks) and no audio, so audio
+  is named in a text block instead; OpenAI-shaped APIs take no media in a `role: tool` message,
+  so they follow the tool messages in one user message (`image_url` data URLs, `input_audio`
+  for WAV and MP3), each introduced by the call it came from. The data is never put in text.
 - Tool arguments that are not a JSON object (OpenAI-shaped servers send a string that can be
   anything; a truncated Anthropic stream can end mid-object) become an input holding only
   `INVALID_ARGUMENTS_KEY`. No tool schema accepts that key, and `invalid_arguments_error`
@@ -22,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse
-from levelcode.core.outcome import ERROR_PREFIX, ToolOutcome, failure
+from levelcode.core.outcome import ERROR_PREFIX, Media, ToolOutcome, failure
 
 JsonObject = dict[str, Any]
 
@@ -96,7 +101,11 @@ def _anthropic_content(message: Message) -> list[JsonObject]:
 
 
 def _anthropic_tool_result(result: ToolResult) -> JsonObject:
-    shaped: JsonObject = {"type": "tool_result", "tool_use_id": result.tool_use_id, "content": result.content}
+    content: str | list[JsonObject] = result.content
+    if result.outcome.media:
+        content = [{"type": "text", "text": result.content or EMPTY_MESSAGE_TEXT}]
+        content.extend(_anthropic_media(media) for media in result.outcome.media)
+    shaped: JsonObject = {"type": "tool_result", "tool_use_id": result.tool_use_id, "content": content}
     if result.is_error:
         shaped["is_error"] = True
     return shaped
@@ -136,7 +145,11 @@ def _openai_user(message: Message) -> list[JsonObject]:
     if message.tool_uses:
         raise ValueError("a tool use cannot be part of a user message")
     shaped = [_openai_tool_message(result) for result in message.tool_results]
-    if message.text or not shaped:
+    parts = [part for result in message.tool_results for part in _openai_media_parts(result)]
+    if parts:
+        text = [{"type": "text", "text": message.text}] if message.text else []
+        shaped.append({"role": "user", "content": [*parts, *text]})
+    elif message.text or not shaped:
         shaped.append({"role": "user", "content": message.text or EMPTY_MESSAGE_TEXT})
     return shaped
 
@@ -183,3 +196,39 @@ def openai_stop_reason(finish_reason: str | None, *, has_tool_calls: bool) -> st
     if finish_reason is None:
         return "end_turn"
     return _OPENAI_STOP_REASONS.get(finish_reason, finish_reason)
+
+
+# --- media (pictures and sounds from tools) ------------------------------------------------------
+
+_OPENAI_AUDIO_FORMATS = {
+    "audio/wav": "wav",
+    "audio/x-wav": "wav",
+    "audio/wave": "wav",
+    "audio/mpeg": "mp3",
+    "audio/mp3": "mp3",
+}
+
+
+def _anthropic_media(media: Media) -> JsonObject:
+    if media.kind != "image":
+        return {
+            "type": "text",
+            "text": f"[{media.kind} ({media.mime_type}) not sent: this API takes no audio]",
+        }
+    return {"type": "image", "source": {"type": "base64", "media_type": media.mime_type, "data": media.data}}
+
+
+def _openai_media_parts(result: ToolResult) -> list[JsonObject]:
+    """The user-message parts that carry one tool result's media, introduced by its call id."""
+    if not result.outcome.media:
+        return []
+    intro = f"Attachments returned by tool call {result.tool_use_id} (its result is above):"
+    parts: list[JsonObject] = [{"type": "text", "text": intro}]
+    for media in result.outcome.media:
+        if media.kind == "image":
+            url = f"data:{media.mime_type};base64,{media.data}"
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+        else:
+            audio = {"data": media.data, "format": _OPENAI_AUDIO_FORMATS.get(media.mime_type, "wav")}
+            parts.append({"type": "input_audio", "input_audio": audio})
+    return parts

@@ -10,6 +10,7 @@ prompt ever scroll away. A launch card is otherwise never shortened.
 from __future__ import annotations
 
 import dataclasses
+from typing import TypeVar
 
 from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
@@ -23,7 +24,9 @@ KIND_TITLES = {
     "edit": "Change a file?",
     "mcp_call": "Call an MCP tool?",
     "mcp_launch": "Start an MCP server?",
+    "mcp_sampling": "Let an MCP server use your model?",
 }
+Answer = TypeVar("Answer", bound=str)
 MAX_BODY_LINES = 40
 SUMMARY_MARK = "! "
 PROMPT_TAIL = "  press a key: "
@@ -138,6 +141,14 @@ class TerminalApprover:
 
 
 async def read_choice(options: list[tuple[str, Choice, str]], summary: tuple[str, ...] = ()) -> Choice:
+    return await read_key(options, "deny", summary)
+
+
+async def read_key(
+    options: list[tuple[str, Answer, str]], dismissed: Answer, summary: tuple[str, ...] = ()
+) -> Answer:
+    """One key press among `options` ((key, answer, label)); Ctrl-C, Ctrl-D, Escape or a closed
+    terminal answer `dismissed`."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.formatted_text import StyleAndTextTuples
     from prompt_toolkit.key_binding import KeyBindings
@@ -150,16 +161,16 @@ async def read_choice(options: list[tuple[str, Choice, str]], summary: tuple[str
         bindings.add(key)(lambda event, v=value: event.app.exit(result=v))
         bindings.add(key.upper())(lambda event, v=value: event.app.exit(result=v))
     for key in ("c-c", "c-d", "escape"):
-        bindings.add(key)(lambda event: event.app.exit(result="deny"))
+        bindings.add(key)(lambda event: event.app.exit(result=dismissed))
     lines: StyleAndTextTuples = [("class:summary", f"  {SUMMARY_MARK}{visible(line)}\n") for line in summary]
     lines += [("", f"  [{key}] {label}\n") for key, _value, label in options]
     lines.append(("", PROMPT_TAIL))
     window = Window(FormattedTextControl(lines), wrap_lines=True, dont_extend_height=True)
     style = Style.from_dict({"summary": "bold ansiyellow"})
-    app: Application[Choice] = Application(
+    app: Application[Answer] = Application(
         layout=Layout(window), key_bindings=bindings, style=style, full_screen=False
     )
     try:
         return await app.run_async(handle_sigint=False)
     except (EOFError, KeyboardInterrupt, OSError):
-        return "deny"
+        return dismissed

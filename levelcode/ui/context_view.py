@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from levelcode.agent.context_meter import ContextUsage
 from levelcode.core.messages import Usage
+from levelcode.ui.visible import visible
 
 
 def _row(label: str, tokens: int, total: int, indent: int = 0, share: bool = True) -> str:
@@ -16,6 +17,8 @@ def render_context(usage: ContextUsage, *, last: Usage | None = None) -> str:
     total = usage.total
     lines = ["Context per request (estimated at ~4 characters per token)"]
     lines.append(_row("system prompt", usage.system, total))
+    for server, tokens in sorted(usage.instructions_by_server.items(), key=lambda item: -item[1]):
+        lines.append(_row(f"{visible(server)}: instructions", tokens, total, indent=2, share=False))
     lines.append(_row("tools", usage.tools, total))
     lines.append(_row("built-in", usage.builtin_tools, total, indent=2, share=False))
     lines.append(_row("MCP", usage.mcp_tools, total, indent=2, share=False))

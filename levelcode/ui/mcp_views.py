@@ -57,6 +57,37 @@ def cap_parts(summary: ServerSummary) -> list[str]:
     return parts
 
 
+def facts_line(summary: ServerSummary) -> str | None:
+    """`MCP 2025-11-25 · everything 2.0.0 · offers tools, resources, prompts` (server text escaped)."""
+    facts = summary.facts
+    if facts is None:
+        return None
+    parts = [f"MCP {facts.protocol}"]
+    if facts.name:
+        parts.append(visible(" ".join(filter(None, (facts.name, facts.version)))))
+    parts.append("offers " + (", ".join(facts.offers) or "nothing it declares"))
+    return " · ".join(parts)
+
+
+def error_lines(summary: ServerSummary) -> list[str]:
+    """The server's error-level log messages not shown before (each is shown once)."""
+    if summary.facts is None:
+        return []
+    return [f"server said {visible(line)}" for line in summary.facts.log_errors]
+
+
+def facts_json(summary: ServerSummary) -> dict[str, object]:
+    facts = summary.facts
+    if facts is None:
+        return {"protocol": None, "serverInfo": None, "offers": [], "log_errors": []}
+    return {
+        "protocol": facts.protocol,
+        "serverInfo": {"name": facts.name, "version": facts.version},
+        "offers": list(facts.offers),
+        "log_errors": list(facts.log_errors),
+    }
+
+
 def caps_json(summary: ServerSummary) -> dict[str, list[str]]:
     return {
         "cut_descriptions": list(summary.cut_descriptions),
@@ -75,6 +106,9 @@ def render_list(view: ListView) -> str:
         lines.append(f"  {visible(summary.launch)}")
         if (sandbox := sandbox_words(summary)) is not None:
             lines.append(visible(f"  sandbox: {sandbox}"))
+        if (facts := facts_line(summary)) is not None:
+            lines.append(f"  {facts}")
+        lines.extend(f"  {line}" for line in error_lines(summary))
         if (step := next_step(summary)) is not None:
             lines.append(f"  {step}")
         if summary.tools:
@@ -122,6 +156,9 @@ def render_list_rich(view: ListView) -> RenderableType:
         if (sandbox := sandbox_words(summary)) is not None:
             style = "green" if summary.sandbox is not None else "dim"
             parts.append(Text(visible(f"  sandbox: {sandbox}"), style=style, overflow="fold"))
+        if (facts := facts_line(summary)) is not None:
+            parts.append(Text("  " + facts, style="dim"))
+        parts.extend(Text("  " + line, style="yellow") for line in error_lines(summary))
         if (step := next_step(summary)) is not None:
             parts.append(Text("  " + step, style="yellow"))
         if summary.tools:
@@ -194,6 +231,7 @@ def summaries_json(view: ListView) -> dict[str, object]:
             "dropped": s.dropped,
             "caps": caps_json(s),
             "sandbox": sandbox_json(s),
+            **facts_json(s),
         }
         for s in view.summaries
     ]

@@ -11,9 +11,19 @@ from collections.abc import Mapping
 from typing import IO
 
 from rich.console import Console
+from rich.status import Status
 from rich.text import Text
 
-from levelcode.agent.events import AgentEvent, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
+from levelcode.agent.events import (
+    AgentEvent,
+    Notice,
+    TextDelta,
+    ToolCallEvent,
+    ToolProgress,
+    ToolResultEvent,
+    TurnFinished,
+)
+from levelcode.core.outcome import media_summary
 from levelcode.ui.markdown_stream import MarkdownStream
 from levelcode.ui.visible import visible, visible_block
 
@@ -39,14 +49,45 @@ def summarize_result(text: str) -> str:
     return "\n".join(head) + (f"\n… {more} more lines" if more > 0 else "")
 
 
+def progress_text(event: ToolProgress) -> str:
+    """`everything__long_op  3/5 (60%) · step 3 of 5`; the server's message escaped, one line."""
+    update = event.progress
+    done = f"{update.progress:g}" + (f"/{update.total:g}" if update.total is not None else "")
+    if update.fraction is not None:
+        done += f" ({update.fraction:.0%})"
+    message = f" · {visible(' '.join(update.message.split()))[:100]}" if update.message else ""
+    return f"{visible(event.name)}  {done}{message}"
+
+
 class ConsoleSink:
-    """Markdown streamed as it arrives; tool activity as compact dim lines."""
+    """Markdown streamed as it arrives; tool activity as compact dim lines; a running call's
+    progress as one live line on a terminal (gone when anything else is printed)."""
 
     def __init__(self, console: Console, activity: Console | None = None) -> None:
         self.markdown = MarkdownStream(console)
         self.console = activity or console  # `run` sends tool activity to stderr, the answer to stdout
+        self._live: Status | None = None
+
+    def stop_progress(self) -> None:
+        """End the live progress line (before a card or a form is shown, or anything printed)."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def _progress(self, event: ToolProgress) -> None:
+        if not self.console.is_terminal:
+            return
+        if self._live is None:
+            self._live = self.console.status(progress_text(event))
+            self._live.start()
+        else:
+            self._live.update(progress_text(event))
 
     def emit(self, event: AgentEvent) -> None:
+        if isinstance(event, ToolProgress):
+            self._progress(event)
+            return
+        self.stop_progress()
         if isinstance(event, TextDelta):
             self.markdown.feed(event.text)
             return
@@ -61,6 +102,8 @@ class ConsoleSink:
         elif isinstance(event, ToolResultEvent):
             style = "red" if event.is_error else "dim"
             body = summarize_result(event.text) if event.is_error else _result_size(event.text)
+            if event.media:
+                body += f"  · {media_summary(event.media)}"
             self.console.print(Text("  ⎿ ", style="dim") + Text(body, style=style))
         elif isinstance(event, Notice):
             self.console.print(Text(visible_block(event.text), style="yellow"))
@@ -103,6 +146,21 @@ class JsonLinesSink:
                     "name": event.name,
                     "is_error": event.is_error,
                     "text": event.text,
+                    "media": [
+                        {"type": m.kind, "mimeType": m.mime_type, "bytes": m.size} for m in event.media
+                    ],
+                }
+            )
+        elif isinstance(event, ToolProgress):
+            update = event.progress
+            self.write(
+                {
+                    "type": "progress",
+                    "id": event.id,
+                    "name": event.name,
+                    "progress": update.progress,
+                    "total": update.total,
+                    "message": update.message,
                 }
             )
         elif isinstance(event, Notice):

@@ -13,6 +13,7 @@ model (404). Streams SSE events exactly as the API does. Run alone:
 
 from __future__ import annotations
 
+import base64
 import re
 import sys
 import uuid
@@ -232,6 +233,44 @@ def _check_block(where: str, role: str, block: Mapping[str, Any]) -> str | None:
             return f"{where}.tool_use.input: Input should be a valid dictionary"
     if kind == "tool_result" and role != "user":
         return f"{where}: `tool_result` blocks can only be in `user` messages"
+    if kind == "tool_result":
+        return _check_tool_result_content(where, block.get("content"))
+    if kind == "image":
+        return _check_image(where, block)
+    return None
+
+
+_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+
+
+def _check_tool_result_content(where: str, content: object) -> str | None:
+    """A tool result's content: a string, or a list of text and image blocks (no audio, no tool use)."""
+    if content is None or isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        return f"{where}.tool_result.content: Input should be a valid string or list"
+    for k, inner in enumerate(content):
+        kind = inner.get("type") if isinstance(inner, dict) else None
+        if kind not in ("text", "image", "search_result", "document"):
+            return f"{where}.tool_result.content.{k}: Input tag '{kind}' found using 'type' does not match"
+        if kind == "text" and not inner.get("text"):
+            return "messages: text content blocks must be non-empty"
+        if kind == "image" and (problem := _check_image(f"{where}.tool_result.content.{k}", inner)):
+            return problem
+    return None
+
+
+def _check_image(where: str, block: Mapping[str, Any]) -> str | None:
+    source = block.get("source")
+    if not isinstance(source, dict) or source.get("type") not in ("base64", "url"):
+        return f"{where}.image.source: Input tag found using 'type' does not match any of the expected tags"
+    if source["type"] == "base64":
+        if source.get("media_type") not in _IMAGE_TYPES:
+            return f"{where}.image.source.base64.media_type: Input should be {', '.join(_IMAGE_TYPES)}"
+        try:
+            base64.b64decode(str(source.get("data")), validate=True)
+        except ValueError:
+            return f"{where}.image.source.base64.data: The image data is not valid base64"
     return None
 
 

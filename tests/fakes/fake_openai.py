@@ -221,7 +221,41 @@ def _check_messages(messages: list[Any]) -> ApiError | None:
             )
             if error is not None:
                 return error
+        error = _check_content(i, role, message.get("content"))
+        if error is not None:
+            return error
     return None
+
+
+_PART_TYPES = {"user": ("text", "image_url", "input_audio", "file"), "tool": ("text",), "system": ("text",)}
+_DATA_IMAGE = re.compile(r"data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}")
+
+
+def _check_content(i: int, role: str, content: object) -> ApiError | None:
+    """Content parts as Chat Completions takes them: images and audio only in user messages."""
+    if not isinstance(content, list):
+        return None
+    allowed = _PART_TYPES.get(role, ("text",))
+    for j, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind not in allowed:
+            text = f"Invalid 'messages[{i}].content[{j}]': type '{kind}' is not allowed for role '{role}'."
+            return ApiError(400, text, param=f"messages[{i}].content[{j}]", code="invalid_value")
+        if kind == "image_url" and not _valid_image_url((part.get("image_url") or {}).get("url")):
+            text = "Invalid image URL: expected an https URL or a base64 data URL of a supported image type."
+            return ApiError(
+                400, text, param=f"messages[{i}].content[{j}].image_url.url", code="invalid_value"
+            )
+        if kind == "input_audio" and (part.get("input_audio") or {}).get("format") not in ("wav", "mp3"):
+            text = "Invalid value for 'format': expected 'wav' or 'mp3'."
+            return ApiError(
+                400, text, param=f"messages[{i}].content[{j}].input_audio.format", code="invalid_value"
+            )
+    return None
+
+
+def _valid_image_url(url: object) -> bool:
+    return isinstance(url, str) and (url.startswith("https://") or _DATA_IMAGE.fullmatch(url) is not None)
 
 
 def _check_pairing(messages: list[Any]) -> ApiError | None:

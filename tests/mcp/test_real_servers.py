@@ -40,7 +40,8 @@ async def test_server_everything(tmp_path: Path, hint: Era | None) -> None:
     assert {"echo", "get-sum", "get-tiny-image"} <= names
     assert (await connection.call_tool("echo", {"message": "hello"})).text == "Echo: hello"
     image = await connection.call_tool("get-tiny-image", {})
-    assert "[image: image/png, " in image.text
+    assert "[image 1: image/png, " in image.text
+    assert [m.mime_type for m in image.media] == ["image/png"]
     assert "iVBOR" not in image.text
     structured = await connection.call_tool("get-structured-content", {"location": "New York"})
     assert "temperature" in structured.text

@@ -45,6 +45,19 @@ def _result(use_id: str) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": use_id, "content": "ok"}
 
 
+PNG_DATA = "iVBORw0KGgo="
+
+
+def _media_result(kind: str) -> dict[str, Any]:
+    """A tool result holding text and one picture or sound, the way a client might send it."""
+    if kind == "audio":
+        media: dict[str, Any] = {"type": "audio", "source": {"type": "base64", "media_type": "audio/wav"}}
+    else:
+        source = {"type": "base64", "media_type": f"image/{kind}", "data": PNG_DATA}
+        media = {"type": "image", "source": source}
+    return {"type": "tool_result", "tool_use_id": "u1", "content": [{"type": "text", "text": "shot"}, media]}
+
+
 def _anthropic(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     return {"model": "fake-claude", "max_tokens": 100, "messages": messages, "tools": tools or []}
 
@@ -94,6 +107,20 @@ ANTHROPIC_REFUSED = {
     "system role in messages": _anthropic([HI, {"role": "system", "content": "x"}]),
     "assistant first": _anthropic([{"role": "assistant", "content": "x"}, HI]),
     "no max_tokens": {"model": "fake-claude", "messages": [HI]},
+    "audio in a tool result": _anthropic(
+        [
+            HI,
+            {"role": "assistant", "content": [_use("u1")]},
+            {"role": "user", "content": [_media_result("audio")]},
+        ]
+    ),
+    "tiff image in a tool result": _anthropic(
+        [
+            HI,
+            {"role": "assistant", "content": [_use("u1")]},
+            {"role": "user", "content": [_media_result("tiff")]},
+        ]
+    ),
 }
 # what each refusal must be about (so a case cannot pass by tripping over an unrelated rule)
 ANTHROPIC_REASONS = {
@@ -107,6 +134,8 @@ ANTHROPIC_REASONS = {
     "system role in messages": "messages.1.role",
     "assistant first": "first message",
     "no max_tokens": "max_tokens",
+    "audio in a tool result": "tool_result.content.1: Input tag 'audio'",
+    "tiff image in a tool result": "media_type",
 }
 ANTHROPIC_ACCEPTED = {
     "plain": _anthropic([HI]),
@@ -126,6 +155,13 @@ ANTHROPIC_ACCEPTED = {
         ]
     ),
     "final assistant prefill": _anthropic([HI, {"role": "assistant", "content": "Sure"}]),
+    "png image in a tool result": _anthropic(
+        [
+            HI,
+            {"role": "assistant", "content": [_use("u1")]},
+            {"role": "user", "content": [_media_result("png")]},
+        ]
+    ),
 }
 
 
@@ -140,6 +176,10 @@ def _calls(*ids: str, name: str = "read_file") -> dict[str, Any]:
 
 def _tool(call_id: str) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id, "content": "ok"}
+
+
+def _image_part(url: str = "data:image/png;base64," + PNG_DATA) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": url}}
 
 
 def _openai(
@@ -163,6 +203,18 @@ OPENAI_REFUSED = {
     "unknown role": _openai([{"role": "critic", "content": "x"}]),
     "stream_options without stream": _openai([HI], stream_options={"include_usage": True}),
     "no messages": _openai([]),
+    "image in a tool message": _openai([HI, _calls("c1"), {**_tool("c1"), "content": [_image_part()]}]),
+    "image URL that is not https or data": _openai(
+        [{"role": "user", "content": [_image_part("ftp://x/y.png")]}]
+    ),
+    "audio in an unknown format": _openai(
+        [
+            {
+                "role": "user",
+                "content": [{"type": "input_audio", "input_audio": {"data": "AA==", "format": "ogg"}}],
+            }
+        ]
+    ),
 }
 OPENAI_REASONS = {
     "65-char tool name": "maximum length 64",
@@ -173,6 +225,9 @@ OPENAI_REASONS = {
     "unknown role": "'critic'",
     "stream_options without stream": "stream_options",
     "no messages": "too short",
+    "image in a tool message": "is not allowed for role 'tool'",
+    "image URL that is not https or data": "Invalid image URL",
+    "audio in an unknown format": "'wav' or 'mp3'",
 }
 OPENAI_ACCEPTED = {
     "plain": _openai([HI]),
@@ -182,6 +237,14 @@ OPENAI_ACCEPTED = {
         [{"role": "system", "content": "s"}, {"role": "developer", "content": "d"}, HI]
     ),
     "stream_options with stream": _openai([HI], stream=True, stream_options={"include_usage": True}),
+    "image after the tool messages": _openai(
+        [
+            HI,
+            _calls("c1"),
+            _tool("c1"),
+            {"role": "user", "content": [{"type": "text", "text": "x"}, _image_part()]},
+        ]
+    ),
 }
 
 

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, user_text
-from levelcode.core.outcome import ToolOutcome
+from levelcode.core.outcome import Media, ToolOutcome
 from levelcode.providers.translate import (
     EMPTY_MESSAGE_TEXT,
     INVALID_ARGUMENTS_KEY,
@@ -221,3 +221,59 @@ def test_paired_transcripts_are_accepted_by_both_apis(
     openai_body = {"model": "m", "messages": openai_messages(system, messages), "tools": openai_tools(tools)}
     assert AnthropicShape().validate(anthropic_body) is None
     assert OpenAIShape().validate(openai_body) is None
+
+
+# --- media: pictures and sounds a tool returned ---------------------------------------------------
+
+PNG = "iVBORw0KGgo="
+WAV = "UklGRg=="
+
+
+def _media_transcript(prompt: str = "") -> list[Message]:
+    outcome = ToolOutcome(
+        "[image 1: image/png, 8 bytes, attached]\n[audio 2: audio/wav, 4 bytes, attached]",
+        media=(Media("image", "image/png", PNG), Media("audio", "audio/wav", WAV)),
+    )
+    answer: list[ToolResult | TextBlock] = [ToolResult("call_1", outcome)]
+    if prompt:
+        answer.append(TextBlock(prompt))
+    return [
+        user_text("take a screenshot"),
+        Message("assistant", (ToolUse("call_1", "browser__screenshot", {}),)),
+        Message("user", tuple(answer)),
+    ]
+
+
+def test_anthropic_tool_results_carry_image_blocks_and_name_audio() -> None:
+    result = anthropic_messages(_media_transcript())[2]["content"][0]
+    assert result["type"] == "tool_result"
+    assert result["content"] == [
+        {
+            "type": "text",
+            "text": "[image 1: image/png, 8 bytes, attached]\n[audio 2: audio/wav, 4 bytes, attached]",
+        },
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+        {"type": "text", "text": "[audio (audio/wav) not sent: this API takes no audio]"},
+    ]
+
+
+def test_openai_media_follow_the_tool_messages_in_a_user_message() -> None:
+    shaped = openai_messages("", _media_transcript("and now?"))
+    assert [m["role"] for m in shaped] == ["user", "assistant", "tool", "user"]
+    assert isinstance(shaped[2]["content"], str)  # a tool message takes text only
+    parts = shaped[3]["content"]
+    assert parts[0] == {
+        "type": "text",
+        "text": "Attachments returned by tool call call_1 (its result is above):",
+    }
+    assert parts[1] == {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}}
+    assert parts[2] == {"type": "input_audio", "input_audio": {"data": WAV, "format": "wav"}}
+    assert parts[3] == {"type": "text", "text": "and now?"}
+
+
+def test_results_without_media_keep_their_plain_shape() -> None:
+    transcript = _media_transcript()
+    plain = Message("user", (ToolResult("call_1", ToolOutcome("text only")),))
+    shaped = openai_messages("", [*transcript[:2], plain])
+    assert shaped[-1] == {"role": "tool", "tool_call_id": "call_1", "content": "text only"}
+    assert anthropic_messages([*transcript[:2], plain])[2]["content"][0]["content"] == "text only"

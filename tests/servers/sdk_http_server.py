@@ -2,7 +2,10 @@
 HTTP transport tests: `python sdk_http_server.py PORT [--sse] [--json] [--stateless] [--oauth ISSUER]`.
 
 Serves on 127.0.0.1 only. Tools: `echo`, `add`, and `whoami` (which reports whether the request
-carried the `X-Api-Key` the test expects, so a test can see headers arrive without printing them).
+carried the `X-Api-Key` the test expects, so a test can see headers arrive without printing them),
+and `ask_name`, which asks the user for a name through a 2026-07-28 input request (an
+`input_required` result) and reports the answer. Also instructions, a resource `test://greeting`
+and a prompt `greet`, for the tests of what servers offer beyond tools in that protocol era.
 With `--oauth ISSUER` it is an OAuth protected resource, as the SDK builds one: protected-resource
 metadata naming ISSUER, 401 with `resource_metadata` without a token, and every token checked by
 RFC 7662 introspection at ISSUER (active, for this resource, with the `mcp` scope).
@@ -17,6 +20,9 @@ import httpx2
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, InputRequiredResult, TextContent
+
+INSTRUCTIONS = "Greet people by name. (sdk-http-test instructions)"
 
 
 class IntrospectingVerifier:
@@ -42,7 +48,7 @@ class IntrospectingVerifier:
 
 def build(port: int = 0, issuer: str | None = None) -> MCPServer:
     if issuer is None:
-        server = MCPServer("sdk-http-test")
+        server = MCPServer("sdk-http-test", instructions=INSTRUCTIONS)
     else:
         auth = AuthSettings(
             issuer_url=issuer,  # type: ignore[arg-type]
@@ -50,7 +56,36 @@ def build(port: int = 0, issuer: str | None = None) -> MCPServer:
             required_scopes=["mcp"],
             validate_token_resource=True,
         )
-        server = MCPServer("sdk-http-test", token_verifier=IntrospectingVerifier(issuer), auth=auth)
+        server = MCPServer(
+            "sdk-http-test",
+            instructions=INSTRUCTIONS,
+            token_verifier=IntrospectingVerifier(issuer),
+            auth=auth,
+        )
+
+    @server.resource("test://greeting", mime_type="text/plain")
+    def greeting() -> str:
+        return "Hello from the SDK server."
+
+    @server.prompt()
+    def greet(name: str) -> str:
+        """Greet someone."""
+        return f"Please greet {name} warmly."
+
+    @server.tool()
+    def ask_name(ctx: Context) -> CallToolResult | InputRequiredResult:  # type: ignore[type-arg]
+        """Ask the user for their name (an input request), then say what came back."""
+        answers = ctx.input_responses
+        if not answers:
+            schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+            ask = {
+                "method": "elicitation/create",
+                "params": {"mode": "form", "message": "Your name?", "requestedSchema": schema},
+            }
+            return InputRequiredResult(input_requests={"name": ask})  # type: ignore[arg-type]
+        answer = answers["name"]
+        dumped = answer.model_dump(exclude_none=True) if hasattr(answer, "model_dump") else answer
+        return CallToolResult(content=[TextContent(type="text", text=f"answer: {dumped}")])
 
     @server.tool()
     def echo(message: str) -> str:

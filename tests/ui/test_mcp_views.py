@@ -9,7 +9,7 @@ import json
 
 from rich.console import Console
 
-from levelcode.mcp.gates.overview import ListView, ServerSummary, ToolLine
+from levelcode.mcp.gates.overview import ListView, ServerFacts, ServerSummary, ToolLine
 from levelcode.mcp.gates.server_box import ServerBox
 from levelcode.mcp.gates.status import ServerStatus
 from levelcode.ui.mcp_views import print_list, render_list, summaries_json
@@ -149,3 +149,18 @@ def test_every_view_says_whether_and_how_a_server_is_confined() -> None:
         "network": True,
         "by": "entry",
     }
+
+
+def test_what_a_server_said_of_itself_and_its_errors_are_shown() -> None:
+    facts = ServerFacts(
+        "2025-11-25", "evil\x1b[2J", "1.0", ("tools", "logging"), ("error: disk \x1b]52;c;x\x07 full",)
+    )
+    view = ListView([dataclasses.replace(RUNNING, facts=facts)])
+    text = render_list(view)
+    assert "MCP 2025-11-25 · evil\\x1b[2J 1.0 · offers tools, logging" in text
+    assert "server said error: disk \\x1b]52;c;x\\x07 full" in text
+    assert "\x1b" not in text
+    record = summaries_json(view)["servers"][0]
+    assert record["protocol"] == "2025-11-25"
+    assert record["serverInfo"] == {"name": "evil\x1b[2J", "version": "1.0"}
+    assert record["offers"] == ["tools", "logging"]

@@ -12,7 +12,17 @@ import json
 import pytest
 from rich.console import Console
 
-from levelcode.agent.events import AgentEvent, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
+from levelcode.agent.events import (
+    AgentEvent,
+    Notice,
+    TextDelta,
+    ToolCallEvent,
+    ToolProgress,
+    ToolResultEvent,
+    TurnFinished,
+)
+from levelcode.core.outcome import MediaInfo
+from levelcode.core.progress import Progress
 from levelcode.ui.render import ConsoleSink, JsonLinesSink
 
 ATTACK = (
@@ -36,6 +46,7 @@ RAW_PIECES = (
 
 EVENTS: list[AgentEvent] = [
     ToolCallEvent("1", "run_command", "builtin", {"command": ATTACK}),
+    ToolProgress("1", "run_command", Progress(1, 3, ATTACK)),
     ToolResultEvent("1", "run_command", False, ATTACK + "\nsecond line"),
     ToolResultEvent("2", "fault__x", True, f"ERROR: {ATTACK}\nlast stderr lines:\n{ATTACK}"),
     Notice(f"MCP server 'broken' failed: {ATTACK}"),
@@ -80,3 +91,38 @@ def test_json_lines_keep_the_exact_text() -> None:
     (record,) = [json.loads(line) for line in out.getvalue().splitlines()]
     assert record["text"] == ATTACK
     assert "\x1b" not in out.getvalue()  # JSON writes control characters as \u escapes
+
+
+SHOT = ToolResultEvent(
+    "3",
+    "browser__shot",
+    False,
+    "[image 1: image/png, 2.0 KB, attached]",
+    (MediaInfo("image", "image/png", 2048),),
+)
+
+
+def test_media_show_as_one_summary_line_never_data() -> None:
+    out = io.StringIO()
+    ConsoleSink(Console(file=out, width=120)).emit(SHOT)
+    assert "· 1 image (image/png 2.0 KB)" in out.getvalue()
+    lines = io.StringIO()
+    JsonLinesSink(lines).emit(SHOT)
+    (record,) = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert record["media"] == [{"type": "image", "mimeType": "image/png", "bytes": 2048}]
+
+
+def test_progress_is_a_json_event_and_nothing_in_a_pipe() -> None:
+    lines = io.StringIO()
+    JsonLinesSink(lines).emit(ToolProgress("7", "s__long", Progress(2, 4, "half")))
+    assert json.loads(lines.getvalue()) == {
+        "type": "progress",
+        "id": "7",
+        "name": "s__long",
+        "progress": 2,
+        "total": 4,
+        "message": "half",
+    }
+    piped = io.StringIO()
+    ConsoleSink(Console(file=piped, force_terminal=False)).emit(ToolProgress("7", "s__long", Progress(2, 4)))
+    assert piped.getvalue() == ""

@@ -17,6 +17,12 @@ from levelcode.core.config_files import is_absent
 from levelcode.core.errors import ConfigProblem
 from levelcode.core.settings import USER_ONLY_KEYS, Settings, ignored_key
 from levelcode.mcp.config.allow_rules import AllowRule, parse_allow_rule
+from levelcode.mcp.config.client_features import (
+    DEFAULT_CLIENT_FEATURES,
+    FEATURE_KEYS,
+    ClientFeatureSettings,
+    parse_client_features,
+)
 from levelcode.mcp.config.oauth_entry import OAuthEntry, parse_oauth_entry
 from levelcode.mcp.config.sandbox_entry import SANDBOX_KEY, SandboxRequest, parse_sandbox_entry
 
@@ -26,7 +32,7 @@ SERVERS_KEY = "mcpServers"
 POLICY_KEY = "mcpToolPolicy"
 POLICY_VALUES = ("allow", "ask")
 
-_COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"})
+_COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"}) | FEATURE_KEYS
 _STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd", SANDBOX_KEY}
 _HTTP_KEYS = _COMMON_KEYS | {"url", "headers", "oauth"}
 _STDIO_TYPES = frozenset({"stdio"})
@@ -55,6 +61,7 @@ class StdioServerSpec:
     timeout: float | None = None
     disabled: bool = False
     sandbox: SandboxRequest | None = None  # what its `sandbox` key asks, after the tier's rules
+    client: ClientFeatureSettings = DEFAULT_CLIENT_FEATURES
 
     @property
     def transport(self) -> Literal["stdio"]:
@@ -72,6 +79,7 @@ class HttpServerSpec:
     disabled: bool = False
     legacy_sse: bool = False  # `"type": "sse"`: the 2024-11-05 HTTP+SSE transport, not Streamable HTTP
     oauth: OAuthEntry | None = None  # how to sign in, when the defaults do not fit (config/oauth_entry.py)
+    client: ClientFeatureSettings = DEFAULT_CLIENT_FEATURES
 
     @property
     def transport(self) -> Literal["http"]:
@@ -304,6 +312,7 @@ def _parse_stdio(
         timeout=tuning.timeout,
         disabled=tuning.disabled,
         sandbox=sandbox,
+        client=parse_client_features(entry, tier=provenance.tier, note=report.note),
     )
 
 
@@ -329,6 +338,7 @@ def _parse_http(
         disabled=tuning.disabled,
         legacy_sse=entry.get("type") in _SSE_TYPES,
         oauth=parse_oauth_entry(entry.get("oauth"), report.note),
+        client=parse_client_features(entry, tier=provenance.tier, note=report.note),
     )
 
 

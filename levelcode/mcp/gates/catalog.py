@@ -18,6 +18,7 @@ from types import MappingProxyType
 from levelcode.mcp.config.allow_rules import ToolDefinition, definition_of
 from levelcode.mcp.gates.definition_caps import DEFAULT_MAX_DEFINITION, DEFAULT_MAX_DESCRIPTION, fit_schema
 from levelcode.mcp.gates.naming import assign_tool_names
+from levelcode.mcp.gates.resource_tools import RouteKind, resource_tool_specs
 
 DEFAULT_MAX_TOOLS_PER_SERVER = 100
 _ELLIPSIS = " …[description cut]"
@@ -36,6 +37,7 @@ class McpRoute:
     tool: str
     annotations: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     definition: ToolDefinition | None = None  # hashes of the tool as the server sent it
+    kind: RouteKind = "tool"  # or one of the resource tools (mcp/gates/resource_tools.py)
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ class _Spec:
     schema: object
     annotations: Mapping[str, object]
     definition: ToolDefinition
+    kind: RouteKind = "tool"
 
 
 def build_catalog(
@@ -76,13 +79,17 @@ def build_catalog(
     max_tools_per_server: int = DEFAULT_MAX_TOOLS_PER_SERVER,
     max_description: int = DEFAULT_MAX_DESCRIPTION,
     max_definition: int = DEFAULT_MAX_DEFINITION,
+    resource_servers: Collection[str] = (),
 ) -> Catalog:
-    """`listings` is (server name, raw `tools/list` entries) per server, in display order."""
+    """`listings` is (server name, raw `tools/list` entries) per server, in display order;
+    `resource_servers` get the resource tools too, after their own."""
     kept: list[_Spec] = []
     counts: dict[str, ServerCount] = {}
     for server, specs in listings:
         valid, malformed = _valid_specs(server, specs)
         kept.extend(valid[:max_tools_per_server])
+        if server in resource_servers:
+            kept.extend(_resource_specs(server, {spec.tool for spec in valid}))
         counts[server] = ServerCount(
             dropped=max(0, len(valid) - max_tools_per_server),
             malformed=malformed,
@@ -100,7 +107,7 @@ def build_catalog(
             notes.append(left_out_note(spec.server, spec.tool, fitted.chars, max_definition))
             continue
         tools.append(AgentTool(name, description, fitted.schema))
-        routes[name] = McpRoute(spec.server, spec.tool, spec.annotations, spec.definition)
+        routes[name] = McpRoute(spec.server, spec.tool, spec.annotations, spec.definition, spec.kind)
     return Catalog(tuple(tools), routes, counts, tuple(notes))
 
 
@@ -168,3 +175,18 @@ def _valid_specs(server: str, specs: Sequence[object]) -> tuple[list[_Spec], int
         definition = definition_of(raw.get("description"), raw.get("inputSchema"), annotations)
         valid.append(_Spec(server, name, raw.get("description"), raw.get("inputSchema"), frozen, definition))
     return valid, malformed
+
+
+def _resource_specs(server: str, taken: Collection[str]) -> list[_Spec]:
+    """The resource tools whose names the server's own tools leave free."""
+    specs = []
+    for kind, raw in resource_tool_specs(server):
+        name = str(raw["name"])
+        if name in taken:
+            continue
+        annotations = MappingProxyType(dict(raw["annotations"]))  # type: ignore[call-overload]
+        definition = definition_of(raw["description"], raw["inputSchema"], annotations)
+        specs.append(
+            _Spec(server, name, raw["description"], raw["inputSchema"], annotations, definition, kind)
+        )
+    return specs

@@ -31,6 +31,18 @@ class ToolLine:
 
 
 @dataclass(frozen=True)
+class ServerFacts:
+    """What a running server said of itself: the negotiated protocol version, its name and version
+    (its own words: escape them where printed), what it offers, and its error-level log messages."""
+
+    protocol: str
+    name: str | None = None
+    version: str | None = None
+    offers: tuple[str, ...] = ()
+    log_errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ServerSummary:
     name: str
     status: ServerStatus
@@ -48,6 +60,7 @@ class ServerSummary:
     left_out: tuple[str, ...] = ()
     remote: bool = False  # reached over HTTP: no process, no stderr log
     sandbox: ServerBox | None = None  # how it runs confined; None: unconfined (or not decided yet)
+    facts: ServerFacts | None = None  # while it runs
 
     @property
     def running(self) -> bool:
@@ -70,6 +83,7 @@ def summarize(
     repository_rules: Mapping[str, Mapping[str, AllowRule]] | None = None,
     changes: Mapping[str, str] | None = None,
     sandbox_choices: Mapping[str, SandboxChoice] | None = None,
+    facts: Mapping[str, ServerFacts] | None = None,
 ) -> tuple[ServerSummary, ...]:
     """One summary per configured server. `repository_rules`: per repository server, what the user
     answered "always" for here; `changes` names what changed for a "changed" one;
@@ -117,6 +131,7 @@ def summarize(
                 change=changes.get(spec.name),
                 remote=not isinstance(spec, StdioServerSpec),
                 sandbox=server_box(spec, sandbox_choices.get(spec.name)),
+                facts=(facts or {}).get(spec.name),
             )
         )
     return tuple(summaries)

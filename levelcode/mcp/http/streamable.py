@@ -110,8 +110,10 @@ class StreamableHttpTransport:
             self._methods[str(request_id)] = method
             if method == "initialize":
                 self._initialize = dict(message)
-        if protocol_of(message) is not None:
-            self.headers.modern = True
+        if isinstance(method, str) and request_id is not None:
+            # each request says its era: a failed `server/discover` probe must not leave a legacy
+            # session marked modern (it would never open the server's GET stream)
+            self.headers.modern = protocol_of(message) is not None
         if method == "notifications/initialized" and self.headers.session_id and not self.headers.modern:
             self._listen()  # the server's own stream, opened as the session begins
         task = self._spawn(

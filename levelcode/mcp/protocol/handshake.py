@@ -28,14 +28,24 @@ DEFAULT_HINTED_PROBE_SECONDS = 5.0  # a server remembered as modern that stays s
 UNSUPPORTED_VERSION = -32022  # 2026-07-28: "Unsupported protocol version", with the versions it supports
 
 
+OFFERED_FEATURES = ("tools", "resources", "prompts", "logging", "completions")
+MAX_INSTRUCTIONS_CHARS = 4_000
+
+
 @dataclass(frozen=True)
 class ServerInfo:
     era: Era
     protocol: str
     name: str | None = None
     version: str | None = None
-    instructions: str | None = None
+    instructions: str | None = None  # third-party text, capped; the model reads it (marked as such)
     tools_list_changed: bool = False
+    offers: tuple[str, ...] = ("tools",)  # which of OFFERED_FEATURES its capabilities declare
+    resources_list_changed: bool = False
+    prompts_list_changed: bool = False
+
+    def offer(self, feature: str) -> bool:
+        return feature in self.offers
 
 
 def modern_envelope(capabilities: Mapping[str, object] | None = None) -> dict[str, object]:
@@ -82,17 +92,33 @@ async def modern_discover(session: McpSession) -> ServerInfo:
 
 def _info(result: Mapping[str, object], era: Era, protocol: str, server_info: object) -> ServerInfo:
     about = server_info if isinstance(server_info, Mapping) else {}
-    capabilities = result.get("capabilities")
-    tools = capabilities.get("tools") if isinstance(capabilities, Mapping) else None
+    raw = result.get("capabilities")
+    capabilities: Mapping[str, object] = raw if isinstance(raw, Mapping) else {}
     instructions = result.get("instructions")
     return ServerInfo(
         era=era,
         protocol=protocol,
         name=_text(about.get("name")),
         version=_text(about.get("version")),
-        instructions=instructions[:2000] if isinstance(instructions, str) else None,
-        tools_list_changed=isinstance(tools, Mapping) and tools.get("listChanged") is True,
+        instructions=_instructions(instructions),
+        tools_list_changed=_list_changed(capabilities, "tools"),
+        offers=tuple(f for f in OFFERED_FEATURES if isinstance(capabilities.get(f), Mapping)),
+        resources_list_changed=_list_changed(capabilities, "resources"),
+        prompts_list_changed=_list_changed(capabilities, "prompts"),
     )
+
+
+def _list_changed(capabilities: Mapping[str, object], feature: str) -> bool:
+    declared = capabilities.get(feature)
+    return isinstance(declared, Mapping) and declared.get("listChanged") is True
+
+
+def _instructions(text: object) -> str | None:
+    if not isinstance(text, str) or not text.strip():
+        return None
+    if len(text) <= MAX_INSTRUCTIONS_CHARS:
+        return text
+    return text[:MAX_INSTRUCTIONS_CHARS] + f"\n[… cut at {MAX_INSTRUCTIONS_CHARS:,} characters]"
 
 
 def _text(value: object) -> str | None:

@@ -1,25 +1,31 @@
 """A `tools/call` result → the outcome the model gets.
 
-Pure. Text blocks are joined; `structuredContent` is shown when there is no text; images, audio
-and binary resources are summarised (type, mime, size), never dumped as base64; `isError` becomes
+Pure. Text blocks are joined; `structuredContent` is shown when there is no text; images and
+audio become the outcome's media, bounded (mcp/protocol/media.py), with a note in the text where
+each was, never base64; binary resources are summarised (type, mime, size); `isError` becomes
 an `ERROR: …` outcome. The cap on the whole text is applied by `cap_text`, which leaves the full
 text to the caller to spill into a file.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 
-from levelcode.core.outcome import ToolOutcome, failure
+from levelcode.core.outcome import ToolOutcome, decoded_size, failure, human_bytes
+from levelcode.mcp.protocol.media import MediaCollector, MediaLimits, media_kind
 
 DEFAULT_RESULT_CHARS = 40_000
 
+__all__ = ["DEFAULT_RESULT_CHARS", "cap_text", "human_bytes", "render_block", "render_call_result"]
 
-def render_call_result(result: Mapping[str, object]) -> ToolOutcome:
+
+def render_call_result(result: Mapping[str, object], limits: MediaLimits | None = None) -> ToolOutcome:
     content = result.get("content")
     blocks = content if isinstance(content, list) else []
-    parts = [render_block(block) for block in blocks]
+    collector = MediaCollector(limits or MediaLimits())
+    parts = [render_block(block, collector) for block in blocks]
     text = "\n".join(part for part in parts if part)
     has_text = any(isinstance(b, Mapping) and b.get("type") == "text" for b in blocks)
     structured = result.get("structuredContent")
@@ -29,18 +35,22 @@ def render_call_result(result: Mapping[str, object]) -> ToolOutcome:
     is_error = result.get("isError") is True
     if is_error:
         return failure(text or "the tool reported an error without a message")
-    return ToolOutcome(text or "(the tool returned no content)")
+    outcome = ToolOutcome(text or "(the tool returned no content)")
+    return dataclasses.replace(outcome, media=tuple(collector.kept))
 
 
-def render_block(block: object) -> str:
+def render_block(block: object, collector: MediaCollector | None = None) -> str:
     if not isinstance(block, Mapping):
         return "[malformed content block]"
     kind = block.get("type")
     if kind == "text":
         text = block.get("text")
         return text if isinstance(text, str) else "[malformed text block]"
-    if kind in ("image", "audio"):
-        return f"[{kind}: {_mime(block)}, {_base64_size(block.get('data'))}]"
+    media = media_kind(block)
+    if media is not None:
+        if collector is None:
+            return f"[{media}: {_mime(block)}, {_base64_size(block.get('data'))}]"
+        return collector.add(media, block.get("mimeType"), block.get("data"))
     if kind == "resource_link":
         return _resource_link(block)
     if kind == "resource":
@@ -65,15 +75,7 @@ def _mime(block: Mapping[str, object]) -> str:
 def _base64_size(data: object) -> str:
     if not isinstance(data, str):
         return "no data"
-    return human_bytes(len(data) * 3 // 4)
-
-
-def human_bytes(count: int) -> str:
-    if count < 1024:
-        return f"{count} bytes"
-    if count < 1024 * 1024:
-        return f"{count / 1024:.1f} KB"
-    return f"{count / (1024 * 1024):.1f} MB"
+    return human_bytes(decoded_size(data)) if data else human_bytes(0)
 
 
 def _resource_link(block: Mapping[str, object]) -> str:

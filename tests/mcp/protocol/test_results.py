@@ -33,12 +33,17 @@ def test_binary_blocks_are_summarised_never_dumped() -> None:
             "junk",
         ]
     }
-    text = render_call_result(result).text
+    outcome = render_call_result(result)
+    text = outcome.text
     assert data not in text
     assert "QUJD" not in text
+    assert [(m.kind, m.mime_type, m.data) for m in outcome.media] == [
+        ("image", "image/png", data),
+        ("audio", "audio/wav", data),
+    ]
     assert text.splitlines() == [
-        "[image: image/png, 14.6 KB]",
-        "[audio: audio/wav, 14.6 KB]",
+        "[image 1: image/png, 14.6 KB, attached]",
+        "[audio 2: audio/wav, 14.6 KB, attached]",
         "[resource file:///x.bin: application/zip, 14.6 KB]",
         "[resource link: Blob 1 <demo://r/1> (text/plain, 2.0 KB)]",
         "[unsupported content block: mystery]",

@@ -168,7 +168,7 @@ async def test_list_changed_refreshes_the_tool_list(fault: Fault) -> None:
 async def test_result_shapes_become_strings(fault: Fault) -> None:
     connection = await fault.connect()
     image = await connection.call_tool("image", {})
-    assert image.text == "[image: image/png, 29.3 KB]"
+    assert image.text == "[image 1: image/png, 29.3 KB, attached]"
     assert (await connection.call_tool("is_error", {})).text == "ERROR: the tool failed on purpose"
     rpc = await connection.call_tool("rpc_error", {})
     assert rpc.is_error

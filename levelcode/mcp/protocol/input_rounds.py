@@ -1,0 +1,67 @@
+"""2026-07-28's multi-round-trip requests: a request answered with `resultType: input_required`
+is sent again with the answers to its `inputRequests` (each answered by the session's handler
+for that method, as if the server had asked it itself) and its opaque `requestState`, until it
+completes — bounded in rounds and in requests per round. A server of the older era never
+answers this way, so for it this is one plain request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+
+from levelcode.core.errors import ProtocolError
+from levelcode.mcp.protocol.session import McpSession
+
+MAX_INPUT_ROUNDS = 10
+MAX_INPUT_REQUESTS = 20
+
+
+async def request_until_complete(
+    session: McpSession,
+    method: str,
+    params: Mapping[str, object],
+    *,
+    timeout: float | None,
+    tool: str | None = None,
+) -> Mapping[str, object]:
+    sent: dict[str, object] = dict(params)
+    for round_ in range(MAX_INPUT_ROUNDS):
+        result = await session.request(method, sent, timeout=timeout, tool=tool)
+        kind = result.get("resultType", "complete")
+        if kind == "complete":
+            return result
+        if kind != "input_required":
+            raise ProtocolError(f"unknown resultType {kind!r}", server=session.server, tool=tool)
+        if result.get("inputRequests"):
+            sent["inputResponses"] = await fulfil(session, result["inputRequests"], tool)
+        else:
+            sent.pop("inputResponses", None)
+            await asyncio.sleep(min(0.05 * 2**round_, 0.25))
+        sent.pop("requestState", None)
+        if isinstance(result.get("requestState"), str):
+            sent["requestState"] = result["requestState"]
+    raise ProtocolError(
+        f"still asking to retry after {MAX_INPUT_ROUNDS} rounds", server=session.server, tool=tool
+    )
+
+
+async def fulfil(session: McpSession, requests: object, tool: str | None) -> dict[str, object]:
+    """The input requests, answered one by one as if the server had asked them itself."""
+    server = session.server
+    if not isinstance(requests, Mapping) or len(requests) > MAX_INPUT_REQUESTS:
+        raise ProtocolError("malformed inputRequests", server=server, tool=tool)
+    answers: dict[str, object] = {}
+    for key, request in requests.items():
+        method = request.get("method") if isinstance(request, Mapping) else None
+        params = request.get("params", {}) if isinstance(request, Mapping) else None
+        if not isinstance(method, str) or not isinstance(params, Mapping):
+            raise ProtocolError(f"malformed input request {str(key)[:60]!r}", server=server, tool=tool)
+        if not session.handles(method):
+            raise ProtocolError(
+                f"asked for {method[:60]!r} (input from the user), which this session cannot answer",
+                server=server,
+                tool=tool,
+            )
+        answers[str(key)] = await session.handle_server_request(method, params)
+    return answers
