@@ -20,7 +20,7 @@ from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.protocol import jsonrpc
-from levelcode.mcp.protocol.handshake import Era, ServerInfo, finish_background_closes
+from levelcode.mcp.protocol.handshake import Era, ServerInfo
 from levelcode.mcp.protocol.results import render_call_result
 from levelcode.mcp.protocol.session import McpSession
 from levelcode.mcp.transports import transport_plan
@@ -163,7 +163,7 @@ class McpConnection:
     async def close(self) -> None:
         for task in list(self._background):
             task.cancel()
-        await asyncio.gather(self.session.close(), finish_background_closes())
+        await self.session.close()
 
 
 async def connect(

@@ -24,7 +24,6 @@ from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.connection import McpConnection, connect
 from levelcode.mcp.gates.status import NOT_STARTED, ServerStatus
 from levelcode.mcp.gates.trust import launch_fingerprint
-from levelcode.mcp.protocol.handshake import finish_background_closes
 from levelcode.mcp.protocol.results import DEFAULT_RESULT_CHARS, cap_text
 from levelcode.mcp.protocol_memory import ProtocolMemory
 
@@ -143,4 +142,4 @@ class McpHub:
         for state in self.states.values():
             if state.connection is not None:
                 state.connection, state.status = None, ServerStatus("stopped")
-        await asyncio.gather(*(c.close() for c in live), finish_background_closes(), return_exceptions=True)
+        await asyncio.gather(*(c.close() for c in live), return_exceptions=True)
