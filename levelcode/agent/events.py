@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from levelcode.core.messages import Usage
+
 ToolOrigin = Literal["builtin", "mcp", "unknown"]
 
 
@@ -46,6 +48,7 @@ class Notice:
 class TurnFinished:
     text: str
     stop_reason: str
+    usage: Usage | None = None  # the turn's requests together, as the API reported them
 
 
 AgentEvent = TextDelta | ToolCallEvent | ToolResultEvent | Notice | TurnFinished

@@ -17,6 +17,7 @@ from levelcode.agent.transcript import Transcript
 from levelcode.core.errors import TurnAborted
 from levelcode.core.messages import ToolResult, ToolUse, Usage
 from levelcode.core.outcome import failure
+from levelcode.core.tool_offers import offer_found
 from levelcode.providers.base import Provider
 
 DEFAULT_MAX_STEPS = 60
@@ -40,30 +41,33 @@ class Agent:
         self.max_steps = max_steps
         self.transcript = Transcript()
         self.last_usage: Usage | None = None
+        self.turn_usage = Usage()  # this turn's requests, summed
 
     async def run_turn(self, prompt: str) -> str:
         """The model's final text for this prompt. Raises TurnAborted (Ctrl-C) or ProviderError."""
         self.transcript.add_prompt(prompt)
+        self.turn_usage = Usage()
         for _step in range(self.max_steps):
             try:
                 turn = await self.provider.complete(
                     system=self.system,
                     messages=list(self.transcript.messages),
-                    tools=self.toolbox.specs(),
+                    tools=offer_found(self.toolbox.specs(), self.transcript.messages),
                     on_text=lambda text: self.sink.emit(TextDelta(text)),
                 )
             except asyncio.CancelledError:
                 raise TurnAborted("aborted while the model was answering") from None
             self.last_usage = turn.usage or self.last_usage
+            self.turn_usage += turn.usage or Usage()
             self.transcript.add_assistant(turn.message)
             uses = turn.message.tool_uses
             if not uses:
-                self.sink.emit(TurnFinished(turn.message.text, turn.stop_reason))
+                self.sink.emit(TurnFinished(turn.message.text, turn.stop_reason, self.turn_usage))
                 return turn.message.text
             await self._run_tools(uses)
         note = f"stopped after {self.max_steps} model steps without a final answer"
         self.sink.emit(Notice(note))
-        self.sink.emit(TurnFinished("", "max_steps"))
+        self.sink.emit(TurnFinished("", "max_steps", self.turn_usage))
         return ""
 
     async def _run_tools(self, uses: tuple[ToolUse, ...]) -> None:

@@ -19,7 +19,9 @@ from levelcode.cli.sandbox_setup import extra_roots, no_sandbox_notice, session_
 from levelcode.core.approvals import Approver
 from levelcode.core.messages import ToolShape
 from levelcode.core.settings import Settings, load_settings
+from levelcode.core.tool_offers import DeferredTool, offer_found
 from levelcode.mcp.config.files import load_mcp_config
+from levelcode.mcp.gates.deferral import ToolSearchPolicy, parse_tool_search
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.providers.base import Provider
 from levelcode.providers.factory import close_provider, make_provider, resolve_provider_settings
@@ -46,19 +48,30 @@ class ChatSession:
         for problem in self.mcp.config.problems:  # the settings' and the servers' problems, each once
             self.agent.sink.emit(Notice(f"config problem: {problem}"))
         await self.mcp.start()
-        summary = chip(self.mcp.summaries())
+        summary = chip(self.mcp.summaries(), deferred=len(self.mcp.router.plan().deferred))
         if summary:
             self.agent.sink.emit(Notice(summary))
 
     def context_usage(self) -> ContextUsage:
         catalog = self.mcp.router.current()
-        by_server: dict[str, list[ToolShape]] = {
+        messages = self.agent.transcript.messages
+        loaded: dict[str, list[ToolShape]] = {
             state: [] for state in self.mcp.hub.states if self.mcp.hub.connection(state)
         }
-        for tool in catalog.tools:
-            by_server.setdefault(catalog.routes[tool.name].server, []).append(tool)
+        deferred: dict[str, list[ToolShape]] = {}
+        search: ToolShape | None = None
+        for tool in offer_found(self.mcp.router.specs(), messages):
+            route = catalog.route(tool.name)
+            if route is None:
+                search = tool  # tool_search: the one MCP-side tool no server has
+            elif isinstance(tool, DeferredTool) and not tool.found:
+                deferred.setdefault(route.server, []).append(tool)
+            else:
+                loaded.setdefault(route.server, []).append(tool)
         builtins = list(self.toolbox.builtins.values())
-        return measure_context(self.agent.system, builtins, by_server, self.agent.transcript.messages)
+        return measure_context(
+            self.agent.system, builtins, loaded, messages, tool_search=search, deferred_by_server=deferred
+        )
 
     async def reset(self) -> None:
         """A new chat: empty transcript, fresh tool state (background jobs ended), MCP restarted."""
@@ -73,6 +86,17 @@ class ChatSession:
         finally:
             await close_tool_context(self.ctx)
             await close_provider(self.provider)
+
+
+def tool_search_policy(settings: Settings, window: int, sink: EventSink) -> ToolSearchPolicy:
+    """The user's `toolSearch` setting against the model's window (a bad value: said, and "auto")."""
+    parsed = parse_tool_search(settings.user.get("toolSearch"))
+    if isinstance(parsed, str):
+        sink.emit(Notice(f'config problem: {settings.user_file}: toolSearch: {parsed}; using "auto"'))
+        parsed = parse_tool_search(None)
+        assert not isinstance(parsed, str)
+    mode, share = parsed
+    return ToolSearchPolicy(mode, budget_tokens=int(window * share))
 
 
 def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSink) -> ChatSession:
@@ -107,6 +131,7 @@ def open_session(args: argparse.Namespace, *, approver: Approver, sink: EventSin
         reserved={t.name for t in builtins},
         notify=notify,
     )
+    mcp.router.search_policy = tool_search_policy(settings, provider_settings.context_window, sink)
     toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
     agent = Agent(provider, toolbox, system=build_system_prompt(workspace), sink=sink)
     return ChatSession(workspace, settings, provider, ctx, toolbox, agent, mcp)

@@ -17,6 +17,10 @@ ERROR_PREFIX = "ERROR: "
 class ToolOutcome:
     text: str
     is_error: bool = False
+    # Tools this result makes available to the model (a tool search's finds, by their model names):
+    # Anthropic loads them through `tool_reference` blocks; other providers offer them from the next
+    # request on (core/tool_offers.py).
+    references: tuple[str, ...] = ()
 
 
 def failure(message: str) -> ToolOutcome:

@@ -60,8 +60,9 @@ def notice_words(notice: McpNotice) -> str:
     return f"warning: {notice.text}" if notice.warning else notice.text
 
 
-def chip(summaries: Sequence[ServerSummary]) -> str | None:
-    """`mcp · filesystem (11) · github (41) · 3/52 allow-listed · 1 server needs approval`."""
+def chip(summaries: Sequence[ServerSummary], *, deferred: int = 0) -> str | None:
+    """`mcp · filesystem (11) · github (41) · 3/52 allow-listed · 1 server needs approval`;
+    `deferred`: how many of the tools wait behind tool_search (their definitions not sent)."""
     if not summaries:
         return None
     running = [s for s in summaries if s.status.running]
@@ -70,6 +71,8 @@ def chip(summaries: Sequence[ServerSummary]) -> str | None:
     allowed = sum(1 for s in running for t in s.tools if t.decision == "allow")
     if running:
         parts.append(f"{allowed}/{total} allow-listed")
+    if deferred:
+        parts.append(f"{deferred}/{total} behind tool_search")
     held = [s for s in summaries if s.status.phase == "waiting_approval"]
     waiting = sum(1 for s in held if s.trust != "changed")
     changed = sum(1 for s in held if s.trust == "changed")

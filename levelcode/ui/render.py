@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from levelcode.agent.events import AgentEvent, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
+from levelcode.core.messages import Usage
 from levelcode.ui.markdown_stream import MarkdownStream
 from levelcode.ui.visible import visible, visible_block
 
@@ -108,4 +109,18 @@ class JsonLinesSink:
         elif isinstance(event, Notice):
             self.write({"type": "notice", "text": event.text})
         elif isinstance(event, TurnFinished):
-            self.write({"type": "final", "text": event.text, "stop_reason": event.stop_reason})
+            final: dict[str, object] = {"type": "final", "text": event.text, "stop_reason": event.stop_reason}
+            if event.usage is not None:
+                final["usage"] = usage_json(event.usage)
+            self.write(final)
+
+
+def usage_json(usage: Usage) -> dict[str, int]:
+    """The API's own counts, its own names: `input_tokens` is the part not read from or written to
+    the prompt cache."""
+    return {
+        "input_tokens": usage.input_tokens,
+        "cache_read_input_tokens": usage.cache_read_input_tokens,
+        "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+        "output_tokens": usage.output_tokens,
+    }
