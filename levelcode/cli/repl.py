@@ -37,6 +37,7 @@ Commands:
   /mcp stop NAME     end one server now (whole process group); /new starts it again
   /mcp revoke NAME   forget a repository server's approval here (it keeps running unless stopped)
   /context   where the context goes: system prompt, tools (built-in, MCP per server), messages
+  /compact   summarize the older turns now (it also happens by itself before the context is full)
   /new       start a new chat (forgets the conversation, ends background commands, restarts MCP)
   /exit      leave (also Ctrl-D)
 Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history"""
@@ -74,6 +75,7 @@ class Repl:
         self.commands: dict[str, Command] = {
             "/mcp": self.mcp,
             "/context": self.context,
+            "/compact": self.compact,
             "/help": self.help,
             "/new": self.new,
             "/exit": self.leave,
@@ -155,6 +157,23 @@ class Repl:
         self.console.out(
             render_context(self.session.context_usage(), last=self.session.agent.last_usage), highlight=False
         )
+        return True
+
+    async def compact(self, _words: list[str]) -> bool:
+        work = asyncio.ensure_future(self.session.agent.compact("/compact", keep="turn"))
+        self.turn = work
+        try:
+            with self.console.status("compacting the conversation… (Ctrl-C to stop)"):
+                compacted = await work
+        except asyncio.CancelledError:
+            if not work.cancelled():
+                raise
+            self.console.print(Text("⏹ compaction stopped; the conversation is as it was", style="yellow"))
+            return True
+        finally:
+            self.turn = None
+        if not compacted:
+            self.console.print(Text("Nothing to compact yet: the conversation is one turn long.", "dim"))
         return True
 
     async def new(self, _words: list[str]) -> bool:
