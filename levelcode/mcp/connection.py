@@ -172,14 +172,19 @@ async def connect(
     *,
     hint: Era | None = None,
     parent_env: Mapping[str, str] | None = None,
+    opened: Callable[[], None] | None = None,
 ) -> McpConnection:
-    """Start (or reach) the server, negotiate, list its tools — all within its startup timeout."""
+    """Start (or reach) the server, negotiate, list its tools — all within its startup timeout.
+    `opened` is called once the server's process (or connection) exists, its first request about
+    to be sent: what a caller waits for before it does work that keeps the loop busy."""
     plan = transport_plan(spec, options, os.environ if parent_env is None else parent_env)
     startup = spec.startup_timeout or options.startup_timeout
 
     async def open_session() -> McpSession:
         session = McpSession(plan.make(), features=options.features)
         await session.open()
+        if opened is not None:
+            opened()
         return session
 
     sessions: list[McpSession] = []

@@ -13,7 +13,6 @@ import contextlib
 import os
 import subprocess
 from collections.abc import Coroutine, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, cast
 
@@ -22,26 +21,17 @@ from levelcode.core.private_files import append_private, private_folder
 from levelcode.core.process_groups import describe_exit, terminate_group, wait_group_gone
 from levelcode.core.subprocess_pipes import PipesProtocol
 from levelcode.mcp.protocol import jsonrpc
-from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES, MessageSink
+from levelcode.mcp.protocol.transport import MessageSink
+from levelcode.mcp.stdio.adopted import AdoptedProcess
+from levelcode.mcp.stdio.early import claim
 from levelcode.mcp.stdio.framing import LineSplitter, Oversized, StderrRing
+from levelcode.mcp.stdio.launch_spec import StdioLaunch
 from levelcode.mcp.stdio.reaper import WATCHDOG, parent_death_signal
 
 STDIN_CLOSE_GRACE_SECONDS = 1.0
 EXIT_STDERR_WAIT_SECONDS = 0.1  # after the process ends, how long to wait for its last stderr bytes
 STDOUT_EOF_WAIT_SECONDS = 0.5
 MAX_LOG_BYTES = 2 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class StdioLaunch:
-    """Everything needed to start one server, resolved: argv, environment, directory."""
-
-    server: str
-    argv: tuple[str, ...]
-    env: Mapping[str, str]
-    cwd: str
-    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
-    log_path: Path | None = None
 
 
 class StdioTransport:
@@ -71,6 +61,14 @@ class StdioTransport:
     async def open(self, sink: MessageSink) -> None:
         self._sink = sink
         self._log = _open_log(self.launch.log_path)
+        early = claim(self.launch)
+        if early is not None:  # spawned before the loop ran (early.py): the same process, joined now
+            protocol = PipesProtocol(self._pipe_data, self._pipe_closed, self._on_exit)
+            adopted = await AdoptedProcess.attach(early, protocol)
+            self._process = cast(asyncio.SubprocessTransport, adopted)
+            self.pid = adopted.get_pid()
+            self._stdin = cast(asyncio.WriteTransport, adopted.get_pipe_transport(0))
+            return
         loop = asyncio.get_running_loop()
         try:
             process, _ = await loop.subprocess_exec(
