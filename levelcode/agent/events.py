@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from levelcode.core.messages import Usage
 from levelcode.core.outcome import MediaInfo
 from levelcode.core.progress import Progress
 
@@ -59,6 +60,7 @@ class Notice:
 class TurnFinished:
     text: str
     stop_reason: str
+    usage: Usage | None = None  # the turn's requests together, as the API reported them
 
 
 AgentEvent = TextDelta | ToolCallEvent | ToolProgress | ToolResultEvent | Notice | TurnFinished

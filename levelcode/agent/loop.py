@@ -1,22 +1,25 @@
 """The agent loop: prompt → model → tools → model … until the model answers without tools.
 
-Streams text to the sink as it arrives and runs tool calls one after another. The pairing
-invariant holds on every exit path: a provider failure or an abort while the model is
-streaming leaves no unanswered tool use (nothing half-received is kept); an abort or a failure
-while tools run answers every call of that message — run ones with their results, the rest
-as not run — before the abort propagates.
+Streams text to the sink as it arrives and runs tool calls one after another. Before a request
+would not fit the model's window, and once more if the API answers that it did not, the older
+turns are compacted (agent/compaction.py). The pairing invariant holds on every exit path: a
+provider failure or an abort while the model is streaming leaves no unanswered tool use (nothing
+half-received is kept); an abort or a failure while tools run answers every call of that message
+— run ones with their results, the rest as not run — before the abort propagates.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+from levelcode.agent.compaction import Compactor, Keep
 from levelcode.agent.events import EventSink, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
 from levelcode.agent.toolbox import Toolbox
 from levelcode.agent.transcript import Transcript
-from levelcode.core.errors import TurnAborted
-from levelcode.core.messages import ToolResult, ToolUse, Usage
+from levelcode.core.errors import ContextTooLong, TurnAborted
+from levelcode.core.messages import AssistantTurn, ToolResult, ToolUse, Usage
 from levelcode.core.outcome import failure
+from levelcode.core.tool_offers import offer_found
 from levelcode.providers.base import Provider
 
 DEFAULT_MAX_STEPS = 60
@@ -40,31 +43,60 @@ class Agent:
         self.max_steps = max_steps
         self.transcript = Transcript()
         self.last_usage: Usage | None = None
+        self.turn_usage = Usage()  # this turn's requests, summed
+        self.compactor = Compactor(provider)
 
     async def run_turn(self, prompt: str) -> str:
         """The model's final text for this prompt. Raises TurnAborted (Ctrl-C) or ProviderError."""
         self.transcript.add_prompt(prompt)
+        self.turn_usage = Usage()
         for _step in range(self.max_steps):
             try:
-                turn = await self.provider.complete(
-                    system=self.system,
-                    messages=list(self.transcript.messages),
-                    tools=self.toolbox.specs(),
-                    on_text=lambda text: self.sink.emit(TextDelta(text)),
-                )
+                turn = await self._complete_within_window()
             except asyncio.CancelledError:
                 raise TurnAborted("aborted while the model was answering") from None
             self.last_usage = turn.usage or self.last_usage
+            self.turn_usage += turn.usage or Usage()
             self.transcript.add_assistant(turn.message)
             uses = turn.message.tool_uses
             if not uses:
-                self.sink.emit(TurnFinished(turn.message.text, turn.stop_reason))
+                self.sink.emit(TurnFinished(turn.message.text, turn.stop_reason, self.turn_usage))
                 return turn.message.text
             await self._run_tools(uses)
         note = f"stopped after {self.max_steps} model steps without a final answer"
         self.sink.emit(Notice(note))
-        self.sink.emit(TurnFinished("", "max_steps"))
+        self.sink.emit(TurnFinished("", "max_steps", self.turn_usage))
         return ""
+
+    async def _complete_within_window(self) -> AssistantTurn:
+        """One model request; the older turns compacted first when it would not fit the window,
+        and once more (then the request again, once) when the API says it did not."""
+        tools = offer_found(self.toolbox.specs(), self.transcript.messages)
+        if self.compactor.needs_room(self.system, tools, self.transcript.messages):
+            await self.compact("the context was nearly full")
+        try:
+            return await self._complete()
+        except ContextTooLong as exc:
+            self.compactor.named_window = exc.window or self.compactor.named_window
+            keep: Keep = "fit" if exc.window else "turn"  # no number to go by: keep the least
+            if not await self.compact("the API said the prompt is too long", keep=keep):
+                raise
+        return await self._complete()
+
+    async def _complete(self) -> AssistantTurn:
+        return await self.provider.complete(
+            system=self.system,
+            messages=list(self.transcript.messages),
+            tools=offer_found(self.toolbox.specs(), self.transcript.messages),
+            on_text=lambda text: self.sink.emit(TextDelta(text)),
+        )
+
+    async def compact(self, why: str, *, keep: Keep = "fit") -> bool:
+        """Compact the older turns now (`/compact`: keep the last turn); False: nothing to compact."""
+        done = await self.compactor.compact(self.transcript, keep=keep)
+        if done is not None:
+            self.sink.emit(Notice(done.describe(why)))
+        return done is not None
 
     async def _run_tools(self, uses: tuple[ToolUse, ...]) -> None:
         results: list[ToolResult] = []

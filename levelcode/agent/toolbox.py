@@ -16,6 +16,7 @@ from levelcode.core.approvals import ApprovalRequest, Approver, decide_or_deny
 from levelcode.core.errors import ToolError
 from levelcode.core.messages import ToolResult, ToolShape, ToolUse
 from levelcode.core.outcome import ToolOutcome, failure
+from levelcode.core.tool_offers import DeferredTool
 from levelcode.providers.translate import invalid_arguments_error
 from levelcode.tools.base import BuiltinTool, ToolContext
 
@@ -109,7 +110,7 @@ class Toolbox:
         elif call.route is not None and self.extra is not None:
             outcome = await self._run_extra(self.extra, use, call.route)
         else:
-            known = ", ".join(t.name for t in self.specs())
+            known = ", ".join(t.name for t in self.specs() if not isinstance(t, DeferredTool))
             outcome = failure(f"there is no tool named {use.name!r}. Tools: {known}")
         return ToolResult(use.id, outcome)
 

@@ -11,32 +11,34 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from levelcode.agent.events import EventSink, Notice
-from levelcode.cli.aio import run_command
-from levelcode.core.approvals import HeadlessApprover
+from levelcode.cli.session_start import SessionStart, prepare_session
 from levelcode.core.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
-from levelcode.ui.render import ConsoleSink, JsonLinesSink
-from levelcode.ui.visible import visible_block
+
+if TYPE_CHECKING:
+    from levelcode.agent.events import EventSink
+    from levelcode.cli.session import ChatSession
 
 
 def run_headless(args: argparse.Namespace) -> int:
-    from levelcode.cli.session import open_session
-
-    sink: EventSink
-    if args.json:
-        sink = JsonLinesSink(sys.stdout)
-    else:
-        sink = ConsoleSink(Console(soft_wrap=True), Console(stderr=True, soft_wrap=True))
     try:
-        session = open_session(args, approver=HeadlessApprover(), sink=sink)
+        start = prepare_session(args)
     except (ConfigError, ProviderAuthError) as exc:
-        print(f"levelcode: {visible_block(str(exc))}", file=sys.stderr)
-        return 2
+        return refuse(exc)
+    from levelcode.cli.aio import run_command
+
+    opened: list[ChatSession] = []
 
     async def main() -> int:
+        await start.mcp.begin_trusted()  # the user's own servers boot while the rest is imported
+        from levelcode.cli.session import open_session
+        from levelcode.core.approvals import HeadlessApprover
+
+        sink = make_sink(args.json)
+        session = open_session(start, approver=HeadlessApprover(), sink=sink)
+        opened.append(session)
+        session.warm()
         await session.start()
         try:
             text = await session.agent.run_turn(args.prompt)
@@ -48,10 +50,38 @@ def run_headless(args: argparse.Namespace) -> int:
             return 130
         return 0 if text or session.agent.transcript.messages[-1].role == "assistant" else 1
 
-    return run_command(main, session.close)
+    async def cleanup() -> None:
+        await (opened[0].close() if opened else close_start(start))
+
+    return run_command(main, cleanup)
+
+
+def make_sink(as_json: bool) -> EventSink:
+    from levelcode.ui.render import ConsoleSink, JsonLinesSink
+
+    if as_json:
+        return JsonLinesSink(sys.stdout)
+    from rich.console import Console
+
+    return ConsoleSink(Console(soft_wrap=True), Console(stderr=True, soft_wrap=True))
+
+
+async def close_start(start: SessionStart) -> None:
+    """Cleanup before the session opened: the servers begun are ended."""
+    await start.mcp.close()
+
+
+def refuse(exc: Exception) -> int:
+    from levelcode.ui.visible import visible_block
+
+    print(f"levelcode: {visible_block(str(exc))}", file=sys.stderr)
+    return 2
 
 
 def report(sink: EventSink, as_json: bool, message: str) -> None:
+    from levelcode.agent.events import Notice
+    from levelcode.ui.visible import visible_block
+
     if as_json:
         sink.emit(Notice(message))
     print(f"levelcode: {visible_block(message)}", file=sys.stderr)

@@ -141,6 +141,6 @@ def _dispatch(args: argparse.Namespace) -> int:
         from levelcode.cli.headless import run_headless
 
         return run_headless(args)
-    from levelcode.cli.repl import run_repl
+    from levelcode.cli.interactive import run_interactive
 
-    return run_repl(args)
+    return run_interactive(args)

@@ -12,20 +12,13 @@ import dataclasses
 import json
 import sys
 
-from rich.console import Console
-
-from levelcode.cli.aio import run_command
 from levelcode.cli.printing import workspace_of
-from levelcode.core.approvals import HeadlessApprover
-from levelcode.mcp.config.files import load_mcp_config
-from levelcode.mcp.runtime import McpRuntime
-from levelcode.tools.names import BUILTIN_TOOL_NAMES
-from levelcode.ui.mcp_views import print_list, summaries_json
-from levelcode.ui.mcp_words import notice_words
 from levelcode.ui.visible import visible_block
 
 
 def run_mcp_command(args: argparse.Namespace) -> int:
+    if args.mcp_command == "list":  # first, before the other commands' imports: its servers start
+        return mcp_list(args)
     from levelcode.cli.mcp_content_commands import mcp_prompt, mcp_prompts, mcp_read, mcp_resources
     from levelcode.cli.mcp_import import run_import_command
     from levelcode.cli.mcp_manage import ACTIONS, run_manage_command
@@ -64,18 +57,32 @@ def progress(message: str) -> None:
 
 
 def mcp_list(args: argparse.Namespace) -> int:
+    """Imports are lazy here: the user's own servers are spawned first, and boot meanwhile."""
+    from levelcode.core.settings import load_settings
+    from levelcode.mcp.early_start import start_user_servers
+
     workspace = workspace_of(args)
-    config = load_mcp_config(workspace)
-    runtime = McpRuntime(workspace, config, HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES)
+    settings = load_settings(workspace)
+    start_user_servers(workspace, settings)
+    from levelcode.cli.aio import run_command
+    from levelcode.cli.session_start import runtime_for
+
+    runtime = runtime_for(workspace, settings)
+    config = runtime.config
 
     async def main() -> int:
         if config.servers and sys.stderr.isatty():
             progress(f"starting {len(config.servers)} MCP server(s)…")
+        await runtime.begin_trusted()  # they boot while the views are imported
+        from levelcode.ui.mcp_views import print_list, summaries_json
+
         await runtime.start()
         view = runtime.list_view()
         if args.json:
             print(json.dumps(summaries_json(view), indent=2))
         else:
+            from rich.console import Console
+
             print_list(Console(soft_wrap=False), view)
         return 0
 
@@ -83,6 +90,13 @@ def mcp_list(args: argparse.Namespace) -> int:
 
 
 def mcp_call(args: argparse.Namespace) -> int:
+    from levelcode.cli.aio import run_command
+    from levelcode.core.approvals import HeadlessApprover
+    from levelcode.mcp.config.files import load_mcp_config
+    from levelcode.mcp.runtime import McpRuntime
+    from levelcode.tools.names import BUILTIN_TOOL_NAMES
+    from levelcode.ui.mcp_words import notice_words
+
     try:
         arguments = json.loads(args.arguments)
     except json.JSONDecodeError as exc:

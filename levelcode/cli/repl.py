@@ -1,5 +1,12 @@
 """The interactive session: a prompt with history, streamed answers, approval cards, slash commands.
 
+The prompt appears before the MCP servers have finished starting (cli/interactive.py began the
+user's own ones before this module was even imported): a repository's servers are put to the
+launch gate first (its cards need the terminal), then every permitted server goes on starting in
+the background; what that start has to say is held while the prompt is up and shown above it when
+it ends, and the first turn waits for it, with progress, bounded by the servers' own start-up
+timeouts (Ctrl-C skips the slow ones).
+
 Ctrl-C while the agent works aborts that turn (the transcript stays paired) and returns to the
 prompt; Ctrl-C at the prompt clears the line; Ctrl-D or /exit leaves. SIGTERM and SIGHUP end the
 session, with the same cleanup as /exit.
@@ -7,10 +14,8 @@ session, with the same cleanup as /exit.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -20,13 +25,14 @@ from rich.console import Console
 from rich.text import Text
 
 from levelcode import __version__
-from levelcode.agent.events import Notice
-from levelcode.cli.aio import run_command
+from levelcode.agent.events import AgentEvent, EventSink, Notice
 from levelcode.cli.repl_mcp import McpCompleter, McpPromptParts, PromptError, split_words
+from levelcode.cli.session_start import SessionStart
 from levelcode.core import paths
-from levelcode.core.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
+from levelcode.core.errors import ProviderError, TurnAborted
 from levelcode.core.private_files import touch_private
 from levelcode.mcp.client_features import UserAnswers
+from levelcode.mcp.config.specs import ServerSpec
 from levelcode.providers.base import Provider
 from levelcode.ui.approval_card import TerminalApprover
 from levelcode.ui.context_view import render_context
@@ -44,51 +50,76 @@ Commands:
   /add-dir DIR       let the tools use DIR too, and tell the MCP servers that asked for roots
   /SERVER:PROMPT ARG…   run an MCP server's prompt (Tab completes names and arguments)
   @SERVER:URI        in a message: attach that MCP resource (Tab completes servers and URIs)
+  /compact   summarize the older turns now (it also happens by itself before the context is full)
   /new       start a new chat (forgets the conversation, ends background commands, restarts MCP)
   /exit      leave (also Ctrl-D)
 Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history"""
 
 Command = Callable[[list[str]], Awaitable[bool]]  # given the words after the command; False to leave
+INTERRUPTED_START = (
+    "⏹ MCP start-up interrupted: servers that had not started are not running "
+    "(/mcp shows which; /new tries again)"
+)
 
 
-def run_repl(args: argparse.Namespace) -> int:
-    if not sys.stdin.isatty() or not sys.stdout.isatty():
-        print(
-            'levelcode: the interactive session needs a terminal; for scripts use: levelcode run "PROMPT"',
-            file=sys.stderr,
-        )
-        return 2
+def _no_status(_names: Sequence[str]) -> AbstractContextManager[object]:
+    return contextlib.nullcontext()
+
+
+def open_repl(start: SessionStart) -> Repl:
+    """The REPL over a prepared start; raises ProviderAuthError when the key is refused."""
     from levelcode.cli.server_requests import TerminalAnswers
     from levelcode.cli.session import open_session
 
     console = Console()
-    approver, sink = TerminalApprover(console), ConsoleSink(console)
+    approver, shown = TerminalApprover(console), ConsoleSink(console)
+    sink = HeldNotices(shown)
 
     def answers(provider: Provider) -> UserAnswers:
-        return TerminalAnswers(console, approver, lambda: provider, sink.stop_progress).answers()
+        return TerminalAnswers(console, approver, lambda: provider, shown.stop_progress).answers()
 
-    try:
-        session = open_session(args, approver=approver, sink=sink, answers=answers)
-    except (ConfigError, ProviderAuthError) as exc:
-        console.print(Text(f"levelcode: {visible_block(str(exc))}", style="red"))
-        return 2
-    repl = Repl(console, session)
-    return run_command(repl.main, session.close, interrupt=repl.interrupt)
+    session = open_session(start, approver=approver, sink=sink, answers=answers)
+    return Repl(console, session, sink)
+
+
+class HeldNotices:
+    """A sink that can hold notices back (while the prompt is up) and show them later, in order."""
+
+    def __init__(self, sink: EventSink) -> None:
+        self.sink = sink
+        self.held: list[AgentEvent] | None = None
+
+    def emit(self, event: AgentEvent) -> None:
+        if self.held is not None and isinstance(event, Notice):
+            self.held.append(event)
+        else:
+            self.sink.emit(event)
+
+    def hold(self) -> None:
+        self.held = [] if self.held is None else self.held
+
+    def release(self) -> None:
+        held, self.held = self.held or [], None
+        for event in held:
+            self.sink.emit(event)
 
 
 class Repl:
-    def __init__(self, console: Console, session: object) -> None:
+    def __init__(self, console: Console, session: object, notices: HeldNotices) -> None:
         from levelcode.cli.session import ChatSession
 
         assert isinstance(session, ChatSession)
         self.console = console
         self.session = session
         self.mcp_parts = McpPromptParts(session.mcp.hub)
+        self.notices = notices
         self.turn: asyncio.Future[Any] | None = None  # what Ctrl-C aborts: a turn, or MCP start-up
+        self.startup: asyncio.Future[None] | None = None  # the servers starting behind the prompt
         self.commands: dict[str, Command] = {
             "/mcp": self.mcp,
             "/context": self.context,
             "/add-dir": self.add_dir,
+            "/compact": self.compact,
             "/help": self.help,
             "/new": self.new,
             "/exit": self.leave,
@@ -123,7 +154,10 @@ class Repl:
             history=FileHistory(str(history)), completer=completer, complete_while_typing=False
         )
         self.banner()
-        await self.start_servers(self.session.start())
+        permitted: list[ServerSpec] = []
+        await self.start_servers(self.admit(permitted))
+        self.begin_startup(permitted)
+        self.session.warm()
         self.console.print(Text("/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves", style="dim"))
         while True:
             try:
@@ -139,7 +173,41 @@ class Repl:
                 if not await self.command(text):
                     return 0
                 continue
+            await self.servers_ready()
             await self.run_turn(text)
+
+    async def admit(self, permitted: list[ServerSpec]) -> None:
+        permitted.extend(await self.session.admit())
+
+    def begin_startup(self, permitted: Sequence[ServerSpec]) -> None:
+        """The permitted servers go on starting behind the prompt; their notices wait for it."""
+        self.session.mcp.starting = _no_status
+        self.notices.hold()
+        self.startup = asyncio.ensure_future(self.session.launch(permitted))
+        self.startup.add_done_callback(lambda _task: asyncio.ensure_future(self._show_startup()))
+
+    async def _show_startup(self) -> None:
+        """Print what the start had to say above the prompt (or now, when no prompt is up)."""
+        from prompt_toolkit.application import run_in_terminal
+
+        if self.notices.held is not None:
+            await run_in_terminal(self.notices.release)
+
+    async def servers_ready(self) -> None:
+        """The first turn waits for the servers still starting: with progress, Ctrl-C skips them."""
+        startup = self.startup
+        if startup is not None and not startup.done():
+            names = self.session.mcp.hub.still_starting()
+            status = f"waiting for MCP servers: {', '.join(names) or '…'}… (Ctrl-C to skip)"
+            self.turn = startup
+            try:
+                with self.console.status(status):
+                    await asyncio.wait({startup})
+            finally:
+                self.turn = None
+            if startup.cancelled():
+                self.console.print(Text(INTERRUPTED_START, style="yellow"))
+        self.notices.release()
 
     async def command(self, text: str) -> bool:
         name, *words = text.split()
@@ -194,6 +262,7 @@ class Repl:
 
     async def run_prompt(self, command: str, rest: str) -> None:
         """`/server:prompt ARG…`: the server's prompt, sent as the next message."""
+        await self.servers_ready()
         try:
             text = await self.mcp_parts.prompt_text(command, split_words(rest))
         except PromptError as exc:
@@ -202,7 +271,25 @@ class Repl:
         self.console.print(Text(visible(f"running {command}…"), style="dim"))
         await self.run_turn(text, attach=False)
 
+    async def compact(self, _words: list[str]) -> bool:
+        work = asyncio.ensure_future(self.session.agent.compact("/compact", keep="turn"))
+        self.turn = work
+        try:
+            with self.console.status("compacting the conversation… (Ctrl-C to stop)"):
+                compacted = await work
+        except asyncio.CancelledError:
+            if not work.cancelled():
+                raise
+            self.console.print(Text("⏹ compaction stopped; the conversation is as it was", style="yellow"))
+            return True
+        finally:
+            self.turn = None
+        if not compacted:
+            self.console.print(Text("Nothing to compact yet: the conversation is one turn long.", "dim"))
+        return True
+
     async def new(self, _words: list[str]) -> bool:
+        await self.servers_ready()
         await self.start_servers(self.session.reset())
         self.console.print(Text("New chat.", style="green"))
         return True
@@ -217,13 +304,7 @@ class Repl:
         except asyncio.CancelledError:
             if not starting.cancelled():
                 raise
-            self.console.print(
-                Text(
-                    "⏹ MCP start-up interrupted: servers that had not started are not running "
-                    "(/mcp shows which; /new tries again)",
-                    style="yellow",
-                )
-            )
+            self.console.print(Text(INTERRUPTED_START, style="yellow"))
         finally:
             self.turn = None
 

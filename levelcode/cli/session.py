@@ -1,11 +1,10 @@
 """One chat's worth of parts, assembled the same way for `run` and the REPL: settings, provider,
-built-in tools, approvals and the loop."""
+built-in tools, approvals and the loop — on top of the light start (cli/session_start.py), whose
+MCP runtime may have begun starting the user's servers already."""
 
 from __future__ import annotations
 
-import argparse
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,16 +15,19 @@ from levelcode.agent.progress_relay import progress_relay
 from levelcode.agent.system_prompt import build_system_prompt, instructions_section, with_server_instructions
 from levelcode.agent.toolbox import Toolbox
 from levelcode.cli.debug_log import DebugSink, configure_debug_log, debug_enabled
-from levelcode.cli.printing import workspace_of
 from levelcode.cli.sandbox_setup import extra_roots, no_sandbox_notice, session_confinement
+from levelcode.cli.session_start import SessionStart
 from levelcode.core.approvals import Approver
 from levelcode.core.messages import ToolShape
-from levelcode.core.settings import Settings, load_settings
-from levelcode.mcp.client_features import UserAnswers, workspace_roots
-from levelcode.mcp.config.files import load_mcp_config
+from levelcode.core.settings import Settings
+from levelcode.core.tool_offers import DeferredTool, offer_found
+from levelcode.mcp.client_features import UserAnswers
+from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.gates.deferral import ToolSearchPolicy, parse_tool_search
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.providers.base import Provider
-from levelcode.providers.factory import close_provider, make_provider, resolve_provider_settings
+from levelcode.providers.factory import close_provider
+from levelcode.providers.lazy import LazyProvider
 from levelcode.tools.base import ToolContext
 from levelcode.tools.registry import builtin_tools, close_tool_context
 from levelcode.ui.mcp_words import chip, notice_words
@@ -42,30 +44,60 @@ class ChatSession:
     mcp: McpRuntime
     base_system: str = ""  # the system prompt before the MCP servers' instructions join it
 
+    def warm(self) -> None:
+        """Import the provider's SDK in the background now (the first request waits for it)."""
+        if isinstance(self.provider, LazyProvider):
+            self.provider.warm()
+
     async def start(self) -> None:
         """Start the MCP servers the launch gate permits, and say what the model will have."""
+        await self.launch(await self.admit())
+
+    async def admit(self) -> list[ServerSpec]:
+        """Say what the user must know first, and pass every server through the launch gate (which
+        may ask): the servers that may start."""
         note = no_sandbox_notice(self.ctx)
         if note:
             self.agent.sink.emit(Notice(note))
         for problem in self.mcp.config.problems:  # the settings' and the servers' problems, each once
             self.agent.sink.emit(Notice(f"config problem: {problem}"))
-        await self.mcp.start()
+        return await self.mcp.admit()
+
+    async def launch(self, permitted: Sequence[ServerSpec]) -> None:
+        """Start (or wait for) the permitted servers, then say what the model will have."""
+        await self.mcp.launch(permitted)
         self.agent.system = with_server_instructions(self.base_system, self.mcp.instructions())
-        summary = chip(self.mcp.summaries())
+        summary = chip(self.mcp.summaries(), deferred=len(self.mcp.router.plan().deferred))
         if summary:
             self.agent.sink.emit(Notice(summary))
 
     def context_usage(self) -> ContextUsage:
         catalog = self.mcp.router.current()
-        by_server: dict[str, list[ToolShape]] = {
+        messages = self.agent.transcript.messages
+        loaded: dict[str, list[ToolShape]] = {
             state: [] for state in self.mcp.hub.states if self.mcp.hub.connection(state)
         }
-        for tool in catalog.tools:
-            by_server.setdefault(catalog.routes[tool.name].server, []).append(tool)
+        deferred: dict[str, list[ToolShape]] = {}
+        search: ToolShape | None = None
+        for tool in offer_found(self.mcp.router.specs(), messages):
+            route = catalog.route(tool.name)
+            if route is None:
+                search = tool  # tool_search: the one MCP-side tool no server has
+            elif isinstance(tool, DeferredTool) and not tool.found:
+                deferred.setdefault(route.server, []).append(tool)
+            else:
+                loaded.setdefault(route.server, []).append(tool)
         builtins = list(self.toolbox.builtins.values())
         instructions = [(name, instructions_section(name, text)) for name, text in self.mcp.instructions()]
-        messages = self.agent.transcript.messages
-        return measure_context(self.agent.system, builtins, by_server, messages, instructions)
+        return measure_context(
+            self.agent.system,
+            builtins,
+            loaded,
+            messages,
+            instructions,
+            tool_search=search,
+            deferred_by_server=deferred,
+        )
 
     def add_folder(self, folder: Path) -> None:
         """Let the tools use `folder` too (as `--add-dir` does), and tell the servers that asked."""
@@ -91,48 +123,46 @@ class ChatSession:
             await close_provider(self.provider)
 
 
+def tool_search_policy(settings: Settings, window: int, sink: EventSink) -> ToolSearchPolicy:
+    """The user's `toolSearch` setting against the model's window (a bad value: said, and "auto")."""
+    parsed = parse_tool_search(settings.user.get("toolSearch"))
+    if isinstance(parsed, str):
+        sink.emit(Notice(f'config problem: {settings.user_file}: toolSearch: {parsed}; using "auto"'))
+        parsed = parse_tool_search(None)
+        assert not isinstance(parsed, str)
+    mode, share = parsed
+    return ToolSearchPolicy(mode, budget_tokens=int(window * share))
+
+
 def open_session(
-    args: argparse.Namespace,
+    start: SessionStart,
     *,
     approver: Approver,
     sink: EventSink,
     answers: Callable[[Provider], UserAnswers] | None = None,
 ) -> ChatSession:
-    """Raises ConfigError or ProviderAuthError with a message that says what to do. `answers`:
-    who answers what servers ask of the user (the REPL's forms and cards); none when headless."""
+    """The session on top of its light start. Raises ProviderAuthError when the key is refused.
+    `answers`: who answers what servers ask of the user (the REPL's forms and cards); none when
+    headless."""
     configure_debug_log()
     if debug_enabled():
         sink = DebugSink(sink)
-    workspace = workspace_of(args)
-    settings = load_settings(workspace)
-    provider_settings = resolve_provider_settings(
-        provider=getattr(args, "provider", None),
-        model=getattr(args, "model", None),
-        base_url=getattr(args, "base_url", None),
-        env=os.environ,
-        user_settings=settings.user,
-    )
-    provider = make_provider(provider_settings)
-    autopilot = bool(getattr(args, "autopilot", False)) or settings.autopilot
+    workspace, settings = start.workspace, start.settings
+    provider = LazyProvider(start.provider_settings)  # the SDK import waits off the critical path
+    autopilot = bool(getattr(start.args, "autopilot", False)) or settings.autopilot
     ctx = ToolContext(
         workspace,
-        extra_roots=extra_roots(args, settings),
+        extra_roots=extra_roots(start.args, settings),
         autopilot=autopilot,
-        sandbox=session_confinement(args, settings),
+        sandbox=session_confinement(start.args, settings),
         approver=approver,
     )
     builtins = builtin_tools()
+    mcp = start.mcp
     notify = lambda notice: sink.emit(Notice(notice_words(notice)))  # noqa: E731
-    mcp = McpRuntime(
-        workspace,
-        load_mcp_config(workspace, settings),
-        approver,
-        reserved={t.name for t in builtins},
-        notify=notify,
-        roots=workspace_roots(workspace, ctx.extra_roots),
-        answers=answers(provider) if answers is not None else None,
-    )
+    mcp.attach(approver, notify, answers=answers(provider) if answers is not None else None)
     mcp.router.on_progress = progress_relay(sink)
+    mcp.router.search_policy = tool_search_policy(settings, start.provider_settings.context_window, sink)
     toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
     system = build_system_prompt(workspace)
     agent = Agent(provider, toolbox, system=system, sink=sink)

@@ -23,6 +23,7 @@ LevelCodeError
 ├── ProviderError              the model provider failed
 │   ├── ProviderAuthError      no or wrong API key
 │   └── ProviderRequestError   the API refused the request (its own message kept)
+│       └── ContextTooLong     ... because the prompt is over the model's window (compaction helps)
 ├── ToolError                  a built-in tool could not do what was asked (becomes `ERROR: …`)
 └── TurnAborted                not a failure: the user aborted the turn (Ctrl-C)
 """
@@ -136,6 +137,15 @@ class ProviderRequestError(ProviderError):
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class ContextTooLong(ProviderRequestError):
+    """The API refused the request because the prompt does not fit the model's context window;
+    `window`: the window the API named, when it named one."""
+
+    def __init__(self, message: str, *, status: int | None = None, window: int | None = None) -> None:
+        super().__init__(message, status=status)
+        self.window = window
 
 
 class ToolError(LevelCodeError):

@@ -83,8 +83,25 @@ class ToolShape(Protocol):
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens of one request as the API reports them. `input_tokens` is the part read neither from
+    nor into the prompt cache; the whole prompt is `prompt_tokens`."""
+
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+        )
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,10 @@ class ToolOutcome:
     text: str
     is_error: bool = False
     media: tuple[Media, ...] = ()
+    # Tools this result makes available to the model (a tool search's finds, by their model names):
+    # Anthropic loads them through `tool_reference` blocks; other providers offer them from the next
+    # request on (core/tool_offers.py).
+    references: tuple[str, ...] = ()
 
 
 def failure(message: str) -> ToolOutcome:

@@ -24,9 +24,10 @@ USER_REJECTED = -1  # the code the spec's examples use when the user declines a 
 MAX_QUOTED = 200
 
 
-@dataclass(frozen=True)
+@dataclass
 class UserAnswers:
-    """Who answers what a server asks of the user; None: nobody (headless)."""
+    """Who answers what a server asks of the user; None: nobody (headless). Set when the session
+    opens, possibly after servers connected: the handlers read it when a server asks."""
 
     elicit: Answer | None = None
     sample: Answer | None = None
@@ -48,8 +49,8 @@ def features_for(spec: ServerSpec, roots: WorkspaceRoots, answers: UserAnswers) 
     notes: list[str] = []
     capabilities: dict[str, object] = {"elicitation": {"form": {}, "url": {}}}
     handlers: dict[str, ServerRequestHandler] = {
-        "elicitation/create": _elicitation(spec.name, answers.elicit, notes),
-        "sampling/createMessage": _sampling(spec, answers.sample, notes),
+        "elicitation/create": _elicitation(spec.name, answers, notes),
+        "sampling/createMessage": _sampling(spec, answers, notes),
     }
     if spec.client.roots:
         capabilities["roots"] = {"listChanged": True}
@@ -75,8 +76,9 @@ def _quoted(params: Mapping[str, object]) -> str:
     return f' ("{text[:MAX_QUOTED]}{"…" if len(text) > MAX_QUOTED else ""}")' if text else ""
 
 
-def _elicitation(server: str, answer: Answer | None, notes: list[str]) -> ServerRequestHandler:
+def _elicitation(server: str, answers: UserAnswers, notes: list[str]) -> ServerRequestHandler:
     async def handle(params: Mapping[str, object]) -> Mapping[str, object]:
+        answer = answers.elicit  # read when asked: a server may connect before the session answers
         if answer is None:
             notes.append(
                 f"the server asked the user for input{_quoted(params)} and LevelCode declined it: nobody "
@@ -91,8 +93,9 @@ def _elicitation(server: str, answer: Answer | None, notes: list[str]) -> Server
     return handle
 
 
-def _sampling(spec: ServerSpec, answer: Answer | None, notes: list[str]) -> ServerRequestHandler:
+def _sampling(spec: ServerSpec, answers: UserAnswers, notes: list[str]) -> ServerRequestHandler:
     async def handle(params: Mapping[str, object]) -> Mapping[str, object]:
+        answer = answers.sample
         if not spec.client.sampling:
             notes.append(
                 "the server asked to use the user's model (sampling); LevelCode refused: it is off "

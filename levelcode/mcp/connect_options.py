@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from levelcode.mcp.config.specs import ServerSpec
-from levelcode.mcp.protocol.handshake import DEFAULT_HINTED_PROBE_SECONDS, DEFAULT_PROBE_GRACE_SECONDS
+from levelcode.mcp.protocol.handshake import DEFAULT_HINTED_PROBE_SECONDS
 from levelcode.mcp.protocol.session import ClientFeatures
 from levelcode.mcp.protocol.sign_in import SignIn
 from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES, AuthHook
@@ -32,7 +32,6 @@ class ConnectOptions:
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     call_timeout: float = DEFAULT_CALL_TIMEOUT
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
-    probe_grace: float = DEFAULT_PROBE_GRACE_SECONDS
     hinted_probe: float = DEFAULT_HINTED_PROBE_SECONDS
     log_dir: Path | None = None
     servers_dir: Path | None = None  # where user-tier servers' private directories go (state dir)

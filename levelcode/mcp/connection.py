@@ -25,7 +25,7 @@ from levelcode.core.progress import Progress, ProgressCallback
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.protocol import jsonrpc
-from levelcode.mcp.protocol.handshake import Era, ServerInfo, finish_background_closes
+from levelcode.mcp.protocol.handshake import Era, ServerInfo
 from levelcode.mcp.protocol.input_rounds import request_until_complete
 from levelcode.mcp.protocol.paging import list_all
 from levelcode.mcp.protocol.results import render_call_result
@@ -250,7 +250,7 @@ class McpConnection:
     async def close(self) -> None:
         for task in list(self._background):
             task.cancel()
-        await asyncio.gather(self.session.close(), finish_background_closes())
+        await self.session.close()
         self.log.close()
 
 
@@ -260,8 +260,11 @@ async def connect(
     *,
     hint: Era | None = None,
     parent_env: Mapping[str, str] | None = None,
+    opened: Callable[[], None] | None = None,
 ) -> McpConnection:
-    """Start (or reach) the server, negotiate, list its tools — all within its startup timeout."""
+    """Start (or reach) the server, negotiate, list its tools — all within its startup timeout.
+    `opened` is called once the server's process (or connection) exists, its first request about
+    to be sent: what a caller waits for before it does work that keeps the loop busy."""
     plan = transport_plan(spec, options, os.environ if parent_env is None else parent_env)
     startup = spec.startup_timeout or options.startup_timeout
     features = options.features_for(spec) if options.features_for is not None else options.features
@@ -269,6 +272,8 @@ async def connect(
     async def open_session() -> McpSession:
         session = McpSession(plan.make(), features=features)
         await session.open()
+        if opened is not None:
+            opened()
         return session
 
     sessions: list[McpSession] = []

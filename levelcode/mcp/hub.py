@@ -1,7 +1,9 @@
 """The hub: turns the servers it is allowed to start into live tool sources, and ends them all.
 
 Connects every server it is given concurrently, each bounded by its own startup timeout, so one
-slow or broken server never blocks or breaks another. Which servers may start is decided before
+slow or broken server never blocks or breaks another. `begin` starts connecting without waiting
+(a session starts the user's own servers first thing, while it sets itself up); `start` waits for
+the servers it is given, whether they were begun before or not. Which servers may start is decided before
 the hub (the launch gate); the hub never starts anything it was not handed. `call` always returns
 an outcome for the model, capped, with the full text spilled to a file when it was cut.
 `reap_all` ends every server's process group; run it on exit, new chat and signals.
@@ -25,10 +27,10 @@ from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.connection import McpConnection, connect
 from levelcode.mcp.gates.status import NOT_STARTED, ServerStatus
 from levelcode.mcp.gates.trust import launch_fingerprint
-from levelcode.mcp.protocol.handshake import finish_background_closes
 from levelcode.mcp.protocol.results import DEFAULT_RESULT_CHARS, cap_text
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.server_content import list_resources_outcome, read_resource
+from levelcode.mcp.stdio.early import end_unclaimed
 
 # Why a server is not running, as the model (and `mcp call`) is told it.
 _NOT_RUNNING = {
@@ -37,6 +39,12 @@ _NOT_RUNNING = {
     "disabled": "disabled in config",
     "needs_login": "it needs the user to sign in first",
 }
+
+
+async def _either(opened: asyncio.Event, start: asyncio.Task[None]) -> None:
+    waiting = asyncio.ensure_future(opened.wait())
+    await asyncio.wait({waiting, start}, return_when=asyncio.FIRST_COMPLETED)
+    waiting.cancel()
 
 
 def not_running_reason(status: ServerStatus) -> str:
@@ -67,17 +75,47 @@ class McpHub:
         self.result_chars = result_chars
         self.states: dict[str, ServerState] = {}
         self.on_tools_changed: Callable[[str], None] | None = None
+        self._starting: dict[str, asyncio.Task[None]] = {}
+        self._opened: dict[str, asyncio.Event] = {}
+        self._begun: set[str] = set()  # started since the last reaping: started once, not again
 
-    async def start(self, specs: Iterable[ServerSpec]) -> None:
-        """Connect every given server at once; afterwards each is `running`, `failed` or `disabled`."""
-        starting: list[ServerSpec] = []
+    def begin(self, specs: Iterable[ServerSpec]) -> None:
+        """Start connecting every given server now, without waiting (a running loop is needed)."""
         for spec in specs:
+            if spec.name in self._begun:
+                continue
+            self._begun.add(spec.name)
             if spec.disabled:
                 self.states[spec.name] = ServerState(spec, ServerStatus("disabled"))
-            else:
-                self.states[spec.name] = ServerState(spec, ServerStatus("starting"))
-                starting.append(spec)
-        await asyncio.gather(*(self._start_one(spec) for spec in starting))
+                continue
+            self.states[spec.name] = ServerState(spec, ServerStatus("starting"))
+            self._opened[spec.name] = asyncio.Event()
+            self._starting[spec.name] = asyncio.ensure_future(self._start_one(spec))
+
+    async def spawned(self, within: float = 2.0) -> None:
+        """Until every server begun has its process (and its first request) under way, or has
+        ended its start, bounded by `within`: then the loop may be kept busy a while."""
+        waits = [
+            asyncio.ensure_future(_either(self._opened[name], task))
+            for name, task in self._starting.items()
+            if name in self._opened
+        ]
+        if waits:
+            _done, pending = await asyncio.wait(waits, timeout=within)
+            for wait in pending:
+                wait.cancel()
+
+    async def start(self, specs: Iterable[ServerSpec]) -> None:
+        """Connect every given server at once (or wait for those begun already); afterwards each
+        is `running`, `failed` or `disabled`."""
+        given = list(specs)
+        self.begin(given)
+        pending = [self._starting[spec.name] for spec in given if spec.name in self._starting]
+        await asyncio.gather(*pending)
+
+    def still_starting(self) -> list[str]:
+        """The servers begun whose start has not ended yet, in start order."""
+        return [name for name, task in self._starting.items() if not task.done()]
 
     def hold(self, spec: ServerSpec, status: ServerStatus) -> None:
         """Record why a server the launch gate kept back was not started."""
@@ -87,12 +125,22 @@ class McpHub:
         state = self.states[spec.name]
         fingerprint = launch_fingerprint(spec)
         try:
-            connection = await connect(spec, self.options, hint=self.memory.get(fingerprint))
+            opened = self._opened[spec.name].set if spec.name in self._opened else None
+            connection = await connect(spec, self.options, hint=self.memory.get(fingerprint), opened=opened)
         except SignInRequired as exc:
             state.status = ServerStatus("needs_login", str(exc))
             return
         except McpError as exc:
             state.status = ServerStatus("failed", str(exc))
+            return
+        except asyncio.CancelledError:
+            state.status = ServerStatus("failed", "start-up was interrupted")
+            raise
+        finally:
+            self._starting.pop(spec.name, None)
+            self._opened.pop(spec.name, None)
+        if self.states.get(spec.name) is not state:  # reaped (or restarted) while it was starting
+            await connection.close()
             return
         state.status, state.connection = ServerStatus("running"), connection
         connection.on_tools_changed = self._tools_changed
@@ -177,9 +225,16 @@ class McpHub:
             await connection.close()
 
     async def reap_all(self) -> None:
-        """End every server's whole process group (stdin close → SIGTERM → SIGKILL), concurrently."""
+        """End every server's whole process group (stdin close → SIGTERM → SIGKILL), concurrently;
+        a server still starting is stopped first (its start is cancelled, its process ended)."""
+        starting = list(self._starting.values())
+        for task in starting:
+            task.cancel()
+        await asyncio.gather(*starting, return_exceptions=True)
+        self._begun.clear()
+        end_unclaimed()  # spawned early for a start that never came
         live = [s.connection for s in self.states.values() if s.connection is not None]
         for state in self.states.values():
             if state.connection is not None:
                 state.connection, state.status = None, ServerStatus("stopped")
-        await asyncio.gather(*(c.close() for c in live), finish_background_closes(), return_exceptions=True)
+        await asyncio.gather(*(c.close() for c in live), return_exceptions=True)

@@ -15,7 +15,7 @@ from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.environment import Withheld, server_environment
 from levelcode.mcp.config.specs import StdioServerSpec
 from levelcode.mcp.gates.launch_plan import launch_argv, launch_cwd, uses_private_dir
-from levelcode.mcp.stdio.transport import StdioLaunch
+from levelcode.mcp.stdio.launch_spec import StdioLaunch
 
 
 def resolve_launch(

@@ -6,6 +6,11 @@ tool_allowances.py), the tool's current definition and the server's annotations,
 anything not allowed asks, and with nobody to ask it is refused with `explain_mcp_refusal`'s
 message. "Always allow" records the tool's definition where that server's rules live, and is not
 offered for a destructive tool.
+
+With a `search_policy` (set by the session), tools may be offered deferred (mcp/gates/deferral.py):
+`specs` then holds `tool_search`, the loaded tools and the deferred ones as `DeferredTool`s;
+`tool_search` is answered here, from the catalog, without contacting any server, and what it
+finds is called like any other tool — same route, same gates.
 """
 
 from __future__ import annotations
@@ -18,8 +23,18 @@ from levelcode.core.approvals import Approver, decide_or_deny
 from levelcode.core.messages import ToolShape, ToolUse
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress
+from levelcode.core.tool_offers import DeferredTool
 from levelcode.mcp.gates.cards import call_card, mask_arguments
 from levelcode.mcp.gates.catalog import Catalog, McpRoute, build_catalog
+from levelcode.mcp.gates.deferral import (
+    TOOL_SEARCH_NAME,
+    DeferralPlan,
+    ToolSearchPolicy,
+    plan_deferral,
+    rank_tools,
+    search_result_text,
+    server_purpose,
+)
 from levelcode.mcp.gates.policy import McpVerdict, PolicyEntry, classify_mcp_tool, explain_mcp_refusal
 from levelcode.mcp.gates.trust import needs_launch_approval
 from levelcode.mcp.hub import McpHub
@@ -27,6 +42,10 @@ from levelcode.mcp.tool_allowances import ToolAllowances
 from levelcode.mcp.trust_store import TrustStore
 
 log = logging.getLogger("levelcode.mcp")
+
+
+class ToolSearchRoute:
+    """What `tool_search` resolves to: the router's own catalog search, no server."""
 
 
 class McpRouter:
@@ -49,7 +68,9 @@ class McpRouter:
         self.settings_file = settings_file
         self.catalog = Catalog()
         self.on_progress: Callable[[ToolUse, Progress], None] | None = None  # the session shows it
+        self.search_policy: ToolSearchPolicy | None = None  # None: every tool is offered up front
         self._stale = True
+        self._plan: tuple[Catalog, ToolSearchPolicy | None, DeferralPlan] | None = None
         hub.on_tools_changed = self._tools_changed
 
     def _tools_changed(self, server: str) -> None:
@@ -65,18 +86,59 @@ class McpRouter:
     def current(self) -> Catalog:
         return self.rebuild() if self._stale else self.catalog
 
-    def specs(self) -> Sequence[ToolShape]:
-        return self.current().tools
+    def plan(self) -> DeferralPlan:
+        """What of the current catalog the model sees up front, and what waits behind tool_search."""
+        catalog = self.current()
+        if self._plan is None or self._plan[0] is not catalog or self._plan[1] != self.search_policy:
+            plan = DeferralPlan(catalog.tools)
+            if self.search_policy is not None:
+                plan = plan_deferral(
+                    catalog, self.search_policy, always_load=self._always_load(), purposes=self._purposes()
+                )
+            self._plan = (catalog, self.search_policy, plan)
+        return self._plan[2]
 
-    def route(self, name: str) -> McpRoute | None:
+    def _always_load(self) -> set[str]:
+        return {name for name, state in self.hub.states.items() if state.spec.always_load}
+
+    def _purposes(self) -> dict[str, str]:
+        purposes = {}
+        for name, state in self.hub.states.items():
+            if state.connection is not None:
+                info = state.connection.info
+                purposes[name] = server_purpose(info.instructions, info.name)
+        return purposes
+
+    def specs(self) -> Sequence[ToolShape]:
+        plan = self.plan()
+        if plan.search is None:
+            return plan.loaded
+        deferred = [DeferredTool(t.name, t.description, t.input_schema) for t in plan.deferred]
+        return [plan.search, *plan.loaded, *deferred]
+
+    def route(self, name: str) -> McpRoute | ToolSearchRoute | None:
         """What a tool name means now: the one lookup a call makes (the agent resolves it once)."""
+        if name == TOOL_SEARCH_NAME and self.plan().search is not None:
+            return ToolSearchRoute()
         return self.current().route(name)
 
     def shown_input(self, name: str, tool_input: Mapping[str, object]) -> Mapping[str, object]:
+        if name == TOOL_SEARCH_NAME:  # the model's own words, sent to no server
+            return dict(tool_input)
         return mask_arguments(tool_input)
 
+    def search(self, tool_input: Mapping[str, object]) -> ToolOutcome:
+        """`tool_search`: the deferred tools that match, loaded by reference (never a server call)."""
+        query = tool_input.get("query")
+        if not isinstance(query, str) or not query.strip():
+            return failure('tool_search needs a "query": words for what the tool should do, or tool names')
+        plan = self.plan()
+        found = rank_tools(query, plan.deferred, self.current())
+        log.info("tool_search %r found %s", query, [t.name for t in found])
+        return ToolOutcome(search_result_text(query, found), references=tuple(t.name for t in found))
+
     def verdict(self, name: str) -> McpVerdict | None:
-        route = self.route(name)
+        route = self.current().route(name)
         return self._verdict(name, route) if route is not None else None
 
     def _verdict(self, name: str, route: McpRoute) -> McpVerdict | None:
@@ -87,9 +149,11 @@ class McpRouter:
         repository = needs_launch_approval(state.spec)
         return classify_mcp_tool(name, route.annotations, policy, route.definition, repository=repository)
 
-    async def call(self, use: ToolUse, route: McpRoute | None = None) -> ToolOutcome:
+    async def call(self, use: ToolUse, route: McpRoute | ToolSearchRoute | None = None) -> ToolOutcome:
         """classify → approve → call. `route`: what the caller already resolved `use.name` to."""
         route = route or self.route(use.name)
+        if isinstance(route, ToolSearchRoute):
+            return self.search(use.input)
         verdict = self._verdict(use.name, route) if route is not None else None
         if route is None or verdict is None:
             return failure(f"no MCP tool named {use.name!r} is available now")

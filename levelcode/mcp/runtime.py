@@ -145,6 +145,16 @@ class McpRuntime:
         # wraps the concurrent start of the permitted servers (the REPL shows a spinner there)
         self.starting: Callable[[Sequence[str]], AbstractContextManager[object]] = _no_progress
 
+    def attach(self, approver: Approver, notify: Notify, *, answers: UserAnswers | None = None) -> None:
+        """Who answers the launch gate's and the router's questions, who hears the notices, and who
+        answers what servers ask of the user: given when the session opens, after the runtime may
+        have begun starting servers (their handlers read `self.answers` when a server asks)."""
+        self.approver = approver
+        self.router.approver = approver
+        self.notify = notify
+        if answers is not None:
+            self.answers.elicit, self.answers.sample = answers.elicit, answers.sample
+
     def reviews(self) -> dict[str, LaunchReview]:
         """Each repository server's launch as it is on disk now, checked against the trust store."""
         return {
@@ -153,17 +163,32 @@ class McpRuntime:
             if needs_launch_approval(s)
         }
 
+    async def begin_trusted(self) -> None:
+        """Start the servers that start without asking (the user's own, not disabled) and return
+        once their processes exist: a session does this first, so they boot while it sets itself
+        up, and only then keeps the loop busy with its own imports."""
+        self.hub.begin(s for s in self.config.servers if not s.disabled and not needs_launch_approval(s))
+        await self.hub.spawned()
+
     async def start(self) -> None:
         """Pass every server through the gate, then start the permitted ones concurrently."""
+        await self.launch(await self.admit())
+
+    async def admit(self) -> list[ServerSpec]:
+        """The launch gate for every server (it may ask the user): the servers that may start."""
         if self.store.warning:
             self.notify(McpNote(self.store.warning, warning=True))
         permitted: list[ServerSpec] = []
         for spec in self.config.servers:
             if await self._may_start(spec):
                 permitted.append(spec)
-        permitted = self._still_as_approved(permitted)
+        return self._still_as_approved(permitted)
+
+    async def launch(self, permitted: Sequence[ServerSpec]) -> None:
+        """Start the permitted servers (those begun already are waited for), then say what failed."""
         self.hub.options = dataclasses.replace(self.hub.options, sandbox_choices=dict(self.sandbox_choices))
-        with self.starting([spec.name for spec in permitted if not spec.disabled]):
+        self.hub.begin(permitted)
+        with self.starting(self.hub.still_starting()):
             await self.hub.start(permitted)
         catalog = self.router.rebuild()
         for state in self.hub.states.values():

@@ -20,7 +20,7 @@ from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.specs import StdioServerSpec
 from levelcode.mcp.gates.server_box import ServerBox, box_folders
-from levelcode.mcp.stdio.transport import StdioLaunch
+from levelcode.mcp.stdio.launch_spec import StdioLaunch
 from levelcode.sandbox.confinement import Confinement, current_confinement
 from levelcode.sandbox.policy import SandboxPolicy
 from levelcode.sandbox.survey import confined_policy

@@ -1,9 +1,9 @@
 """Which transport a server gets, chosen from its spec, and how its protocol era is found on it.
 
-The one module that knows every transport: stdio servers get our subprocess transport and the
-negotiation race (a process per attempt, see protocol/handshake.py); remote servers get Streamable
-HTTP (or legacy SSE) and negotiate in turn on one connection. The remote stack is imported only
-for a remote spec, so nothing on the stdio path loads it.
+The one module that knows every transport: stdio servers get our subprocess transport and find
+their era on the one process they start as (`initialize` first, see protocol/handshake.py); remote
+servers get Streamable HTTP (or legacy SSE) and negotiate in turn on one connection. The remote
+stack is imported only for a remote spec, so nothing on the stdio path loads it.
 """
 
 from __future__ import annotations
@@ -110,12 +110,10 @@ def _stdio_plan(
             confinement=options.sandbox,
         )
 
-    async def race(open_session: SessionFactory, hint: Era | None) -> tuple[McpSession, ServerInfo]:
-        return await negotiate(
-            open_session, hint, probe_grace=options.probe_grace, hinted_probe=options.hinted_probe
-        )
+    async def on_one_process(open_session: SessionFactory, hint: Era | None) -> tuple[McpSession, ServerInfo]:
+        return await negotiate(open_session, hint, hinted_probe=options.hinted_probe)
 
-    return TransportPlan(lambda: StdioTransport(launch), race)
+    return TransportPlan(lambda: StdioTransport(launch), on_one_process)
 
 
 def withheld_from(spec: ServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]) -> Withheld:

@@ -25,6 +25,7 @@ from anthropic.types import (
 )
 
 from levelcode.core.messages import AssistantTurn, Block, Message, TextBlock, ToolShape, ToolUse, Usage
+from levelcode.providers.anthropic_cache import with_cache_breakpoints
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.failures import (
     ApiFailure,
@@ -33,7 +34,12 @@ from levelcode.providers.failures import (
 )
 from levelcode.providers.keys import DEFAULT_BASE_URLS
 from levelcode.providers.sdk_provider import SdkProvider
-from levelcode.providers.translate import anthropic_messages, anthropic_tools, parse_tool_arguments
+from levelcode.providers.translate import (
+    anthropic_messages,
+    anthropic_tools,
+    parse_tool_arguments,
+    referable_tools,
+)
 
 
 class AnthropicProvider(SdkProvider):
@@ -57,13 +63,13 @@ class AnthropicProvider(SdkProvider):
         request: dict[str, Any] = {
             "model": self._settings.model,
             "max_tokens": self._settings.max_tokens,
-            "messages": anthropic_messages(messages),
+            "messages": anthropic_messages(messages, referable=referable_tools(tools)),
         }
         if system:
             request["system"] = system
         if tools:
             request["tools"] = anthropic_tools(tools)
-        return request
+        return with_cache_breakpoints(request)
 
     def _new_client(self) -> anthropic.AsyncAnthropic:
         return anthropic.AsyncAnthropic(
@@ -82,6 +88,16 @@ def _failure(exc: anthropic.APIError, *, mid_stream: bool) -> ApiFailure:
 
 def _body_text(body: object) -> str:
     return body.strip() if isinstance(body, str) else ""
+
+
+def _usage(reported: anthropic.types.Usage | anthropic.types.MessageDeltaUsage, known: Usage) -> Usage:
+    """The API's counts (a delta's are cumulative and may leave input counts out: keep the known)."""
+    return Usage(
+        reported.input_tokens or known.input_tokens,
+        reported.output_tokens,
+        reported.cache_read_input_tokens or known.cache_read_input_tokens,
+        reported.cache_creation_input_tokens or known.cache_creation_input_tokens,
+    )
 
 
 @dataclass
@@ -114,15 +130,14 @@ class _TurnBuilder:
     def feed(self, event: RawMessageStreamEvent) -> None:
         self._started = True
         if isinstance(event, RawMessageStartEvent):
-            self._usage = Usage(event.message.usage.input_tokens, event.message.usage.output_tokens)
+            self._usage = _usage(event.message.usage, Usage())
         elif isinstance(event, RawContentBlockStartEvent):
             self._start_block(event)
         elif isinstance(event, RawContentBlockDeltaEvent):
             self._delta(event)
         elif isinstance(event, RawMessageDeltaEvent):
             self._stop_reason = event.delta.stop_reason or self._stop_reason
-            input_tokens = event.usage.input_tokens or self._usage.input_tokens
-            self._usage = Usage(input_tokens, event.usage.output_tokens)
+            self._usage = _usage(event.usage, self._usage)
         elif isinstance(event, RawMessageStopEvent):
             self._stopped = True
 

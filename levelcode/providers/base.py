@@ -8,7 +8,7 @@ Failures are raised as `ProviderError` subclasses (levelcode/core/errors.py) wit
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from levelcode.core.messages import AssistantTurn, Message, ToolShape
@@ -24,6 +24,9 @@ class ProviderSettings:
     api_key: str | None = None
     max_tokens: int = 8192
     max_retries: int = 2  # on 429, 5xx and connection errors, with the SDK's backoff
+    # tokens the model can read (providers/context_windows.py): derived from the model (or the
+    # user's `contextWindow`), so it takes no part in comparing two choices of provider
+    context_window: int = field(default=200_000, compare=False)
 
 
 class Provider(Protocol):

@@ -16,6 +16,7 @@ Sources, highest first:
   openrouter.ai `OPENROUTER_API_KEY` first), else the user settings' `apiKey`; a self-hosted
   OpenAI-compatible server gets a placeholder key.
 - retries (on 429, 5xx, connection errors): the user settings' `maxRetries` (0-10), else 2.
+- context window: the user settings' `contextWindow`, else the model's (providers/context_windows.py).
 The user settings' `model`, `baseUrl` and `apiKey` belong to the settings' `provider` (when unset:
 the one inferred without flags) and apply only when that is the chosen provider: a key meant for
 one provider is never sent to another because of a `--provider` or `--base-url` flag.
@@ -27,6 +28,7 @@ from collections.abc import Mapping
 
 from levelcode.core.errors import ConfigError
 from levelcode.providers.base import Provider, ProviderName, ProviderSettings
+from levelcode.providers.context_windows import context_window
 from levelcode.providers.keys import find_api_key, is_official_openai, url_host
 
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai")
@@ -56,12 +58,14 @@ def resolve_provider_settings(
     settings_owner = settings_provider or _infer_provider(None, env, user_settings)
     applicable = user_settings if settings_owner == chosen else {}
     url = base_url or env.get(BASE_URL_ENV[chosen]) or _text(applicable, "baseUrl")
+    chosen_model = model or _text(applicable, "model") or _default_model(chosen, url)
     return ProviderSettings(
         provider=chosen,
-        model=model or _text(applicable, "model") or _default_model(chosen, url),
+        model=chosen_model,
         base_url=url,
         api_key=find_api_key(chosen, url, env, applicable),
         max_retries=_retries(user_settings),
+        context_window=context_window(chosen_model, user_settings),
     )
 
 

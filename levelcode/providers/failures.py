@@ -8,18 +8,24 @@ and this module decides the error class and the words.
     401, 403                   → ProviderAuthError      names the key's env var and settings key
     404, or code model_not_found → ProviderRequestError "model … not found by …"
     429, 5xx (after retries)   → ProviderRequestError   "… after N retries"
+    400/413 "prompt is too long", context_length_exceeded → ContextTooLong (compaction can help)
     any other 4xx (e.g. 400)   → ProviderRequestError   the API's own message
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from levelcode.core.errors import ProviderAuthError, ProviderError, ProviderRequestError
+from levelcode.core.errors import ContextTooLong, ProviderAuthError, ProviderError, ProviderRequestError
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.keys import DEFAULT_BASE_URLS, SETTINGS_KEY, key_env_vars, missing_key_message
 
 MAX_MESSAGE_CHARS = 1000
+# How the APIs say a prompt is over the window: Anthropic "prompt is too long: N tokens > M
+# maximum"; OpenAI and compatible servers code `context_length_exceeded`, "maximum context length".
+_TOO_LONG_WORDS = ("prompt is too long", "maximum context length", "context length", "context window")
+_WINDOW_PATTERNS = (r"> ?([\d,]+) maximum", r"maximum context length is ([\d,]+)")
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,13 @@ def provider_error(failure: ApiFailure, settings: ProviderSettings) -> ProviderE
         return ProviderAuthError(_auth_message(status, message, settings))
     if status == 404 or failure.code == "model_not_found":
         return ProviderRequestError(_not_found_message(status, message, settings), status=status)
+    if status in (400, 413) and is_context_overflow(failure):
+        return ContextTooLong(
+            f"{settings.provider} refused the request (HTTP {status}): the conversation no longer fits "
+            f"the model's context window: {message}",
+            status=status,
+            window=named_window(failure.message),
+        )
     if status == 429 or status >= 500:
         kind = "rate limit" if status == 429 else "server error"
         return ProviderRequestError(
@@ -63,6 +76,22 @@ def provider_error(failure: ApiFailure, settings: ProviderSettings) -> ProviderE
     return ProviderRequestError(
         f"{settings.provider} refused the request (HTTP {status}): {message}", status=status
     )
+
+
+def is_context_overflow(failure: ApiFailure) -> bool:
+    if failure.code == "context_length_exceeded":
+        return True
+    text = failure.message.lower()
+    return any(words in text for words in _TOO_LONG_WORDS)
+
+
+def named_window(message: str) -> int | None:
+    """The window an API's "too long" message names ("… > 200000 maximum"), if it names one."""
+    for pattern in _WINDOW_PATTERNS:
+        found = re.search(pattern, message)
+        if found:
+            return int(found.group(1).replace(",", ""))
+    return None
 
 
 def stream_incomplete_error(settings: ProviderSettings) -> ProviderError:

@@ -118,7 +118,10 @@ class _TurnBuilder:
     def feed(self, chunk: ChatCompletionChunk) -> None:
         self._started = True
         if chunk.usage is not None:
-            self._usage = Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+            details = chunk.usage.prompt_tokens_details
+            cached = (details.cached_tokens or 0) if details is not None else 0
+            # prompt_tokens counts the cached part too; ours counts it apart, as Anthropic does
+            self._usage = Usage(chunk.usage.prompt_tokens - cached, chunk.usage.completion_tokens, cached)
         for choice in chunk.choices:
             if choice.index != 0:
                 continue

@@ -14,6 +14,11 @@ Rules that are easy to get wrong and are load-bearing:
   is named in a text block instead; OpenAI-shaped APIs take no media in a `role: tool` message,
   so they follow the tool messages in one user message (`image_url` data URLs, `input_audio`
   for WAV and MP3), each introduced by the call it came from. The data is never put in text.
+- Deferred tools (core/tool_offers.py): Anthropic gets every one, in a stable place, with
+  `defer_loading` (out of the context until a `tool_reference` in a tool result loads it), and a
+  reference only to a deferred tool it is sent — a reference to a tool no longer offered would
+  make every later request a 400. OpenAI-shaped APIs have no such loading: a deferred tool is
+  offered once found, after the tools that were offered before it.
 - Tool arguments that are not a JSON object (OpenAI-shaped servers send a string that can be
   anything; a truncated Anthropic stream can end mid-object) become an input holding only
   `INVALID_ARGUMENTS_KEY`. No tool schema accepts that key, and `invalid_arguments_error`
@@ -28,6 +33,7 @@ from typing import Any
 
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse
 from levelcode.core.outcome import ERROR_PREFIX, Media, ToolOutcome, failure
+from levelcode.core.tool_offers import DeferredTool
 
 JsonObject = dict[str, Any]
 
@@ -62,11 +68,23 @@ def _anthropic_tool(tool: ToolShape) -> JsonObject:
     shaped: JsonObject = {"name": tool.name, "input_schema": object_schema(tool.input_schema)}
     if tool.description:
         shaped["description"] = tool.description
+    if isinstance(tool, DeferredTool):
+        shaped["defer_loading"] = True
     return shaped
 
 
+def referable_tools(tools: Sequence[ToolShape]) -> frozenset[str]:
+    """The names a `tool_reference` may load: the deferred tools offered in this request."""
+    return frozenset(tool.name for tool in tools if isinstance(tool, DeferredTool))
+
+
 def openai_tools(tools: Sequence[ToolShape]) -> list[JsonObject]:
-    return [_openai_tool(tool) for tool in tools]
+    offered = [tool for tool in tools if not isinstance(tool, DeferredTool)]
+    found = sorted(
+        (tool for tool in tools if isinstance(tool, DeferredTool) and tool.found_at is not None),
+        key=lambda tool: tool.found_at or 0,
+    )
+    return [_openai_tool(tool) for tool in (*offered, *found)]
 
 
 def _openai_tool(tool: ToolShape) -> JsonObject:
@@ -79,13 +97,16 @@ def _openai_tool(tool: ToolShape) -> JsonObject:
 # --- transcript → Anthropic ------------------------------------------------------------------
 
 
-def anthropic_messages(messages: Sequence[Message]) -> list[JsonObject]:
-    """Our transcript as Anthropic `messages` (the system prompt goes in its own parameter)."""
-    return [{"role": message.role, "content": _anthropic_content(message)} for message in messages]
+def anthropic_messages(
+    messages: Sequence[Message], *, referable: frozenset[str] = frozenset()
+) -> list[JsonObject]:
+    """Our transcript as Anthropic `messages` (the system prompt goes in its own parameter);
+    `referable`: the deferred tools a result's references may load (`referable_tools`)."""
+    return [{"role": m.role, "content": _anthropic_content(m, referable)} for m in messages]
 
 
-def _anthropic_content(message: Message) -> list[JsonObject]:
-    results = [_anthropic_tool_result(block) for block in message.tool_results]
+def _anthropic_content(message: Message, referable: frozenset[str]) -> list[JsonObject]:
+    results = [_anthropic_tool_result(block, referable) for block in message.tool_results]
     others: list[JsonObject] = []
     for block in message.content:
         if isinstance(block, TextBlock) and block.text:
@@ -100,11 +121,18 @@ def _anthropic_content(message: Message) -> list[JsonObject]:
     return blocks or [{"type": "text", "text": EMPTY_MESSAGE_TEXT}]
 
 
-def _anthropic_tool_result(result: ToolResult) -> JsonObject:
+def _anthropic_tool_result(result: ToolResult, referable: frozenset[str]) -> JsonObject:
     content: str | list[JsonObject] = result.content
-    if result.outcome.media:
-        content = [{"type": "text", "text": result.content or EMPTY_MESSAGE_TEXT}]
-        content.extend(_anthropic_media(media) for media in result.outcome.media)
+    references = [name for name in result.outcome.references if name in referable]
+    if result.outcome.media or references:
+        blocks: list[JsonObject] = []
+        if result.outcome.media:  # a text block first: Anthropic refuses a result of media alone
+            blocks.append({"type": "text", "text": result.content or EMPTY_MESSAGE_TEXT})
+            blocks.extend(_anthropic_media(media) for media in result.outcome.media)
+        elif result.content:
+            blocks.append({"type": "text", "text": result.content})
+        blocks.extend({"type": "tool_reference", "tool_name": name} for name in references)
+        content = blocks
     shaped: JsonObject = {"type": "tool_result", "tool_use_id": result.tool_use_id, "content": content}
     if result.is_error:
         shaped["is_error"] = True

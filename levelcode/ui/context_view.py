@@ -21,14 +21,38 @@ def render_context(usage: ContextUsage, *, last: Usage | None = None) -> str:
         lines.append(_row(f"{visible(server)}: instructions", tokens, total, indent=2, share=False))
     lines.append(_row("tools", usage.tools, total))
     lines.append(_row("built-in", usage.builtin_tools, total, indent=2, share=False))
-    lines.append(_row("MCP", usage.mcp_tools, total, indent=2, share=False))
+    lines.append(_row("MCP (loaded)", usage.mcp_tools, total, indent=2, share=False))
+    if usage.tool_search:
+        lines.append(_row("tool_search + index", usage.tool_search, total, indent=4, share=False))
     for server, tokens in sorted(usage.mcp_by_server.items(), key=lambda item: -item[1]):
         lines.append(_row(server, tokens, total, indent=4, share=False))
     lines.append(_row("messages", usage.messages, total))
     lines.append(_row("total", total, total, share=False))
+    lines.extend(_deferred_lines(usage))
     if last is not None:
-        lines.append(f"  last request: {last.input_tokens:,} input tokens, as reported by the API")
+        lines.append(last_request_line(last))
     lines.append(
         "  MCP servers cost their tool schemas on every request; `levelcode mcp disable NAME` saves it."
     )
     return "\n".join(lines)
+
+
+def _deferred_lines(usage: ContextUsage) -> list[str]:
+    if not usage.deferred_tools:
+        return []
+    lines = [
+        f"  MCP deferred: {usage.deferred_tools:,} tools behind tool_search, not in the context "
+        f"until a search loads them (~{usage.mcp_deferred:,} tokens saved per request)"
+    ]
+    for server, tokens in sorted(usage.deferred_by_server.items(), key=lambda item: -item[1]):
+        lines.append(f"    {server:<24}{tokens:>10,}")
+    return lines
+
+
+def last_request_line(last: Usage) -> str:
+    """The API's own counts for the last request: the prompt, how much came from the prompt cache."""
+    return (
+        f"  last request, as reported by the API: {last.prompt_tokens:,} input tokens — "
+        f"{last.cache_read_input_tokens:,} read from the cache, "
+        f"{last.cache_creation_input_tokens:,} written to it, {last.input_tokens:,} uncached"
+    )

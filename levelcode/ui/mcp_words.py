@@ -99,8 +99,9 @@ def notice_words(notice: McpNotice) -> str:
     return f"warning: {notice.text}" if notice.warning else notice.text
 
 
-def chip(summaries: Sequence[ServerSummary]) -> str | None:
-    """`mcp · filesystem (11) · github (41) · 3/52 allow-listed · 1 server needs approval`."""
+def chip(summaries: Sequence[ServerSummary], *, deferred: int = 0) -> str | None:
+    """`mcp · filesystem (11) · github (41) · 3/52 allow-listed · 1 server needs approval`;
+    `deferred`: how many of the tools wait behind tool_search (their definitions not sent)."""
     if not summaries:
         return None
     running = [s for s in summaries if s.status.running]
@@ -109,6 +110,8 @@ def chip(summaries: Sequence[ServerSummary]) -> str | None:
     allowed = sum(1 for s in running for t in s.tools if t.decision == "allow")
     if running:
         parts.append(f"{allowed}/{total} allow-listed")
+    if deferred:
+        parts.append(f"{deferred}/{total} behind tool_search")
     held = [s for s in summaries if s.status.phase == "waiting_approval"]
     waiting = sum(1 for s in held if s.trust != "changed")
     changed = sum(1 for s in held if s.trust == "changed")
@@ -122,7 +125,7 @@ def chip(summaries: Sequence[ServerSummary]) -> str | None:
     parts.extend(
         f"{s.name}: {len(s.left_out)} over the definition cap left out" for s in running if s.left_out
     )
-    return " · ".join(parts)
+    return " · ".join(parts) if len(parts) > 1 else None  # a bare "mcp" (all denied) says nothing
 
 
 def _count(number: int, one: str, many: str) -> list[str]:

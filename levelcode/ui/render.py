@@ -23,6 +23,7 @@ from levelcode.agent.events import (
     ToolResultEvent,
     TurnFinished,
 )
+from levelcode.core.messages import Usage
 from levelcode.core.outcome import media_summary
 from levelcode.ui.markdown_stream import MarkdownStream
 from levelcode.ui.visible import visible, visible_block
@@ -166,4 +167,18 @@ class JsonLinesSink:
         elif isinstance(event, Notice):
             self.write({"type": "notice", "text": event.text})
         elif isinstance(event, TurnFinished):
-            self.write({"type": "final", "text": event.text, "stop_reason": event.stop_reason})
+            final: dict[str, object] = {"type": "final", "text": event.text, "stop_reason": event.stop_reason}
+            if event.usage is not None:
+                final["usage"] = usage_json(event.usage)
+            self.write(final)
+
+
+def usage_json(usage: Usage) -> dict[str, int]:
+    """The API's own counts, its own names: `input_tokens` is the part not read from or written to
+    the prompt cache."""
+    return {
+        "input_tokens": usage.input_tokens,
+        "cache_read_input_tokens": usage.cache_read_input_tokens,
+        "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+        "output_tokens": usage.output_tokens,
+    }

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from levelcode.agent.context_meter import measure_context
-from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse
+from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, Usage
 from levelcode.core.outcome import ToolOutcome
 from levelcode.core.token_estimate import estimate_tokens, tool_tokens
 from levelcode.ui.context_view import render_context
@@ -66,3 +66,22 @@ def test_property_parts_always_sum_to_the_total(
     )
     assert usage.system == estimate_tokens(system)
     assert set(usage.mcp_by_server) == set(mcp)
+
+
+def test_deferred_tools_are_counted_apart_and_the_search_tool_inside() -> None:
+    builtin = [Tool("read_file")]
+    search = Tool("tool_search", "index " * 40)
+    loaded = {"gh": [Tool("gh__found", "x" * 200)]}
+    deferred = {"gh": [Tool("gh__other", "y" * 4000)], "fs": [Tool("fs__a", "z" * 800), Tool("fs__b")]}
+    usage = measure_context("s", builtin, loaded, [], tool_search=search, deferred_by_server=deferred)
+    assert usage.mcp_tools == tool_tokens(search) + tool_tokens(loaded["gh"][0])
+    assert usage.total == usage.system + usage.builtin_tools + usage.mcp_tools + usage.messages
+    assert usage.deferred_tools == 3
+    assert usage.mcp_deferred == sum(tool_tokens(t) for tools in deferred.values() for t in tools)
+    last = Usage(
+        input_tokens=120, output_tokens=9, cache_read_input_tokens=3000, cache_creation_input_tokens=40
+    )
+    text = render_context(usage, last=last)
+    assert "tool_search + index" in text
+    assert "MCP deferred: 3 tools behind tool_search, not in the context" in text
+    assert "3,160 input tokens — 3,000 read from the cache, 40 written to it, 120 uncached" in text

@@ -59,10 +59,11 @@ def test_a_multi_step_task_edits_files_and_runs_a_command(
 
 
 @pytest.mark.sandbox  # the run_command step runs unasked only in the sandbox
-def test_json_output_is_one_event_per_line(isolated_home: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("api", [ANTHROPIC, OPENAI], ids=lambda a: a.name)
+def test_json_output_is_one_event_per_line(api: Api, isolated_home: Path, tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("def value():\n    return 1\n\nprint(value())\n")
-    with OPENAI.fake(TASK) as server:
-        done = _run(OPENAI, server, isolated_home, tmp_path, "--autopilot", "--json", "go")
+    with api.fake(TASK) as server:
+        done = _run(api, server, isolated_home, tmp_path, "--autopilot", "--json", "go")
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     calls = [e["name"] for e in events if e["type"] == "tool_call"]
@@ -70,11 +71,22 @@ def test_json_output_is_one_event_per_line(isolated_home: Path, tmp_path: Path) 
     results = [e for e in events if e["type"] == "tool_result"]
     assert [r["is_error"] for r in results] == [False, False, False]
     assert "return 1" in results[0]["text"]
+    usage = events[-1].pop("usage")
     assert events[-1] == {
         "type": "final",
         "text": "Changed the return value to 2 and ran the script.",
         "stop_reason": "end_turn",
     }
+    assert set(usage) == {
+        "input_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+        "output_tokens",
+    }
+    assert usage["output_tokens"] > 0
+    if api is ANTHROPIC:  # four requests sharing one prefix: the last three read it from the cache
+        assert usage["cache_creation_input_tokens"] > 0
+        assert usage["cache_read_input_tokens"] > usage["cache_creation_input_tokens"]
 
 
 def test_headless_without_autopilot_changes_nothing(isolated_home: Path, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from levelcode.mcp.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, run_cli, write_settings
-from tests.support.processes import read_pids, survivors
+from tests.support.processes import read_pids, survivors, wait_until
 from tests.support.servers import FAULT_SERVER
 from tests.support.terminal import Terminal
 
@@ -65,6 +65,7 @@ def test_consent_card_shows_the_literal_command_and_no_means_no(
         terminal.type("hello")
         terminal.send("Enter")
         terminal.wait_for("fine")
+        terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     assert not marker.exists()
@@ -107,6 +108,7 @@ def test_a_changed_command_says_so_on_the_card(
         assert "env:     NODE_OPTIONS=--require /tmp/evil.js" in screen
         terminal.send("n")
         terminal.wait_for("/help for commands")
+        terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     assert read_pids(pid_file) == []
@@ -130,6 +132,7 @@ def test_a_changed_script_is_named_on_the_card(
         assert "server.py changed since you approved it — review it again" in screen
         terminal.send("n")
         terminal.wait_for("/help for commands")
+        terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     assert not marker.exists()
@@ -157,6 +160,7 @@ def test_a_tall_card_keeps_title_warning_inline_code_and_prompt_on_screen(
             assert "[n] deny" in shown
             terminal.send("n")
             terminal.wait_for("/help for commands")
+            terminal.wait_for_prompt()
             terminal.send("C-d")
             terminal.wait_for("[exited 0]")
     finally:
@@ -176,6 +180,7 @@ def test_autopilot_still_shows_the_call_card_and_new_chat_reaps_servers(
     with OPENAI.fake(steps) as server:
         start_repl(terminal, isolated_home, tmp_path, server.base_url, "--autopilot")
         terminal.wait_for("/help for commands")
+        terminal.wait_for("mcp · fault (")
         first = read_pids(pid_file)
         terminal.type("touch it")
         terminal.send("Enter")
@@ -192,6 +197,7 @@ def test_autopilot_still_shows_the_call_card_and_new_chat_reaps_servers(
         terminal.wait_for("New chat.")
         assert survivors(first) == []
         assert len(read_pids(pid_file)) > len(first)  # the gate ran again and the server restarted
+        terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     assert survivors(read_pids(pid_file)) == []
@@ -234,12 +240,13 @@ def test_a_revoke_takes_effect_at_the_next_new_chat(
         assert "new · MCP server 'fault'" in screen
         terminal.send("n")
         terminal.wait_for("New chat.")
+        terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     assert survivors(read_pids(pid_file)) == []
 
 
-def test_slow_server_start_shows_progress_and_ctrl_c_skips_it(
+def test_the_prompt_comes_before_a_slow_server_and_the_first_turn_waits_for_it(
     terminal: Terminal, isolated_home: Path, tmp_path: Path
 ) -> None:
     pid_file = tmp_path / "pids"
@@ -248,14 +255,17 @@ def test_slow_server_start_shows_progress_and_ctrl_c_skips_it(
     write_settings(isolated_home, {"mcpServers": {"slow": slow}})
     with OPENAI.fake([Reply(text="still usable")]) as server:
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
-        terminal.wait_for("starting MCP servers: slow… (Ctrl-C to skip)")
-        terminal.send("C-c")
-        terminal.wait_for("MCP start-up interrupted")
-        terminal.wait_for("/help for commands")
-        assert survivors(read_pids(pid_file)) == []
+        terminal.wait_for("/help for commands")  # the server sleeps 60 s before it answers anything
         terminal.type("hello")
         terminal.send("Enter")
-        terminal.wait_for("still usable")
+        terminal.wait_for("waiting for MCP servers: slow… (Ctrl-C to skip)")
+        assert wait_until(lambda: read_pids(pid_file))  # started at once, before the prompt
+        assert survivors(read_pids(pid_file), within=0)  # and still starting
+        terminal.send("C-c")
+        terminal.wait_for("MCP start-up interrupted")
+        terminal.wait_for("still usable")  # the turn goes on without it
+        assert survivors(read_pids(pid_file)) == []
+        terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
 
@@ -281,6 +291,7 @@ def test_revoke_in_the_repl_leaves_the_server_running_until_asked_to_stop(
         terminal.type("/mcp")
         terminal.send("Enter")
         terminal.wait_for("fault  needs approval")
+        terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     assert TrustStore(isolated_home / "state" / "trust.json").approved_servers(tmp_path) == {}

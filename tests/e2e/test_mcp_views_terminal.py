@@ -80,8 +80,8 @@ def test_slash_mcp_and_slash_context_in_the_repl(
         terminal.send("n")
         terminal.wait_for("[n] deny")  # then the never-approved one
         terminal.send("n")
-        screen = terminal.wait_for("/help for commands")
-        assert "mcp · fault (16) · 1/16 allow-listed" in screen
+        terminal.wait_for("/help for commands")
+        terminal.wait_for("mcp · fault (16) · 1/16 allow-listed")  # shown above the prompt once up
         terminal.type("hi")
         terminal.send("Enter")
         terminal.wait_for("hello there")
@@ -96,5 +96,6 @@ def test_slash_mcp_and_slash_context_in_the_repl(
         screen = terminal.wait_for("  total")
         for label in ("system prompt", "tools", "  built-in", "  MCP", "    fault", "messages"):
             assert label in screen
+        terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")

@@ -69,6 +69,7 @@ def test_the_first_answer_runs_the_server_sandboxed_and_is_remembered(
         terminal.type("/mcp")
         terminal.send("Enter")
         terminal.wait_for("sandbox: sandboxed (as you approved it): writes its own folder · network off")
+        terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     assert store(isolated_home).sandbox_choice(tmp_path, spec_of(tmp_path)) == "own"  # type: ignore[arg-type]

@@ -54,5 +54,6 @@ def test_a_blocked_command_may_run_outside_once_after_a_warning(
             terminal.send(answer)
             terminal.wait_for(done)
             assert marker.exists() is (answer == "y")
+        terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")

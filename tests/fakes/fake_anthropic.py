@@ -7,7 +7,11 @@ Refuses, in the API's own error shape, what the real API refuses and we could ge
 names outside `^[a-zA-Z0-9_-]{1,128}$` (in `tools` and in the transcript), duplicate tool names,
 a `tool_use` not answered by a `tool_result` in the very next user message (ids matching, results
 first), a `tool_result` answering nothing, empty text blocks, a missing key (401), an unknown
-model (404). Streams SSE events exactly as the API does. Run alone:
+model (404); and (tests/fakes/anthropic_prompt.py) more than four cache markers, a marker on a
+deferred tool, a `tool_reference` to anything but a deferred tool of the request, a prompt over
+`context_window` tokens. A scripted reply may not call a deferred tool the request has not loaded
+(the real model cannot see it). Usage reports prompt-cache reads and writes like the API's.
+Streams SSE events exactly as the API does. Run alone:
 `python -m tests.fakes.fake_anthropic --script FILE.json --port-file F` (see `server_process`).
 """
 
@@ -21,6 +25,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from levelcode.providers.factory import DEFAULT_MODELS
+from tests.fakes.anthropic_prompt import (
+    DEFAULT_MIN_CACHEABLE_TOKENS,
+    PromptCache,
+    check_cache_markers,
+    check_tool_references,
+    check_window,
+    deferred_tools,
+    loaded_tools,
+)
 from tests.fakes.scripted_server import (
     FAULT_POINT,
     ApiError,
@@ -40,9 +53,17 @@ MODELS = frozenset({DEFAULT_MODELS["anthropic"], "claude-haiku-5-5", "claude-opu
 _BLOCK_TYPES = ("text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking")
 
 
-def fake_anthropic(steps: Iterable[Step] = (), **options: Any) -> ScriptedServer:
-    """An Anthropic-shaped `ScriptedServer`; `with` starts and stops it. Options: see ScriptedServer."""
-    return ScriptedServer(AnthropicShape(), steps, **options)
+def fake_anthropic(
+    steps: Iterable[Step] = (),
+    *,
+    context_window: int | None = None,
+    min_cacheable_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS,
+    **options: Any,
+) -> ScriptedServer:
+    """An Anthropic-shaped `ScriptedServer`; `with` starts and stops it. `context_window`: refuse a
+    longer prompt as the API does; other options: see ScriptedServer."""
+    shape = AnthropicShape(context_window=context_window, min_cacheable_tokens=min_cacheable_tokens)
+    return ScriptedServer(shape, steps, **options)
 
 
 def offered_tool_names(request: RecordedRequest) -> list[str]:
@@ -60,6 +81,12 @@ class AnthropicShape:
     base_path = ""
     default_models = MODELS
 
+    def __init__(
+        self, *, context_window: int | None = None, min_cacheable_tokens: int = DEFAULT_MIN_CACHEABLE_TOKENS
+    ) -> None:
+        self.context_window = context_window
+        self.cache = PromptCache(min_cacheable_tokens)
+
     def presented_key(self, headers: Mapping[str, str]) -> str | None:
         if "x-api-key" in headers:
             return headers["x-api-key"]
@@ -74,9 +101,30 @@ class AnthropicShape:
         return ApiError(404, f"model: {model}", type="not_found_error")
 
     def validate(self, body: Mapping[str, Any]) -> ApiError | None:
-        for check in (_check_max_tokens, _check_tools, _check_messages, _check_pairing):
+        checks = (
+            _check_max_tokens,
+            _check_tools,
+            _check_system,
+            _check_messages,
+            _check_pairing,
+            check_cache_markers,
+            check_tool_references,
+        )
+        for check in checks:
             message = check(body)
             if message is not None:
+                return ApiError(400, message)
+        too_long = check_window(body, self.context_window)
+        return ApiError(400, too_long) if too_long else None
+
+    def check_reply(self, reply: Reply, body: Mapping[str, Any]) -> ApiError | None:
+        """A model can call only what it sees: not a deferred tool that nothing has loaded."""
+        hidden = set(deferred_tools(body)) - set(loaded_tools(body))
+        for call in reply.tool_calls:
+            if call.name in hidden:
+                message = (
+                    f"fake anthropic server: the script calls {call.name}, which no tool_reference loaded"
+                )
                 return ApiError(400, message)
         return None
 
@@ -90,12 +138,13 @@ class AnthropicShape:
     def response(self, reply: Reply, body: Mapping[str, Any]) -> dict[str, Any]:
         content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
         content.extend(_tool_use(call, dict(call.input)) for call in reply.tool_calls)
-        message = _message(body, content, _stop_reason(reply))
+        message = _message(body, content, _stop_reason(reply), self.cache.usage(body))
         message["usage"]["output_tokens"] = token_estimate(content)
         return message
 
     def events(self, reply: Reply, body: Mapping[str, Any]) -> Iterator[bytes | None]:
-        yield sse({"type": "message_start", "message": _message(body, [], None)}, "message_start")
+        start = _message(body, [], None, self.cache.usage(body))
+        yield sse({"type": "message_start", "message": start}, "message_start")
         index = 0
         if reply.text or reply.stops_early:
             yield from _text_block_events(index, reply.text, closed=not reply.stops_early)
@@ -139,7 +188,7 @@ def _tool_block_events(index: int, call: ToolCall) -> Iterator[bytes]:
 
 
 def _message(
-    body: Mapping[str, Any], content: list[dict[str, Any]], stop_reason: str | None
+    body: Mapping[str, Any], content: list[dict[str, Any]], stop_reason: str | None, usage: Mapping[str, int]
 ) -> dict[str, Any]:
     return {
         "id": _new_id("msg_"),
@@ -149,7 +198,7 @@ def _message(
         "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": None,
-        "usage": {"input_tokens": token_estimate(body.get("messages")), "output_tokens": 1},
+        "usage": {**usage, "output_tokens": 1},
     }
 
 
@@ -192,6 +241,20 @@ def _check_tools(body: Mapping[str, Any]) -> str | None:
         seen.add(name)
         if (tool.get("input_schema") or {}).get("type") != "object":
             return f"tools.{i}.custom.input_schema.type: Input should be 'object'"
+    return None
+
+
+def _check_system(body: Mapping[str, Any]) -> str | None:
+    system = body.get("system")
+    if system is None or isinstance(system, str):
+        return None
+    if not isinstance(system, list):
+        return "system: Input should be a valid string or a list of text blocks"
+    for i, block in enumerate(system):
+        if not isinstance(block, dict) or block.get("type") != "text":
+            return f"system.{i}.type: Input should be 'text'"
+        if not block.get("text"):
+            return "system: text content blocks must be non-empty"
     return None
 
 
@@ -244,14 +307,15 @@ _IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
 
 def _check_tool_result_content(where: str, content: object) -> str | None:
-    """A tool result's content: a string, or a list of text and image blocks (no audio, no tool use)."""
+    """A tool result's content: a string, or a list of text, image and tool_reference blocks (no
+    audio, no tool use); which tools a reference may name is checked with the request's tools."""
     if content is None or isinstance(content, str):
         return None
     if not isinstance(content, list):
         return f"{where}.tool_result.content: Input should be a valid string or list"
     for k, inner in enumerate(content):
         kind = inner.get("type") if isinstance(inner, dict) else None
-        if kind not in ("text", "image", "search_result", "document"):
+        if kind not in ("text", "image", "search_result", "document", "tool_reference"):
             return f"{where}.tool_result.content.{k}: Input tag '{kind}' found using 'type' does not match"
         if kind == "text" and not inner.get("text"):
             return "messages: text content blocks must be non-empty"

@@ -8,8 +8,9 @@ Refuses, in the API's own error shape, what the real API refuses and we could ge
 names outside `^[a-zA-Z0-9_-]{1,64}$` (in `tools` and in the transcript), duplicate tool names, an
 assistant message's `tool_calls` not each answered by a `role: tool` message right after it, a
 `tool` message answering nothing, `stream_options` without `stream`, a missing key (401), an
-unknown model (404). Streams `chat.completion.chunk`s exactly as the API does, tool calls in
-pieces by index, then `[DONE]`. Run alone:
+unknown model (404), a prompt over `context_window` tokens (400 `context_length_exceeded`).
+Streams `chat.completion.chunk`s exactly as the API does, tool calls in pieces by index, then
+`[DONE]`. Run alone:
 `python -m tests.fakes.fake_openai --script FILE.json --port-file F` (see `server_process`).
 """
 
@@ -42,9 +43,12 @@ MODELS = frozenset({DEFAULT_MODELS["openai"], "gpt-5.4-mini", "fake-gpt", "qwen3
 _ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
 
-def fake_openai(steps: Iterable[Step] = (), **options: Any) -> ScriptedServer:
-    """An OpenAI-shaped `ScriptedServer`; `with` starts and stops it. Options: see ScriptedServer."""
-    return ScriptedServer(OpenAIShape(), steps, **options)
+def fake_openai(
+    steps: Iterable[Step] = (), *, context_window: int | None = None, **options: Any
+) -> ScriptedServer:
+    """An OpenAI-shaped `ScriptedServer`; `with` starts and stops it. `context_window`: refuse a
+    longer prompt (tools and messages) as the API does; other options: see ScriptedServer."""
+    return ScriptedServer(OpenAIShape(context_window), steps, **options)
 
 
 def offered_tool_names(request: RecordedRequest) -> list[str]:
@@ -67,6 +71,9 @@ class OpenAIShape:
     base_path = "/v1"
     default_models = MODELS
 
+    def __init__(self, context_window: int | None = None) -> None:
+        self.context_window = context_window
+
     def presented_key(self, headers: Mapping[str, str]) -> str | None:
         auth = headers.get("authorization", "")
         return auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None
@@ -87,7 +94,22 @@ class OpenAIShape:
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             return ApiError(400, "[] is too short - 'messages'", param="messages", code="empty_array")
-        return _check_tools(body.get("tools") or []) or _check_messages(messages) or _check_pairing(messages)
+        return (
+            _check_tools(body.get("tools") or [])
+            or _check_messages(messages)
+            or _check_pairing(messages)
+            or self._check_window(body)
+        )
+
+    def _check_window(self, body: Mapping[str, Any]) -> ApiError | None:
+        tokens = token_estimate([body.get("tools") or [], body.get("messages")])
+        if self.context_window is None or tokens <= self.context_window:
+            return None
+        message = (
+            f"This model's maximum context length is {self.context_window} tokens. However, your "
+            f"messages resulted in {tokens} tokens. Please reduce the length of the messages."
+        )
+        return ApiError(400, message, param="messages", code="context_length_exceeded")
 
     def error_body(self, error: ApiError) -> dict[str, Any]:
         return {

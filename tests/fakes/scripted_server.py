@@ -249,7 +249,10 @@ class ScriptedServer:
                     400, f"fake {self.shape.name} server: the script has no step left for this request"
                 )
             step = self._steps.popleft()
-        return step if isinstance(step, Reply | Fail) else step(request)
+        decided = step if isinstance(step, Reply | Fail) else step(request)
+        check_reply = getattr(self.shape, "check_reply", None)
+        refused = check_reply(decided, request.body) if check_reply and isinstance(decided, Reply) else None
+        return refused or decided
 
     def hold(self, connection: socket.socket) -> None:
         """Keep a response open until the client closes the connection or the server stops."""

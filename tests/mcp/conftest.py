@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import uvloop
 
-BOTH_LOOPS = {"test_stdio_faults.py", "test_real_servers.py"}
+BOTH_LOOPS = {"test_stdio_faults.py", "test_real_servers.py", "test_early_spawn.py"}
 
 
 def pytest_asyncio_loop_factories(

@@ -96,7 +96,7 @@ async def test_server_memory(tmp_path: Path) -> None:
 async def test_server_time(tmp_path: Path, hint: Era | None) -> None:
     spec = StdioServerSpec("time", venv_bin("mcp-server-time"), USER, args=("--local-timezone", "UTC"))
     connection = await _connect(spec, tmp_path, hint)
-    assert connection.info.era == ("legacy" if hint == "legacy" else "modern")
+    assert connection.info.era == ("modern" if hint == "modern" else "legacy")  # dual-era: initialize first
     assert {tool["name"] for tool in connection.tools} == {"get_current_time", "convert_time"}
     now = await connection.call_tool("get_current_time", {"timezone": "UTC"})
     assert json.loads(now.text)["timezone"] == "UTC"

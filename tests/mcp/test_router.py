@@ -168,3 +168,27 @@ async def test_always_on_a_destructive_tool_never_allow_lists_it(hub: McpHub, tm
     ).is_error is True  # asked again
     assert len(approver.asked) == 2
     assert not second.exists()
+
+
+async def test_deferred_tools_are_found_by_tool_search_and_still_gated(hub: McpHub, tmp_path: Path) -> None:
+    from levelcode.core.tool_offers import DeferredTool
+    from levelcode.mcp.gates.deferral import ToolSearchPolicy
+
+    router = _router(hub, HeadlessApprover(), {}, tmp_path / "settings.json")
+    router.search_policy = ToolSearchPolicy("always")
+    specs = router.specs()
+    assert specs[0].name == "tool_search"
+    assert all(isinstance(t, DeferredTool) for t in specs[1:])
+    assert router.shown_input("tool_search", {"query": "touch"}) == {"query": "touch"}
+    found = await router.call(ToolUse("s", "tool_search", {"query": "touch marker"}))
+    assert found.references[0] == "fault__touch_marker"
+    assert not found.is_error
+    empty = await router.call(ToolUse("s", "tool_search", {"query": ""}))
+    assert empty.is_error
+    assert 'needs a "query"' in empty.text
+    marker = tmp_path / "marker"
+    refused = await router.call(ToolUse("c", "fault__touch_marker", {"path": str(marker)}))
+    assert refused.text.startswith("ERROR: MCP tool 'fault__touch_marker' was not run")
+    assert not marker.exists()
+    router.search_policy = None
+    assert router.route("tool_search") is None

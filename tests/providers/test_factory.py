@@ -187,3 +187,12 @@ def test_a_key_never_goes_to_another_provider(
     assert chosen.api_key not in foreign
     if chosen.api_key == "SETTINGS-KEY":
         assert chosen.provider == owner
+
+
+def test_the_context_window_is_the_models_unless_the_user_says_otherwise() -> None:
+    assert resolve({"ANTHROPIC_API_KEY": "k"}).context_window == 200_000
+    assert resolve({"OPENAI_API_KEY": "k"}).context_window == 400_000
+    assert resolve(base_url=OLLAMA, model="qwen3-coder:30b").context_window == 128_000
+    local = resolve(base_url=OLLAMA, model="qwen3-coder:30b", settings={"contextWindow": 32_768})
+    assert local.context_window == 32_768
+    assert resolve(settings={"contextWindow": 12}).context_window == 200_000  # nonsense: the model's

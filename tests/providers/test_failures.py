@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from levelcode.core.errors import ProviderAuthError, ProviderError, ProviderRequestError
+from levelcode.core.errors import ContextTooLong, ProviderAuthError, ProviderError, ProviderRequestError
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.failures import ApiFailure, provider_error
 
@@ -24,6 +24,10 @@ OLLAMA = ProviderSettings("openai", "llama3", "http://localhost:11434/v1", "k")
         (ApiFailure(400, "no such model", code="model_not_found"), ProviderRequestError, 400),
         (ApiFailure(429, "slow down"), ProviderRequestError, 429),
         (ApiFailure(503, "down"), ProviderRequestError, 503),
+        (ApiFailure(400, "prompt is too long: 208310 tokens > 200000 maximum"), ContextTooLong, 400),
+        (ApiFailure(400, "This model's maximum context length is 8192 tokens."), ContextTooLong, 400),
+        (ApiFailure(400, "too many tokens", code="context_length_exceeded"), ContextTooLong, 400),
+        (ApiFailure(413, "Prompt is too long"), ContextTooLong, 413),
     ],
 )
 def test_each_failure_gets_its_class_and_keeps_the_api_message(
@@ -57,3 +61,17 @@ def test_long_or_multiline_api_messages_are_clipped_to_one_line() -> None:
     message = str(provider_error(ApiFailure(400, "<html>\n" + "x" * 5000), ANTHROPIC))
     assert "\n" not in message
     assert len(message) < 1200
+
+
+@pytest.mark.parametrize(
+    ("message", "window"),
+    [
+        ("prompt is too long: 208310 tokens > 200000 maximum", 200_000),
+        ("This model's maximum context length is 8192 tokens. However, your messages resulted in", 8192),
+        ("Prompt is too long", None),
+    ],
+)
+def test_a_too_long_answer_names_the_window_when_the_api_does(message: str, window: int | None) -> None:
+    error = provider_error(ApiFailure(400, message), ANTHROPIC)
+    assert isinstance(error, ContextTooLong)
+    assert error.window == window

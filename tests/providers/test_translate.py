@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, user_text
 from levelcode.core.outcome import Media, ToolOutcome
+from levelcode.core.tool_offers import DeferredTool
 from levelcode.providers.translate import (
     EMPTY_MESSAGE_TEXT,
     INVALID_ARGUMENTS_KEY,
@@ -23,6 +24,7 @@ from levelcode.providers.translate import (
     openai_stop_reason,
     openai_tools,
     parse_tool_arguments,
+    referable_tools,
 )
 from tests.fakes.fake_anthropic import AnthropicShape
 from tests.fakes.fake_openai import OpenAIShape
@@ -277,3 +279,42 @@ def test_results_without_media_keep_their_plain_shape() -> None:
     shaped = openai_messages("", [*transcript[:2], plain])
     assert shaped[-1] == {"role": "tool", "tool_call_id": "call_1", "content": "text only"}
     assert anthropic_messages([*transcript[:2], plain])[2]["content"][0]["content"] == "text only"
+
+
+# --- deferred tools ------------------------------------------------------------------------------
+
+SEARCH_USE = ToolUse("id_s", "tool_search", {"query": "issues"})
+SEARCHED = [
+    user_text("file an issue"),
+    Message("assistant", (SEARCH_USE,)),
+    Message("user", (ToolResult("id_s", ToolOutcome("Found 2 tools", references=("gh__b", "gone__x"))),)),
+]
+DEFERRED = [SchemaTool("tool_search"), DeferredTool("gh__a", "a"), DeferredTool("gh__b", "b", found_at=0)]
+
+
+def test_anthropic_gets_every_deferred_tool_in_place_with_defer_loading() -> None:
+    shaped = anthropic_tools(DEFERRED)
+    assert [t["name"] for t in shaped] == ["tool_search", "gh__a", "gh__b"]
+    assert [t.get("defer_loading") for t in shaped] == [None, True, True]
+
+
+def test_a_search_result_loads_by_reference_only_tools_the_request_defers() -> None:
+    shaped = anthropic_messages(SEARCHED, referable=referable_tools(DEFERRED))
+    assert shaped[2]["content"][0]["content"] == [
+        {"type": "text", "text": "Found 2 tools"},
+        {"type": "tool_reference", "tool_name": "gh__b"},  # gone__x is offered no more: no reference
+    ]
+    body = {"model": "m", "max_tokens": 10, "messages": shaped, "tools": anthropic_tools(DEFERRED)}
+    assert AnthropicShape().validate(body) is None
+    assert anthropic_messages(SEARCHED)[2]["content"][0]["content"] == "Found 2 tools"
+
+
+def test_openai_gets_found_tools_after_the_others_in_the_order_found() -> None:
+    tools = [
+        SchemaTool("read_file"),
+        DeferredTool("gh__a", "a", found_at=1),
+        DeferredTool("gh__c", "c"),
+        DeferredTool("gh__b", "b", found_at=0),
+    ]
+    assert [t["function"]["name"] for t in openai_tools(tools)] == ["read_file", "gh__b", "gh__a"]
+    assert OpenAIShape().validate({"model": "m", "messages": openai_messages("s", SEARCHED)}) is None

@@ -5,6 +5,8 @@ Standard library only; speaks newline-delimited JSON-RPC on stdio. Start-up faul
     --hang-at-start / --exit-at-start / --slow-start SECONDS
     --ignore-sigterm                         SIGTERM does nothing
     --linger                                 keep running after stdin closes
+    --ask-after-close                        when stdin closes, send a request (roots/list) and wait
+                                             for its answer forever, as server-everything does
     --grandchildren N                        spawn N sleeping grandchildren that share its stdout
     --tools N --page-size K                  N extra tools `tool_<i>`, listed K per page
     --garbage                                write garbage and invalid UTF-8 lines before each answer
@@ -348,6 +350,7 @@ def main() -> None:
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--garbage", action="store_true")
     parser.add_argument("--linger", action="store_true")
+    parser.add_argument("--ask-after-close", action="store_true")
     parser.add_argument("--odd-names", action="store_true")
     parser.add_argument("--hostile", action="store_true")
     parser.add_argument("--probes", action="store_true")
@@ -380,7 +383,10 @@ def main() -> None:
             continue
         if isinstance(message, dict):
             server.handle(message)
-    while args.linger:
+    if args.ask_after_close:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": "late", "method": "roots/list"}) + "\n")
+        sys.stdout.flush()
+    while args.linger or args.ask_after_close:
         time.sleep(60)
 
 

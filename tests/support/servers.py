@@ -39,6 +39,17 @@ def npx() -> str:
     return found
 
 
+LEGACY_SDK_VENV = ROOT / ".venv-legacy-sdk"
+
+
+def legacy_sdk_bin(name: str) -> str:
+    """A server from the old-SDK environment (tests/servers/legacy_python_sdk, built by scripts/test)."""
+    path = LEGACY_SDK_VENV / "bin" / name
+    if not path.exists():
+        raise RuntimeError(f"{path} is missing: run scripts/test (it builds {LEGACY_SDK_VENV.name})")
+    return str(path)
+
+
 def venv_bin(name: str) -> str:
     path = Path(sys.executable).parent / name
     if not path.exists():

@@ -33,6 +33,9 @@ POLICY_KEY = "mcpToolPolicy"
 POLICY_VALUES = ("allow", "ask")
 
 _COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"}) | FEATURE_KEYS
+# `alwaysLoad`: the server's tools stay in every request even when the others are deferred behind
+# tool_search. A user's choice only: a repository may not put its tools in front of the model.
+_COMMON_KEYS |= {"alwaysLoad"}
 _STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd", SANDBOX_KEY}
 _HTTP_KEYS = _COMMON_KEYS | {"url", "headers", "oauth"}
 _STDIO_TYPES = frozenset({"stdio"})
@@ -62,6 +65,7 @@ class StdioServerSpec:
     disabled: bool = False
     sandbox: SandboxRequest | None = None  # what its `sandbox` key asks, after the tier's rules
     client: ClientFeatureSettings = DEFAULT_CLIENT_FEATURES
+    always_load: bool = False
 
     @property
     def transport(self) -> Literal["stdio"]:
@@ -80,6 +84,7 @@ class HttpServerSpec:
     legacy_sse: bool = False  # `"type": "sse"`: the 2024-11-05 HTTP+SSE transport, not Streamable HTTP
     oauth: OAuthEntry | None = None  # how to sign in, when the defaults do not fit (config/oauth_entry.py)
     client: ClientFeatureSettings = DEFAULT_CLIENT_FEATURES
+    always_load: bool = False
 
     @property
     def transport(self) -> Literal["http"]:
@@ -295,7 +300,7 @@ def _parse_stdio(
     if cwd is not None and (not isinstance(cwd, str) or not cwd):
         report.fail("cwd", "must be a non-empty string")
         return None
-    tuning = _tuning(entry, report)
+    tuning = _tuning(entry, provenance, report)
     sandbox = parse_sandbox_entry(
         entry.get(SANDBOX_KEY),
         repository=provenance.tier == "workspace",
@@ -313,6 +318,7 @@ def _parse_stdio(
         disabled=tuning.disabled,
         sandbox=sandbox,
         client=parse_client_features(entry, tier=provenance.tier, note=report.note),
+        always_load=tuning.always_load,
     )
 
 
@@ -327,7 +333,7 @@ def _parse_http(
     if headers is None:
         report.fail("headers", "must be an object whose values are strings")
         return None
-    tuning = _tuning(entry, report)
+    tuning = _tuning(entry, provenance, report)
     return HttpServerSpec(
         name=name,
         url=url,
@@ -339,6 +345,7 @@ def _parse_http(
         legacy_sse=entry.get("type") in _SSE_TYPES,
         oauth=parse_oauth_entry(entry.get("oauth"), report.note),
         client=parse_client_features(entry, tier=provenance.tier, note=report.note),
+        always_load=tuning.always_load,
     )
 
 
@@ -352,15 +359,34 @@ class _Tuning(NamedTuple):
     startup_timeout: float | None
     timeout: float | None
     disabled: bool
+    always_load: bool = False
 
 
-def _tuning(entry: Mapping[object, object], report: _Reporter) -> _Tuning:
-    """Timeouts and `disabled`: a bad value is reported and the default used, the server still loads."""
-    disabled = entry.get("disabled", False)
-    if not isinstance(disabled, bool):
-        report.note("disabled", f"must be true or false; got {disabled!r}, treating it as false")
-        disabled = False
-    return _Tuning(_seconds(entry, "startupTimeout", report), _seconds(entry, "timeout", report), disabled)
+def _tuning(entry: Mapping[object, object], provenance: Provenance, report: _Reporter) -> _Tuning:
+    """Timeouts, `disabled` and `alwaysLoad`: a bad value is reported and the default used, the
+    server still loads."""
+    return _Tuning(
+        _seconds(entry, "startupTimeout", report),
+        _seconds(entry, "timeout", report),
+        _flag(entry, "disabled", report),
+        _always_load(entry, provenance, report),
+    )
+
+
+def _flag(entry: Mapping[object, object], key: str, report: _Reporter) -> bool:
+    value = entry.get(key, False)
+    if not isinstance(value, bool):
+        report.note(key, f"must be true or false; got {value!r}, treating it as false")
+        return False
+    return value
+
+
+def _always_load(entry: Mapping[object, object], provenance: Provenance, report: _Reporter) -> bool:
+    wanted = _flag(entry, "alwaysLoad", report)
+    if wanted and provenance.tier != "user":
+        report.note("alwaysLoad", "ignored: only your user settings may set this")
+        return False
+    return wanted
 
 
 def _seconds(entry: Mapping[object, object], key: str, report: _Reporter) -> float | None:

@@ -1,16 +1,25 @@
 """Protocol negotiation: the legacy `initialize` handshake and 2026-07-28's `server/discover`.
 
-Which one a server speaks is found out without stalling (see `negotiate`): when nothing is known
-about a server, one process gets `server/discover` while a sibling gets `initialize`, and the
-answers decide; legacy servers that ignore an unknown first request (old Python SDK servers stay
-silent, then exit on the next line) cost at most `probe_grace` over their own start-up. The
-verdict is remembered per launch fingerprint, so later connections start the right way at once.
+A stdio server is started once, and its era found on that one process (`negotiate`): LevelCode
+sends `initialize` first, and only a server that refuses it gets `server/discover` next. The
+2026-07-28 stdio binding suggests the other order (discover first, `initialize` after a non-modern
+error or a timeout), but that order cannot be kept on one process with the servers that need it
+most: old Python SDK servers (mcp 1.3, as mcp-server-time 2025.9.25 and mcp-server-git 2025.1.14
+ship) ignore the unknown request and then exit with a ~140-line traceback on the next line
+whatever it is, and later ones (mcp 1.9-1.30) answer -32602 but write ~75 lines of validation
+errors to their log each time. `initialize` first costs such servers nothing; a dual-era server
+answers it and is spoken to in the legacy era (complete for everything LevelCode does); a
+modern-only server refuses it - every modern server answers every request, and the spec asks it
+to name its versions there - and is asked `server/discover` on the same, stateless, process: one
+round trip more, once. The verdict is remembered per launch fingerprint (protocol_memory.py); a
+server remembered as modern starts with `server/discover` directly, and only if that verdict
+turns out wrong is it started again the legacy way. Over HTTP an unknown request costs a refusal,
+never a process, so remote servers negotiate in turn, discover first (`negotiate_in_turn`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -23,7 +32,6 @@ Era = Literal["legacy", "modern"]
 MODERN_VERSION = "2026-07-28"
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 CLIENT_INFO: Mapping[str, object] = {"name": "levelcode", "version": __version__}
-DEFAULT_PROBE_GRACE_SECONDS = 0.3
 DEFAULT_HINTED_PROBE_SECONDS = 5.0  # a server remembered as modern that stays silent is re-tried as legacy
 UNSUPPORTED_VERSION = -32022  # 2026-07-28: "Unsupported protocol version", with the versions it supports
 
@@ -126,36 +134,35 @@ def _text(value: object) -> str | None:
 
 
 SessionFactory = Callable[[], Awaitable[McpSession]]
-_closing: set[asyncio.Task[None]] = set()
-
-
-def close_in_background(session: McpSession) -> None:
-    """End a probe's losing process without making the winner wait (a server may take seconds)."""
-    task = asyncio.ensure_future(session.close())
-    _closing.add(task)
-    task.add_done_callback(_closing.discard)
-
-
-async def finish_background_closes() -> None:
-    """Wait for every losing probe process to be gone (part of reaping)."""
-    while _closing:
-        await asyncio.gather(*list(_closing), return_exceptions=True)
 
 
 async def negotiate(
     open_session: SessionFactory,
     hint: Era | None,
     *,
-    probe_grace: float = DEFAULT_PROBE_GRACE_SECONDS,
     hinted_probe: float = DEFAULT_HINTED_PROBE_SECONDS,
 ) -> tuple[McpSession, ServerInfo]:
-    """An open, negotiated session. `open_session` spawns (or connects) a fresh one per call."""
-    if hint == "legacy":
-        session = await open_session()
-        return session, await _closing_on_error(session, legacy_handshake(session))
+    """An open, negotiated session on one process. `open_session` spawns a fresh one per call; it
+    is called a second time only when a remembered "modern" verdict turns out wrong."""
     if hint == "modern":
         return await _modern_first(open_session, hinted_probe)
-    return await _race(open_session, probe_grace)
+    session = await open_session()
+    return session, await _closing_on_error(session, initialize_first(session))
+
+
+async def initialize_first(session: McpSession) -> ServerInfo:
+    """`initialize`; if the server refuses it — it answered, so it lives and reads what it is sent,
+    as a modern-only server does — `server/discover` on the same process."""
+    try:
+        return await legacy_handshake(session)
+    except (RemoteError, ProtocolError) as refused:
+        try:
+            return await modern_discover(session)
+        except (RemoteError, ProtocolError) as exc:
+            raise ProtocolError(
+                f"the server refused initialize ({refused}) and server/discover ({exc})",
+                server=session.server,
+            ) from exc
 
 
 async def _closing_on_error(session: McpSession, step: Awaitable[ServerInfo]) -> ServerInfo:
@@ -179,55 +186,6 @@ async def _modern_first(open_session: SessionFactory, probe: float) -> tuple[Mcp
         raise
     fresh = await open_session()
     return fresh, await _closing_on_error(fresh, legacy_handshake(fresh))
-
-
-async def _attempt(
-    open_session: SessionFactory,
-    step: Callable[[McpSession], Awaitable[ServerInfo]],
-    sessions: list[McpSession],
-) -> tuple[McpSession, ServerInfo]:
-    session = await open_session()
-    sessions.append(session)
-    return session, await step(session)
-
-
-async def _race(open_session: SessionFactory, grace: float) -> tuple[McpSession, ServerInfo]:
-    sessions: list[McpSession] = []
-    modern = asyncio.create_task(_attempt(open_session, modern_discover, sessions))
-    legacy = asyncio.create_task(_attempt(open_session, legacy_handshake, sessions))
-    winner: tuple[McpSession, ServerInfo] | None = None
-    try:
-        winner = await _pick(modern, legacy, grace)
-        return winner
-    finally:
-        for task in (modern, legacy):
-            task.cancel()
-        with contextlib.suppress(BaseException):
-            await asyncio.gather(modern, legacy, return_exceptions=True)
-        if winner is None:
-            await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
-        for loser in (s for s in sessions if winner is not None and s is not winner[0]):
-            close_in_background(loser)
-
-
-async def _pick(
-    modern: asyncio.Task[tuple[McpSession, ServerInfo]],
-    legacy: asyncio.Task[tuple[McpSession, ServerInfo]],
-    grace: float,
-) -> tuple[McpSession, ServerInfo]:
-    await asyncio.wait({modern, legacy}, return_when=asyncio.FIRST_COMPLETED)
-    if modern.done() and modern.exception() is None:
-        return modern.result()
-    if modern.done():
-        return await legacy
-    if legacy.exception() is not None:
-        try:
-            return await modern
-        except McpError:
-            return await legacy  # raises the legacy attempt's error, the more telling one
-    with contextlib.suppress(TimeoutError, McpError):
-        return await asyncio.wait_for(asyncio.shield(modern), grace)
-    return legacy.result()
 
 
 async def negotiate_in_turn(open_session: SessionFactory, hint: Era | None) -> tuple[McpSession, ServerInfo]:

@@ -13,7 +13,6 @@ import contextlib
 import os
 import subprocess
 from collections.abc import Coroutine, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, cast
 
@@ -22,26 +21,17 @@ from levelcode.core.private_files import append_private, private_folder
 from levelcode.core.process_groups import describe_exit, terminate_group, wait_group_gone
 from levelcode.core.subprocess_pipes import PipesProtocol
 from levelcode.mcp.protocol import jsonrpc
-from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES, MessageSink
+from levelcode.mcp.protocol.transport import MessageSink
+from levelcode.mcp.stdio.adopted import AdoptedProcess
+from levelcode.mcp.stdio.early import claim
 from levelcode.mcp.stdio.framing import LineSplitter, Oversized, StderrRing
+from levelcode.mcp.stdio.launch_spec import StdioLaunch
 from levelcode.mcp.stdio.reaper import WATCHDOG, parent_death_signal
 
 STDIN_CLOSE_GRACE_SECONDS = 1.0
 EXIT_STDERR_WAIT_SECONDS = 0.1  # after the process ends, how long to wait for its last stderr bytes
 STDOUT_EOF_WAIT_SECONDS = 0.5
 MAX_LOG_BYTES = 2 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class StdioLaunch:
-    """Everything needed to start one server, resolved: argv, environment, directory."""
-
-    server: str
-    argv: tuple[str, ...]
-    env: Mapping[str, str]
-    cwd: str
-    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
-    log_path: Path | None = None
 
 
 class StdioTransport:
@@ -56,6 +46,9 @@ class StdioTransport:
         self._closed_error: TransportError | None = None
         self._exited = asyncio.Event()
         self._stderr_done = asyncio.Event()
+        # set when the server sends a request after its stdin was closed: it waits for an answer it
+        # can never get (server-everything asks roots/list 350 ms after start), so it will not exit
+        self._asked_too_late = asyncio.Event()
         self._returncode: int | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.pid: int | None = None
@@ -71,6 +64,14 @@ class StdioTransport:
     async def open(self, sink: MessageSink) -> None:
         self._sink = sink
         self._log = _open_log(self.launch.log_path)
+        early = claim(self.launch)
+        if early is not None:  # spawned before the loop ran (early.py): the same process, joined now
+            protocol = PipesProtocol(self._pipe_data, self._pipe_closed, self._on_exit)
+            adopted = await AdoptedProcess.attach(early, protocol)
+            self._process = cast(asyncio.SubprocessTransport, adopted)
+            self.pid = adopted.get_pid()
+            self._stdin = cast(asyncio.WriteTransport, adopted.get_pipe_transport(0))
+            return
         loop = asyncio.get_running_loop()
         try:
             process, _ = await loop.subprocess_exec(
@@ -118,8 +119,7 @@ class StdioTransport:
         if self._stdin is not None:
             self._stdin.close()
         if pid is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._exited.wait(), STDIN_CLOSE_GRACE_SECONDS)
+            await _first_of(self._exited, self._asked_too_late, within=STDIN_CLOSE_GRACE_SECONDS)
             await terminate_group(pid, leader_exited=self._exited)
             await wait_group_gone(pid, 0.5)
             WATCHDOG.unregister(pid)
@@ -163,6 +163,8 @@ class StdioTransport:
     def _deliver(self, message: jsonrpc.Incoming) -> None:
         if self._sink is not None and self._closed_error is None:
             self._sink.on_message(message)
+        elif isinstance(message, jsonrpc.Request):
+            self._asked_too_late.set()
 
     def _on_exit(self, returncode: int) -> None:
         self._returncode = returncode
@@ -207,6 +209,15 @@ class StdioTransport:
             with contextlib.suppress(OSError):
                 self._log.close()
             self._log = None
+
+
+async def _first_of(*events: asyncio.Event, within: float) -> None:
+    waits = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waits, timeout=within, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 def _open_log(path: Path | None) -> IO[bytes] | None:

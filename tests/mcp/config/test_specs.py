@@ -344,3 +344,18 @@ def test_a_non_string_type_is_a_problem_not_a_crash(declared: object) -> None:
     entry = {"command": "x", "type": declared}
     tier = parse_workspace_file({"s": entry, "ok": {"command": "y"}}, file=REPO)
     assert [s.name for s in tier.servers] == (["s", "ok"] if declared is None else ["ok"])
+
+
+def test_always_load_is_the_users_choice_only() -> None:
+    entry = {"command": "srv", "alwaysLoad": True}
+    mine = parse_user_settings({"mcpServers": {"s": entry}}, file=USER)
+    assert mine.servers[0].always_load is True
+    assert mine.problems == ()
+    repo = parse_workspace_file({"mcpServers": {"s": entry}}, file="/repo/.mcp.json")
+    assert repo.servers[0].always_load is False
+    assert [(p.key, p.message) for p in repo.problems] == [
+        ("mcpServers.s.alwaysLoad", "ignored: only your user settings may set this")
+    ]
+    bad = parse_user_settings({"mcpServers": {"s": {"command": "srv", "alwaysLoad": "yes"}}}, file=USER)
+    assert bad.servers[0].always_load is False
+    assert "must be true or false" in bad.problems[0].message

@@ -1,7 +1,10 @@
-"""Protocol negotiation over in-memory servers: which era wins, what each attempt costs, and that
-every losing or failed attempt is closed. No processes: a fake server of each era answers (or
-ignores) the handshake on the next loop iteration, so the race is decided by the protocol alone and
-each timing assertion states its bound."""
+"""Protocol negotiation over in-memory servers: which era is found, on how many processes, with
+which messages. No processes: a fake server of each era answers (or ignores) each message on the
+next loop iteration, so the outcome is decided by the protocol alone.
+
+Load-bearing direction: first contact must start a server once, whatever it speaks, and must never
+send a silent legacy server (old Python SDK servers: an unknown request is ignored, the next line
+kills the process) anything it does not know; the positive controls show each era still found."""
 
 from __future__ import annotations
 
@@ -10,12 +13,11 @@ from collections.abc import Mapping
 
 import pytest
 
-from levelcode.core.errors import McpError, ServerExited
+from levelcode.core.errors import McpError, ProtocolError, ServerExited
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.handshake import (
     LEGACY_VERSIONS,
     MODERN_VERSION,
-    finish_background_closes,
     negotiate,
     negotiate_in_turn,
 )
@@ -23,6 +25,9 @@ from levelcode.mcp.protocol.session import McpSession
 from tests.fakes.memory_transport import MemoryTransport, Peer
 
 NOT_FOUND = -32601
+DISCOVERED = {"supportedVersions": [MODERN_VERSION], "capabilities": {"tools": {}}, "_meta": {}}
+INITIALIZED = {"protocolVersion": LEGACY_VERSIONS[0], "capabilities": {}, "serverInfo": {"name": "old"}}
+LEGACY_METHODS = frozenset({"initialize", "notifications/initialized", "tools/list", "ping"})
 
 
 def _answer(message: Mapping[str, object], result: Mapping[str, object]) -> list[jsonrpc.Incoming]:
@@ -37,13 +42,9 @@ def _refuse(message: Mapping[str, object]) -> list[jsonrpc.Incoming]:
     return [jsonrpc.ErrorResponse(request_id, NOT_FOUND, f"no {message.get('method')}", None)]
 
 
-DISCOVERED = {"supportedVersions": [MODERN_VERSION], "capabilities": {"tools": {}}, "_meta": {}}
-INITIALIZED = {"protocolVersion": LEGACY_VERSIONS[0], "capabilities": {}, "serverInfo": {"name": "old"}}
-
-
 def server_of(era: str) -> Peer:
-    """A fake server: "modern" (no initialize), "legacy" (refuses discover), "dual", or
-    "silent-legacy" (ignores discover, as old Python SDK servers do)."""
+    """A fake server: "modern" (refuses initialize), "legacy" (refuses discover), "dual" (answers
+    both), "refuses-all", or "silent-legacy" (ignores discover; see SilentLegacyTransport)."""
 
     def peer(message: Mapping[str, object]) -> list[jsonrpc.Incoming]:
         method = message.get("method")
@@ -52,89 +53,127 @@ def server_of(era: str) -> Peer:
                 return _answer(message, DISCOVERED)
             return [] if era == "silent-legacy" else _refuse(message)
         if method == "initialize":
-            return _refuse(message) if era == "modern" else _answer(message, INITIALIZED)
+            return _refuse(message) if era in ("modern", "refuses-all") else _answer(message, INITIALIZED)
         return []
 
     return peer
 
 
-class Spawner:
-    """`open_session` for negotiate: a fresh in-memory server per attempt, every one kept."""
+class SilentLegacyTransport(MemoryTransport):
+    """An old Python SDK server: a method it does not know is ignored, and the next line after it
+    makes the process exit (with a traceback on stderr)."""
 
-    def __init__(self, peer: Peer, *, exit_on: frozenset[str] = frozenset()) -> None:
-        self.peer = peer
+    poisoned = False
+
+    def send(self, message: Mapping[str, object]) -> None:
+        if self.poisoned:
+            self.exit("exit code 1 after an unknown request")
+            return
+        if message.get("method") not in LEGACY_METHODS:
+            self.poisoned = True
+        super().send(message)
+
+
+class Spawner:
+    """`open_session` for negotiate: a fresh in-memory server per call — a process each — all kept."""
+
+    def __init__(self, era: str, *, exit_on: frozenset[str] = frozenset()) -> None:
+        self.era = era
         self.exit_on = exit_on
         self.transports: list[MemoryTransport] = []
 
     async def __call__(self) -> McpSession:
-        transport = MemoryTransport(self.peer, exit_on=self.exit_on)
+        kind = SilentLegacyTransport if self.era == "silent-legacy" else MemoryTransport
+        transport = kind(server_of(self.era), exit_on=self.exit_on)
         self.transports.append(transport)
         session = McpSession(transport)
         await session.open()
         return session
 
-    def first_methods(self) -> list[str]:
-        return sorted(t.methods()[0] for t in self.transports)
+    def only(self) -> MemoryTransport:
+        assert len(self.transports) == 1, f"{len(self.transports)} processes were started"
+        return self.transports[0]
 
 
 @pytest.mark.parametrize(
-    ("era", "expected"), [("modern", "modern"), ("dual", "modern"), ("legacy", "legacy")]
+    ("era", "expected", "methods"),
+    [
+        ("legacy", "legacy", ["initialize", "notifications/initialized"]),
+        ("silent-legacy", "legacy", ["initialize", "notifications/initialized"]),
+        ("dual", "legacy", ["initialize", "notifications/initialized"]),
+        ("modern", "modern", ["initialize", "server/discover"]),
+    ],
 )
-async def test_without_a_hint_the_race_picks_the_servers_era(era: str, expected: str) -> None:
-    spawn = Spawner(server_of(era))
-    session, info = await negotiate(spawn, None, probe_grace=5.0)
-    await finish_background_closes()
+@pytest.mark.parametrize("hint", [None, "legacy"])
+async def test_first_contact_starts_one_process_whatever_the_server_speaks(
+    era: str, expected: str, methods: list[str], hint: str | None
+) -> None:
+    spawn = Spawner(era)
+    session, info = await negotiate(spawn, hint)  # type: ignore[arg-type]
+    transport = spawn.only()
     assert info.era == expected
-    assert spawn.first_methods() == ["initialize", "server/discover"]  # one attempt of each, at once
-    winner = [t for t in spawn.transports if t is session.transport]
-    losers = [t for t in spawn.transports if t is not session.transport]
-    assert len(winner) == 1
-    assert not winner[0].closed
-    assert [t.closed for t in losers] == [True]
+    assert transport.methods() == methods
+    assert not transport.closed
+    assert (session.envelope is not None) is (expected == "modern")
 
 
-async def test_a_legacy_answer_waits_for_a_modern_one_no_longer_than_the_grace() -> None:
-    grace = 0.2
-    spawn = Spawner(server_of("silent-legacy"))
-    began = time.monotonic()
-    _, info = await negotiate(spawn, None, probe_grace=grace)
-    spent = time.monotonic() - began
-    await finish_background_closes()
+async def test_a_silent_legacy_server_is_never_sent_what_it_does_not_know() -> None:
+    spawn = Spawner("silent-legacy")
+    _, info = await negotiate(spawn, None)
+    transport = spawn.only()
+    assert isinstance(transport, SilentLegacyTransport)
+    assert not transport.poisoned
+    assert not transport.closed
     assert info.era == "legacy"
-    assert grace <= spent < grace + 1.0  # the grace, plus at most a second of loop scheduling
-    assert sum(t.closed for t in spawn.transports) == 1
 
 
-async def test_a_refused_discover_does_not_wait_for_the_grace() -> None:
-    spawn = Spawner(server_of("legacy"))
-    began = time.monotonic()
-    _, info = await negotiate(spawn, None, probe_grace=30.0)
-    assert info.era == "legacy"
-    assert time.monotonic() - began < 5.0  # decided by the refusal, far inside the 30 s grace
-    await finish_background_closes()
+async def test_the_silent_server_model_can_fail() -> None:
+    """The fake is faithful: after an unknown request, the next line ends it."""
+    spawn = Spawner("silent-legacy")
+    session = await spawn()
+    session.notify("server/discover")
+    session.notify("initialize")
+    with pytest.raises(ServerExited):
+        await session.request("tools/list", {}, timeout=5.0)
 
 
-async def test_a_legacy_hint_opens_one_session_with_initialize_only() -> None:
-    spawn = Spawner(server_of("dual"))
-    session, info = await negotiate(spawn, "legacy")
-    assert info.era == "legacy"
-    assert len(spawn.transports) == 1
-    assert spawn.transports[0].methods() == ["initialize", "notifications/initialized"]
-    assert session.envelope is None
+async def test_a_server_that_refuses_both_fails_naming_both_and_is_closed() -> None:
+    spawn = Spawner("refuses-all")
+    with pytest.raises(ProtocolError) as caught:
+        await negotiate(spawn, None)
+    assert "initialize" in str(caught.value)
+    assert "server/discover" in str(caught.value)
+    assert spawn.only().closed
+
+
+async def test_a_server_that_exits_on_initialize_fails_and_leaves_nothing_open() -> None:
+    spawn = Spawner("legacy", exit_on=frozenset({"initialize"}))
+    with pytest.raises(McpError) as caught:
+        await negotiate(spawn, None)
+    assert isinstance(caught.value, ServerExited)
+    assert spawn.only().closed
 
 
 async def test_a_modern_hint_goes_straight_to_discover_and_sends_the_envelope_after() -> None:
-    spawn = Spawner(server_of("modern"))
+    spawn = Spawner("modern")
     session, info = await negotiate(spawn, "modern")
     assert (info.era, info.protocol) == ("modern", MODERN_VERSION)
-    assert spawn.first_methods() == ["server/discover"]
+    assert spawn.only().methods() == ["server/discover"]
     assert session.envelope is not None
     assert session.envelope["io.modelcontextprotocol/protocolVersion"] == MODERN_VERSION
 
 
+async def test_a_wrong_modern_hint_stays_on_a_server_that_refuses_discover() -> None:
+    spawn = Spawner("legacy")
+    _, info = await negotiate(spawn, "modern", hinted_probe=30.0)
+    assert info.era == "legacy"
+    assert spawn.only().methods()[:2] == ["server/discover", "initialize"]
+
+
 async def test_a_wrong_modern_hint_restarts_a_silent_server_the_legacy_way_after_the_probe() -> None:
+    """The one case with a second process: a remembered verdict that is no longer true."""
     probe = 0.2
-    spawn = Spawner(server_of("silent-legacy"))
+    spawn = Spawner("silent-legacy")
     began = time.monotonic()
     _, info = await negotiate(spawn, "modern", hinted_probe=probe)
     spent = time.monotonic() - began
@@ -144,29 +183,11 @@ async def test_a_wrong_modern_hint_restarts_a_silent_server_the_legacy_way_after
     assert spawn.transports[0].closed  # the silent first process is ended, not left behind
 
 
-async def test_a_wrong_modern_hint_stays_on_a_server_that_refuses_discover() -> None:
-    spawn = Spawner(server_of("legacy"))
-    _, info = await negotiate(spawn, "modern", hinted_probe=30.0)
-    assert info.era == "legacy"
-    assert len(spawn.transports) == 1  # it answered, so it is alive: initialize on the same one
-    assert spawn.transports[0].methods()[:2] == ["server/discover", "initialize"]
-
-
-async def test_a_server_that_exits_on_both_handshakes_fails_and_leaves_nothing_open() -> None:
-    spawn = Spawner(server_of("legacy"), exit_on=frozenset({"initialize", "server/discover"}))
-    with pytest.raises(McpError) as caught:
-        await negotiate(spawn, None, probe_grace=5.0)
-    await finish_background_closes()
-    assert isinstance(caught.value, ServerExited)
-    assert all(t.closed for t in spawn.transports)
-
-
 @pytest.mark.parametrize(("era", "expected"), [("modern", "modern"), ("legacy", "legacy")])
 async def test_in_turn_negotiation_uses_one_connection(era: str, expected: str) -> None:
-    spawn = Spawner(server_of(era))
+    spawn = Spawner(era)
     _, info = await negotiate_in_turn(spawn, None)
     assert info.era == expected
-    assert len(spawn.transports) == 1
-    sent = spawn.transports[0].methods()
+    sent = spawn.only().methods()
     assert sent[0] == "server/discover"
     assert ("initialize" in sent) is (expected == "legacy")

@@ -192,30 +192,16 @@ async def test_hub_caps_long_results_and_spills_the_whole_text(fault: Fault, tmp
 
 
 @pytest.mark.parametrize(
-    ("era", "expected"), [("modern", "modern"), ("dual", "modern"), ("legacy", "legacy")]
+    ("era", "expected"),
+    [("modern", "modern"), ("dual", "legacy"), ("legacy", "legacy"), ("silent-legacy", "legacy")],
 )
-async def test_negotiation_without_a_hint_picks_the_servers_era(
+async def test_first_contact_starts_the_server_once_and_finds_its_era(
     fault: Fault, era: str, expected: str
 ) -> None:
     connection = await fault.connect("--era", era, hint=None)
     assert connection.info.era == expected
     assert (await connection.call_tool("echo", {"message": era})).text == era
-    await connection.close()
-    fault.assert_no_survivors()
-
-
-async def test_a_silent_legacy_server_costs_only_the_probe_grace(fault: Fault) -> None:
-    began = time.monotonic()
-    known = await fault.connect("--era", "silent-legacy", "--slow-start", "0.5", hint="legacy")
-    with_hint = time.monotonic() - began
-    await known.close()
-    began = time.monotonic()
-    connection = await fault.connect("--era", "silent-legacy", "--slow-start", "0.5", hint=None)
-    without_hint = time.monotonic() - began
-    assert connection.info.era == "legacy"
-    assert (await connection.call_tool("echo", {"message": "old"})).text == "old"
-    # the race costs the grace over a connection that knew the era, plus spawn noise on a busy machine
-    assert without_hint - with_hint < fault.options.probe_grace + 2.0
+    assert len(read_pids(fault.pid_file)) == 1  # one process: no second attempt, no race
     await connection.close()
     fault.assert_no_survivors()
 

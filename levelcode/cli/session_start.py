@@ -1,0 +1,72 @@
+"""The first moments of a session (`run`, the REPL): what it needs before anything heavy is
+imported — workspace, settings, the provider's name and key — then the user's own servers spawned
+(mcp/early_start.py) and, only after that, the MCP configuration and runtime loaded. So the
+servers boot while LevelCode imports and sets up the rest. Light on purpose: no provider SDK, no
+terminal UI, no tools, nothing of the MCP runtime until the servers are on their way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from levelcode.cli.printing import workspace_of
+from levelcode.core.settings import Settings, load_settings
+from levelcode.mcp.early_start import start_user_servers
+from levelcode.providers.base import ProviderSettings
+from levelcode.providers.factory import resolve_provider_settings
+from levelcode.providers.failures import missing_key_error
+
+if TYPE_CHECKING:
+    from levelcode.mcp.runtime import McpRuntime
+
+
+@dataclass
+class SessionStart:
+    args: argparse.Namespace
+    workspace: Path
+    settings: Settings
+    provider_settings: ProviderSettings
+    mcp: McpRuntime
+
+
+def prepare_session(args: argparse.Namespace) -> SessionStart:
+    """Raises ConfigError, or ProviderAuthError when there is no key (before any server starts)."""
+    workspace = workspace_of(args)
+    settings = load_settings(workspace)
+    provider_settings = resolve_provider_settings(
+        provider=getattr(args, "provider", None),
+        model=getattr(args, "model", None),
+        base_url=getattr(args, "base_url", None),
+        env=os.environ,
+        user_settings=settings.user,
+    )
+    if not provider_settings.api_key:
+        raise missing_key_error(provider_settings)
+    start_user_servers(workspace, settings)
+    from levelcode.cli.sandbox_setup import extra_roots
+
+    runtime = runtime_for(workspace, settings, extra_roots(args, settings))
+    return SessionStart(args, workspace, settings, provider_settings, runtime)
+
+
+def runtime_for(workspace: Path, settings: Settings, folders: Sequence[Path] = ()) -> McpRuntime:
+    """The MCP runtime over both tiers (approvals and notices are attached when the session opens);
+    `folders`: beyond the workspace, the roots servers are told (`allowedDirectories`, `--add-dir`)."""
+    from levelcode.core.approvals import HeadlessApprover
+    from levelcode.mcp.client_features import workspace_roots
+    from levelcode.mcp.config.files import load_mcp_config
+    from levelcode.mcp.gates.deferral import TOOL_SEARCH_NAME
+    from levelcode.mcp.runtime import McpRuntime
+    from levelcode.tools.names import BUILTIN_TOOL_NAMES
+
+    config = load_mcp_config(workspace, settings)
+    reserved = BUILTIN_TOOL_NAMES | {TOOL_SEARCH_NAME}
+    roots = workspace_roots(workspace, folders)
+    return McpRuntime(
+        workspace, config, HeadlessApprover(), settings=settings, reserved=reserved, roots=roots
+    )

@@ -1,0 +1,26 @@
+"""What one stdio server runs, resolved: plain data, light to import (no event loop, no I/O), so a
+server can be spawned before the rest of LevelCode is loaded (early.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES
+
+
+@dataclass(frozen=True)
+class StdioLaunch:
+    """Everything needed to start one server, resolved: argv, environment, directory."""
+
+    server: str
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: str
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    log_path: Path | None = None
+
+    def identity(self) -> tuple[object, ...]:
+        """What makes two launches the same process: argv, environment, directory."""
+        return (self.argv, tuple(sorted(self.env.items())), self.cwd)
