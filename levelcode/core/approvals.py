@@ -7,7 +7,6 @@ that for every implementation.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -63,11 +62,10 @@ class HeadlessApprover:
 
 
 async def decide_or_deny(approver: Approver, request: ApprovalRequest) -> Choice:
-    """The approver's answer; a denial when it raises or is cancelled (unanswered = denied)."""
+    """The approver's answer; a denial when it raises (unanswered = denied). A cancellation is not
+    an answer: CancelledError is no Exception, so it passes through."""
     try:
         choice = await approver.decide(request)
-    except asyncio.CancelledError:
-        raise
     except Exception:
         return "deny"
     if request.answers:

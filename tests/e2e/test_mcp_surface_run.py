@@ -45,8 +45,9 @@ def result_of(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def system_text(api: Api, request: RecordedRequest) -> str:
-    if api is ANTHROPIC:
-        return str(request.body["system"])
+    if api is ANTHROPIC:  # a string, or text blocks (the last one carrying the cache breakpoint)
+        system = request.body["system"]
+        return system if isinstance(system, str) else "".join(block["text"] for block in system)
     return str(request.body["messages"][0]["content"])
 
 

@@ -26,6 +26,8 @@ def start_repl(terminal: Terminal, home: Path, workspace: Path, base_url: str, *
     argv = [str(LEVELCODE), *provider_flags("openai", base_url, OPENAI.model)]
     terminal.start(argv, provider_env(home, "openai", TERM="xterm-256color", **env), cwd=str(workspace))
     terminal.wait_for("/help for commands", within=40)
+    # the prompt comes before the servers are up; their summary line shows above it once they are
+    terminal.wait_for("mcp · ", within=40)
     terminal.wait_for_prompt()
 
 

@@ -265,7 +265,7 @@ def parse_typed(field: FormField, text: str) -> object:
 
 def _pick(field: FormField, text: str) -> str | None:
     text = text.strip()
-    if text.isdigit() and 1 <= int(text) <= len(field.options):
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= len(field.options):  # not "²"
         return field.options[int(text) - 1][0]
     return next((value for value, label in field.options if text in (value, label)), None)
 
