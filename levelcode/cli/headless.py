@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from levelcode.cli.session_start import SessionStart, prepare_session
+from levelcode.cli.session_start import SessionStart, prepare_session, refuse
 from levelcode.core.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
 
 if TYPE_CHECKING:
@@ -69,13 +69,6 @@ def make_sink(as_json: bool) -> EventSink:
 async def close_start(start: SessionStart) -> None:
     """Cleanup before the session opened: the servers begun are ended."""
     await start.mcp.close()
-
-
-def refuse(exc: Exception) -> int:
-    from levelcode.ui.visible import visible_block
-
-    print(f"levelcode: {visible_block(str(exc))}", file=sys.stderr)
-    return 2
 
 
 def report(sink: EventSink, as_json: bool, message: str) -> None:

@@ -9,7 +9,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from levelcode.cli.session_start import prepare_session
+from levelcode.cli.session_start import prepare_session, refuse
 from levelcode.core.errors import ConfigError, ProviderAuthError
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     try:
         start = prepare_session(args)
     except (ConfigError, ProviderAuthError) as exc:
-        return _refuse(exc)
+        return refuse(exc)
     from levelcode.cli.aio import run_command
 
     opened: list[Repl] = []
@@ -45,10 +45,3 @@ def run_interactive(args: argparse.Namespace) -> int:
         await (opened[0].session.close() if opened else start.mcp.close())
 
     return run_command(main, cleanup, interrupt=interrupt)
-
-
-def _refuse(exc: Exception) -> int:
-    from levelcode.ui.visible import visible_block
-
-    print(f"levelcode: {visible_block(str(exc))}", file=sys.stderr)
-    return 2

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,3 +71,11 @@ def runtime_for(workspace: Path, settings: Settings, folders: Sequence[Path] = (
     return McpRuntime(
         workspace, config, HeadlessApprover(), settings=settings, reserved=reserved, roots=roots
     )
+
+
+def refuse(exc: Exception) -> int:
+    """A session that cannot start (bad settings, no key): said on stderr, exit status 2."""
+    from levelcode.ui.visible import visible_block
+
+    print(f"levelcode: {visible_block(str(exc))}", file=sys.stderr)
+    return 2

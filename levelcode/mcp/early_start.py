@@ -22,7 +22,7 @@ from levelcode.core.settings import Settings
 from levelcode.mcp.config.environment import NOTHING_WITHHELD
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, parse_user_settings
 from levelcode.mcp.gates.server_box import server_box
-from levelcode.mcp.launch import prepare_private_dir, resolve_launch
+from levelcode.mcp.launch import server_launch
 from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES
 from levelcode.mcp.stdio.early import spawn_early
 
@@ -42,20 +42,17 @@ def _starts_early(spec: ServerSpec) -> TypeGuard[StdioServerSpec]:
 
 
 def _spawn(spec: StdioServerSpec, workspace: Path) -> bool:
-    # resolved exactly as the hub resolves it (mcp/transports.py with runtime.make_hub's options),
-    # so the transport recognizes the process as its own
-    log_dir = paths.logs_dir()
+    # the options runtime.make_hub gives the hub, so the transport recognizes the process as its own
     try:
-        launch = resolve_launch(
+        launch = server_launch(
             spec,
             os.environ,
             workspace=workspace,
-            private_dir=paths.server_dir(spec.name, paths.servers_dir()),
-            log_path=log_dir / paths.server_log_name(spec.name),
+            servers_dir=paths.servers_dir(),
+            log_dir=paths.logs_dir(),
             max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES,
             withheld=NOTHING_WITHHELD,
         )
-        prepare_private_dir(spec, launch)
     except ServerStartError:
         return False
     return spawn_early(launch)

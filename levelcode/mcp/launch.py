@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.environment import Withheld, server_environment
 from levelcode.mcp.config.specs import StdioServerSpec
@@ -33,6 +34,31 @@ def resolve_launch(
     cwd = launch_cwd(spec, workspace, private_dir)
     argv = launch_argv(spec, workspace)
     return StdioLaunch(spec.name, argv, env, str(cwd), max_message_bytes, log_path)
+
+
+def server_launch(
+    spec: StdioServerSpec,
+    parent_env: Mapping[str, str],
+    *,
+    workspace: Path,
+    servers_dir: Path | None,
+    log_dir: Path | None,
+    max_message_bytes: int,
+    withheld: Withheld,
+) -> StdioLaunch:
+    """The launch as the hub makes it, its private directory created. An early spawn
+    (mcp/early_start.py) makes it the same way, so that the transport claims that very process."""
+    launch = resolve_launch(
+        spec,
+        parent_env,
+        workspace=workspace,
+        private_dir=paths.server_dir(spec.name, servers_dir),
+        log_path=log_dir / paths.server_log_name(spec.name) if log_dir else None,
+        max_message_bytes=max_message_bytes,
+        withheld=withheld,
+    )
+    prepare_private_dir(spec, launch)
+    return launch
 
 
 def prepare_private_dir(spec: StdioServerSpec, launch: StdioLaunch) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
-from levelcode.core import paths
 from levelcode.mcp.config.environment import (
     NOTHING_WITHHELD,
     Withheld,
@@ -21,7 +20,7 @@ from levelcode.mcp.config.environment import (
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.server_box import server_box
-from levelcode.mcp.launch import prepare_private_dir, resolve_launch
+from levelcode.mcp.launch import server_launch
 from levelcode.mcp.protocol.handshake import Era, ServerInfo, SessionFactory, negotiate, negotiate_in_turn
 from levelcode.mcp.protocol.session import McpSession
 from levelcode.mcp.protocol.transport import Authorizer, HookAuthorizer, Transport
@@ -87,16 +86,15 @@ def _authorizer(
 def _stdio_plan(
     spec: StdioServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]
 ) -> TransportPlan:
-    launch = resolve_launch(
+    launch = server_launch(
         spec,
         parent_env,
         workspace=options.workspace,
-        private_dir=paths.server_dir(spec.name, options.servers_dir),
-        log_path=options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None,
+        servers_dir=options.servers_dir,
+        log_dir=options.log_dir,
         max_message_bytes=options.max_message_bytes,
         withheld=withheld_from(spec, options, parent_env),
     )
-    prepare_private_dir(spec, launch)
     box = server_box(spec, options.sandbox_choices.get(spec.name))
     if box is not None:  # raises ServerStartError, before anything is spawned, when it cannot be
         from levelcode.mcp.server_sandbox import sandboxed_launch
