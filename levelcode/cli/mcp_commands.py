@@ -11,9 +11,14 @@ import argparse
 import dataclasses
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from levelcode.cli.printing import workspace_of
 from levelcode.ui.visible import visible_block
+
+if TYPE_CHECKING:
+    from levelcode.mcp.config.specs import ServerSpec
+    from levelcode.mcp.runtime import McpRuntime
 
 
 def run_mcp_command(args: argparse.Namespace) -> int:
@@ -56,6 +61,28 @@ def progress(message: str) -> None:
     print(f"levelcode: {visible_block(message)}", file=sys.stderr, flush=True)
 
 
+def one_server(args: argparse.Namespace) -> tuple[McpRuntime, ServerSpec] | None:
+    """The runtime for only the server `args.server` names (the launch gate as ever, nobody to
+    ask, notices said on stderr); None, and said, when no server has that name."""
+    from levelcode.core.approvals import HeadlessApprover
+    from levelcode.mcp.config.files import load_mcp_config
+    from levelcode.mcp.runtime import McpRuntime
+    from levelcode.tools.names import BUILTIN_TOOL_NAMES
+    from levelcode.ui.mcp_words import notice_words
+
+    workspace = workspace_of(args)
+    config = load_mcp_config(workspace)
+    spec = config.server(args.server)
+    if spec is None:
+        names = ", ".join(s.name for s in config.servers) or "none"
+        progress(f"no MCP server named {args.server!r} (configured: {names})")
+        return None
+    only = dataclasses.replace(config, servers=(spec,))
+    notify = lambda notice: progress(notice_words(notice))  # noqa: E731
+    runtime = McpRuntime(workspace, only, HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES, notify=notify)
+    return runtime, spec
+
+
 def mcp_list(args: argparse.Namespace) -> int:
     """Imports are lazy here: the user's own servers are spawned first, and boot meanwhile."""
     from levelcode.core.settings import load_settings
@@ -91,11 +118,6 @@ def mcp_list(args: argparse.Namespace) -> int:
 
 def mcp_call(args: argparse.Namespace) -> int:
     from levelcode.cli.aio import run_command
-    from levelcode.core.approvals import HeadlessApprover
-    from levelcode.mcp.config.files import load_mcp_config
-    from levelcode.mcp.runtime import McpRuntime
-    from levelcode.tools.names import BUILTIN_TOOL_NAMES
-    from levelcode.ui.mcp_words import notice_words
 
     try:
         arguments = json.loads(args.arguments)
@@ -105,21 +127,10 @@ def mcp_call(args: argparse.Namespace) -> int:
     if not isinstance(arguments, dict):
         print('levelcode: ARGUMENTS must be a JSON object such as \'{"path": "README.md"}\'', file=sys.stderr)
         return 2
-    workspace = workspace_of(args)
-    config = load_mcp_config(workspace)
-    spec = config.server(args.server)
-    if spec is None:
-        names = ", ".join(s.name for s in config.servers) or "none"
-        print(f"levelcode: no MCP server named {args.server!r} (configured: {names})", file=sys.stderr)
+    found = one_server(args)
+    if found is None:
         return 2
-    only = dataclasses.replace(config, servers=(spec,))
-    runtime = McpRuntime(
-        workspace,
-        only,
-        HeadlessApprover(),
-        reserved=BUILTIN_TOOL_NAMES,
-        notify=lambda notice: progress(notice_words(notice)),
-    )
+    runtime, spec = found
 
     async def main() -> int:
         progress(f"starting {spec.name}…")

@@ -9,29 +9,19 @@ declined. Binary contents are summarised, never printed as base64.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from collections.abc import Awaitable, Callable
 
 from levelcode.cli.aio import run_command
-from levelcode.cli.printing import workspace_of
-from levelcode.core.approvals import HeadlessApprover
+from levelcode.cli.mcp_commands import one_server, progress
 from levelcode.core.errors import McpError
-from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.connection import McpConnection
 from levelcode.mcp.protocol.content import prompt_arguments, resource_lines
-from levelcode.mcp.runtime import McpRuntime
 from levelcode.mcp.server_content import get_prompt, read_resource, resource_index
-from levelcode.tools.names import BUILTIN_TOOL_NAMES
-from levelcode.ui.mcp_words import notice_words
 from levelcode.ui.visible import visible_block
 
 Work = Callable[[McpConnection], Awaitable[int]]
-
-
-def _say(message: str) -> None:
-    print(f"levelcode: {visible_block(message)}", file=sys.stderr, flush=True)
 
 
 def _out(text: str) -> None:
@@ -40,25 +30,14 @@ def _out(text: str) -> None:
 
 def with_server(args: argparse.Namespace, work: Work) -> int:
     """Start the one server `args.server` names (through the launch gate) and run `work` on it."""
-    workspace = workspace_of(args)
-    config = load_mcp_config(workspace)
-    spec = config.server(args.server)
-    if spec is None:
-        names = ", ".join(s.name for s in config.servers) or "none"
-        _say(f"no MCP server named {args.server!r} (configured: {names})")
+    found = one_server(args)
+    if found is None:
         return 2
-    only = dataclasses.replace(config, servers=(spec,))
-    runtime = McpRuntime(
-        workspace,
-        only,
-        HeadlessApprover(),
-        reserved=BUILTIN_TOOL_NAMES,
-        notify=lambda n: _say(notice_words(n)),
-    )
+    runtime, spec = found
 
     async def main() -> int:
         if sys.stderr.isatty():
-            _say(f"starting {spec.name}…")
+            progress(f"starting {spec.name}…")
         await runtime.start()
         connection = runtime.hub.connection(spec.name)
         if connection is None:
@@ -66,7 +45,7 @@ def with_server(args: argparse.Namespace, work: Work) -> int:
         try:
             return await work(connection)
         except McpError as exc:
-            _say(f"{spec.name}: {exc}")
+            progress(f"{spec.name}: {exc}")
             return 1
 
     return run_command(main, runtime.close)
@@ -75,7 +54,7 @@ def with_server(args: argparse.Namespace, work: Work) -> int:
 def mcp_resources(args: argparse.Namespace) -> int:
     async def work(connection: McpConnection) -> int:
         if not connection.info.offer("resources"):
-            _say(f"{connection.name} offers no resources")
+            progress(f"{connection.name} offers no resources")
             return 1
         resources, templates = await resource_index(connection)
         if args.json:
@@ -99,7 +78,7 @@ def mcp_read(args: argparse.Namespace) -> int:
 def mcp_prompts(args: argparse.Namespace) -> int:
     async def work(connection: McpConnection) -> int:
         if not connection.info.offer("prompts"):
-            _say(f"{connection.name} offers no prompts")
+            progress(f"{connection.name} offers no prompts")
             return 1
         prompts = await connection.listing("prompts/list", "prompts")
         if args.json:
@@ -125,10 +104,10 @@ def mcp_prompt(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.arguments)
     except json.JSONDecodeError as exc:
-        _say(f"ARGUMENTS must be a JSON object: {exc}")
+        progress(f"ARGUMENTS must be a JSON object: {exc}")
         return 2
     if not isinstance(arguments, dict) or not all(isinstance(v, str) for v in arguments.values()):
-        _say('ARGUMENTS must be a JSON object of strings, such as \'{"city": "Paris"}\'')
+        progress('ARGUMENTS must be a JSON object of strings, such as \'{"city": "Paris"}\'')
         return 2
 
     async def work(connection: McpConnection) -> int:

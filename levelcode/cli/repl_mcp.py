@@ -105,14 +105,7 @@ def bind_arguments(prompt: Mapping[str, object], words: list[str]) -> dict[str, 
     PromptError for an unknown name, too many words or a missing required argument."""
     declared = prompt_arguments(prompt)
     names = [name for name, _required, _text in declared]
-    bound: dict[str, str] = {}
-    positional = []
-    for word in words:
-        key, sep, value = word.partition("=")
-        if sep and key in names:
-            bound[key] = value
-        else:
-            positional.append(word)
+    bound, positional = _split(words, names)
     free = [name for name in names if name not in bound]
     if len(positional) > len(free):
         raise PromptError(f"too many arguments; {prompt.get('name')} takes: {usage(prompt)}")
@@ -215,8 +208,8 @@ def _find(prompts: Listing, name: str) -> Mapping[str, object] | None:
     return next((p for p in prompts if p.get("name") == name), None)
 
 
-def _named(words: list[str], names: list[str]) -> dict[str, str]:
-    """What the earlier words set, by name: `name=value`, or by position."""
+def _split(words: list[str], names: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The `name=value` words of a declared name, by name; the other words, in order."""
     named: dict[str, str] = {}
     positional = []
     for word in words:
@@ -225,6 +218,12 @@ def _named(words: list[str], names: list[str]) -> dict[str, str]:
             named[key] = value
         else:
             positional.append(word)
+    return named, positional
+
+
+def _named(words: list[str], names: list[str]) -> dict[str, str]:
+    """What the earlier words set, by name: `name=value`, or by position."""
+    named, positional = _split(words, names)
     free = [n for n in names if n not in named]
     named.update(zip(free, positional, strict=False))
     return named
