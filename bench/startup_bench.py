@@ -186,7 +186,8 @@ def prompt_times(home: Path, workspace: Path, chip: bool) -> tuple[float, float 
                 os.write(fd, CURSOR_ANSWER)
             seen += chunk
             now = time.perf_counter() - began
-            if prompt_at is None and b"Ctrl-D leaves" in seen:
+            hint = seen.find(b"Ctrl-D leaves")
+            if prompt_at is None and hint >= 0 and b">" in seen[hint:]:  # the prompt drawn below it
                 prompt_at = now
             if chip_at is None and b"mcp \xc2\xb7 " in seen:
                 chip_at = now

@@ -1,19 +1,17 @@
 """`levelcode` (the interactive session), entered lightly: the terminal check, the light start
-(settings, provider key, MCP configuration), and the user's own servers begun before the REPL's
-terminal UI (rich, prompt_toolkit) and the agent are imported, so they boot meanwhile.
+(settings, provider key, the user's own servers spawned — as many as leave this process a core;
+the rest follow once the prompt is drawn), then the REPL (cli/repl.py), which draws its prompt
+before it loads the rest of LevelCode.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
-from levelcode.cli.session_start import prepare_session, refuse
+from levelcode.cli.session_start import light_start, refuse
 from levelcode.core.errors import ConfigError, ProviderAuthError
-
-if TYPE_CHECKING:
-    from levelcode.cli.repl import Repl
+from levelcode.mcp.early_start import cores_for_servers
 
 
 def run_interactive(args: argparse.Namespace) -> int:
@@ -24,24 +22,11 @@ def run_interactive(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        start = prepare_session(args)
+        light = light_start(args, spawn_at_most=cores_for_servers())
     except (ConfigError, ProviderAuthError) as exc:
         return refuse(exc)
     from levelcode.cli.aio import run_command
+    from levelcode.cli.repl import Repl
 
-    opened: list[Repl] = []
-
-    async def main() -> int:
-        await start.mcp.begin_trusted()
-        from levelcode.cli.repl import open_repl
-
-        opened.append(open_repl(start))
-        return await opened[0].main()
-
-    def interrupt() -> bool:
-        return opened[0].interrupt() if opened else False
-
-    async def cleanup() -> None:
-        await (opened[0].session.close() if opened else start.mcp.close())
-
-    return run_command(main, cleanup, interrupt=interrupt)
+    repl = Repl(light)
+    return run_command(repl.main, repl.close, interrupt=repl.interrupt)

@@ -1,11 +1,16 @@
 """The interactive session: a prompt with history, streamed answers, approval cards, slash commands.
 
-The prompt appears before the MCP servers have finished starting (cli/interactive.py began the
-user's own ones before this module was even imported): a repository's servers are put to the
-launch gate first (its cards need the terminal), then every permitted server goes on starting in
-the background; what that start has to say is held while the prompt is up and shown above it when
-it ends, and the first turn waits for it, with progress, bounded by the servers' own start-up
-timeouts (Ctrl-C skips the slow ones).
+The prompt comes first. Before it: the settings, the provider's key, the user's own servers spawned
+(as many as leave a core free; cli/interactive.py), prompt_toolkit and the banner — nothing else.
+The rest of LevelCode (the MCP runtime, the agent, its tools and terminal views) is loaded behind
+the prompt, off the event loop's thread so typing stays live, and the first line entered waits for
+it. Then every permitted server goes on starting in the background; what that start has to say is
+held while the prompt is up and shown above it when it ends, and the first turn waits for it, with
+progress, bounded by the servers' own start-up timeouts (Ctrl-C skips the slow ones).
+
+A repository that asks for servers (.levelcode/mcp.json, .mcp.json) is the exception: its servers
+pass the launch gate first, and its approval cards need the terminal, so the session opens, and
+asks, before the prompt.
 
 Ctrl-C while the agent works aborts that turn (the transcript stays paired) and returns to the
 prompt; Ctrl-C at the prompt clears the line; Ctrl-D or /exit leaves. SIGTERM and SIGHUP end the
@@ -16,29 +21,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
 
 from levelcode import __version__
-from levelcode.agent.events import AgentEvent, EventSink, Notice
-from levelcode.cli.repl_mcp import McpCompleter, McpPromptParts, PromptError, split_words
-from levelcode.cli.session_start import SessionStart
 from levelcode.core import paths
 from levelcode.core.errors import ProviderError, TurnAborted
 from levelcode.core.private_files import touch_private
-from levelcode.mcp.client_features import UserAnswers
-from levelcode.mcp.config.specs import ServerSpec
-from levelcode.providers.base import Provider
-from levelcode.ui.approval_card import TerminalApprover
-from levelcode.ui.context_view import render_context
-from levelcode.ui.mcp_views import print_list
-from levelcode.ui.render import ConsoleSink
 from levelcode.ui.visible import visible, visible_block
+
+if TYPE_CHECKING:
+    from prompt_toolkit.completion import Completer
+
+    from levelcode.agent.events import AgentEvent, EventSink
+    from levelcode.cli.repl_mcp import McpPromptParts
+    from levelcode.cli.session import ChatSession
+    from levelcode.cli.session_start import LightStart, SessionStart
+    from levelcode.mcp.config.specs import ServerSpec
 
 HELP = """\
 Commands:
@@ -60,26 +65,38 @@ INTERRUPTED_START = (
     "⏹ MCP start-up interrupted: servers that had not started are not running "
     "(/mcp shows which; /new tries again)"
 )
+HINT = "/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves"
+# What the session needs once the prompt is up: imported on a worker thread behind it.
+BEHIND_THE_PROMPT = (
+    "levelcode.cli.session",
+    "levelcode.cli.repl_mcp",
+    "levelcode.cli.server_requests",
+    "levelcode.ui.approval_card",
+    "levelcode.ui.render",
+    "levelcode.ui.context_view",
+    "levelcode.ui.mcp_views",
+    "levelcode.mcp.runtime",
+    "levelcode.mcp.client_features",
+    "levelcode.core.approvals",
+    "levelcode.tools.registry",
+    "prompt_toolkit.application",
+)
 
 
 def _no_status(_names: Sequence[str]) -> AbstractContextManager[object]:
     return contextlib.nullcontext()
 
 
-def open_repl(start: SessionStart) -> Repl:
-    """The REPL over a prepared start; raises ProviderAuthError when the key is refused."""
-    from levelcode.cli.server_requests import TerminalAnswers
-    from levelcode.cli.session import open_session
+def _import_behind_the_prompt() -> None:
+    for name in BEHIND_THE_PROMPT:
+        importlib.import_module(name)
 
-    console = Console()
-    approver, shown = TerminalApprover(console), ConsoleSink(console)
-    sink = HeldNotices(shown)
 
-    def answers(provider: Provider) -> UserAnswers:
-        return TerminalAnswers(console, approver, lambda: provider, shown.stop_progress).answers()
+def repository_asks_for_servers(workspace: Path) -> bool:
+    """Whether the workspace has an MCP file of its own: its servers may need approval cards."""
+    from levelcode.mcp.config.files import WORKSPACE_MCP_FILES
 
-    session = open_session(start, approver=approver, sink=sink, answers=answers)
-    return Repl(console, session, sink)
+    return any((workspace / relative).exists() for relative in WORKSPACE_MCP_FILES)
 
 
 class HeldNotices:
@@ -90,6 +107,8 @@ class HeldNotices:
         self.held: list[AgentEvent] | None = None
 
     def emit(self, event: AgentEvent) -> None:
+        from levelcode.agent.events import Notice
+
         if self.held is not None and isinstance(event, Notice):
             self.held.append(event)
         else:
@@ -105,14 +124,16 @@ class HeldNotices:
 
 
 class Repl:
-    def __init__(self, console: Console, session: object, notices: HeldNotices) -> None:
-        from levelcode.cli.session import ChatSession
+    mcp_parts: McpPromptParts  # set when the session opens
+    notices: HeldNotices
 
-        assert isinstance(session, ChatSession)
-        self.console = console
-        self.session = session
-        self.mcp_parts = McpPromptParts(session.mcp.hub)
-        self.notices = notices
+    def __init__(self, light: LightStart) -> None:
+        self.light = light
+        self.console = Console()
+        self._start: SessionStart | None = None  # the runtime, once loaded
+        self._session: ChatSession | None = None
+        self.completer: Completer | None = None  # Tab completes nothing until the session opens
+        self.opening: asyncio.Future[None] | None = None  # the session opening behind the prompt
         self.turn: asyncio.Future[Any] | None = None  # what Ctrl-C aborts: a turn, or MCP start-up
         self.startup: asyncio.Future[None] | None = None  # the servers starting behind the prompt
         self.commands: dict[str, Command] = {
@@ -126,42 +147,49 @@ class Repl:
             "/quit": self.leave,
         }
 
+    @property
+    def session(self) -> ChatSession:
+        assert self._session is not None, "the session opens behind the first prompt"
+        return self._session
+
     def banner(self) -> None:
-        settings = self.session.provider.settings
+        settings = self.light.provider_settings
         self.console.print(
             Text.assemble(
                 ("LevelCode ", "bold"),
                 (__version__, "dim"),
                 (f" · {settings.provider}/{settings.model}", "cyan"),
-                (f" · {self.session.workspace}", "dim"),
+                (f" · {self.light.workspace}", "dim"),
                 self.sandbox_chip(),
             )
         )
 
     def sandbox_chip(self) -> tuple[str, str]:
-        sandbox = self.session.ctx.sandbox
-        if sandbox is None or not sandbox.available:
+        from levelcode.cli.sandbox_setup import session_confinement
+
+        sandbox = session_confinement(self.light.args, self.light.settings)  # probed once, then cached
+        if not sandbox.available:
             return (" · no sandbox", "yellow")
         return (f" · sandbox, network {'on' if sandbox.network else 'off'}", "dim")
 
     async def main(self) -> int:
         from prompt_toolkit import PromptSession
+        from prompt_toolkit.completion import DynamicCompleter
         from prompt_toolkit.history import FileHistory
 
         history = touch_private(paths.history_path())  # FileHistory appends; it never creates it 0600
-        completer = McpCompleter(self.mcp_parts, self.commands)
         prompt: PromptSession[str] = PromptSession(
-            history=FileHistory(str(history)), completer=completer, complete_while_typing=False
+            history=FileHistory(str(history)),
+            completer=DynamicCompleter(lambda: self.completer),
+            complete_while_typing=False,
         )
         self.banner()
-        permitted: list[ServerSpec] = []
-        await self.start_servers(self.admit(permitted))
-        self.begin_startup(permitted)
-        self.session.warm()
-        self.console.print(Text("/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves", style="dim"))
+        if repository_asks_for_servers(self.light.workspace):
+            await self.open(cards=True)
+        self.console.print(Text(HINT, style="dim"))
         while True:
             try:
-                text = await prompt.prompt_async("> ", handle_sigint=False)
+                text = await prompt.prompt_async("> ", handle_sigint=False, pre_run=self.open_behind)
             except KeyboardInterrupt:
                 continue
             except EOFError:
@@ -169,12 +197,83 @@ class Repl:
             text = text.strip()
             if not text:
                 continue
+            await self.opened()
             if text.startswith("/"):
                 if not await self.command(text):
                     return 0
                 continue
             await self.servers_ready()
             await self.run_turn(text)
+
+    def open_behind(self) -> None:
+        """Called as the first prompt starts: the session opens once it is drawn."""
+        if self.opening is None and self._session is None:
+            self.opening = asyncio.ensure_future(self.open(cards=False))
+
+    async def open(self, *, cards: bool) -> None:
+        """Load the rest and open the session, then pass the servers through the launch gate
+        (`cards`: it may ask, before the prompt; otherwise only the user's own servers exist, and
+        what the gate has to say waits for the prompt) and start them in the background."""
+        self.light.early.start_held()  # from the loop's thread: their parent-death signal follows it
+        if not cards:
+            await asyncio.to_thread(_import_behind_the_prompt)
+        self._start = start = self.light.with_runtime()
+        await start.mcp.begin_trusted()
+        session = self._open_session(start)
+        permitted: list[ServerSpec] = []
+        if cards:
+            await self.start_servers(self.admit(permitted))
+        else:
+            self.notices.hold()
+            await self.admit(permitted)
+        self.begin_startup(permitted)
+        session.warm()
+
+    def _open_session(self, start: SessionStart) -> ChatSession:
+        """The session, with the REPL's cards, forms and notices; raises ProviderAuthError."""
+        from levelcode.cli.repl_mcp import McpCompleter, McpPromptParts
+        from levelcode.cli.server_requests import TerminalAnswers
+        from levelcode.cli.session import open_session
+        from levelcode.mcp.client_features import UserAnswers
+        from levelcode.providers.base import Provider
+        from levelcode.ui.approval_card import TerminalApprover
+        from levelcode.ui.render import ConsoleSink
+
+        console = self.console
+        approver, shown = TerminalApprover(console), ConsoleSink(console)
+        self.notices = HeldNotices(shown)
+
+        def answers(provider: Provider) -> UserAnswers:
+            return TerminalAnswers(console, approver, lambda: provider, shown.stop_progress).answers()
+
+        self._session = session = open_session(start, approver=approver, sink=self.notices, answers=answers)
+        self.mcp_parts = McpPromptParts(session.mcp.hub)
+        self.completer = McpCompleter(self.mcp_parts, self.commands)
+        return session
+
+    async def opened(self) -> None:
+        """Wait for the session opening behind the prompt (its failure is raised here)."""
+        if self.opening is not None and not self.opening.done():
+            with self.console.status("starting…"):
+                await asyncio.shield(self.opening)
+        elif self.opening is not None:
+            self.opening.result()
+
+    async def close(self) -> None:
+        """The cleanup, whenever the REPL ends: the servers begun are ended."""
+        opening = self.opening
+        if opening is not None:
+            opening.cancel()  # a no-op once it is done; then its failure, if any, is taken here
+            with contextlib.suppress(BaseException):
+                await opening
+        if self._session is not None:
+            await self._session.close()
+        elif self._start is not None:
+            await self._start.mcp.close()
+        else:
+            from levelcode.mcp.stdio.early import end_unclaimed
+
+            end_unclaimed()
 
     async def admit(self, permitted: list[ServerSpec]) -> None:
         permitted.extend(await self.session.admit())
@@ -190,8 +289,10 @@ class Repl:
         """Print what the start had to say above the prompt (or now, when no prompt is up)."""
         from prompt_toolkit.application import run_in_terminal
 
-        if self.notices.held is not None:
+        if self.notices.held:
             await run_in_terminal(self.notices.release)
+        else:
+            self.notices.release()  # nothing to show: the prompt is not redrawn for it
 
     async def servers_ready(self) -> None:
         """The first turn waits for the servers still starting: with progress, Ctrl-C skips them."""
@@ -227,6 +328,8 @@ class Repl:
     async def mcp(self, words: list[str]) -> bool:
         """`/mcp` lists; `/mcp stop NAME` ends a server now; `/mcp revoke NAME` forgets its approval."""
         if not words:
+            from levelcode.ui.mcp_views import print_list
+
             print_list(self.console, self.session.mcp.list_view(take_errors=True))
             return True
         action, names = words[0], words[1:]
@@ -241,6 +344,8 @@ class Repl:
         return True
 
     async def context(self, _words: list[str]) -> bool:
+        from levelcode.ui.context_view import render_context
+
         self.console.out(
             render_context(self.session.context_usage(), last=self.session.agent.last_usage), highlight=False
         )
@@ -262,6 +367,8 @@ class Repl:
 
     async def run_prompt(self, command: str, rest: str) -> None:
         """`/server:prompt ARG…`: the server's prompt, sent as the next message."""
+        from levelcode.cli.repl_mcp import PromptError, split_words
+
         await self.servers_ready()
         try:
             text = await self.mcp_parts.prompt_text(command, split_words(rest))
@@ -335,6 +442,8 @@ class Repl:
         except (TurnAborted, asyncio.CancelledError) as exc:
             if isinstance(exc, asyncio.CancelledError) and not turn.cancelled():
                 raise
+            from levelcode.agent.events import Notice
+
             self.session.agent.sink.emit(Notice("⏹ aborted"))
         except ProviderError as exc:
             self.console.print(Text(f"error: {visible_block(str(exc))}", style="red"))

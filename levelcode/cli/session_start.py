@@ -3,6 +3,9 @@ imported — workspace, settings, the provider's name and key — then the user'
 (mcp/early_start.py) and, only after that, the MCP configuration and runtime loaded. So the
 servers boot while LevelCode imports and sets up the rest. Light on purpose: no provider SDK, no
 terminal UI, no tools, nothing of the MCP runtime until the servers are on their way.
+
+The REPL stops halfway (`light_start`): it draws its prompt first and loads the runtime behind it
+(`LightStart.with_runtime`); `run` takes both steps at once (`prepare_session`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from levelcode.cli.printing import workspace_of
 from levelcode.core.settings import Settings, load_settings
-from levelcode.mcp.early_start import start_user_servers
+from levelcode.mcp.early_start import EarlyStart, start_user_servers
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.factory import resolve_provider_settings
 from levelcode.providers.failures import missing_key_error
@@ -35,8 +38,34 @@ class SessionStart:
     mcp: McpRuntime
 
 
+@dataclass
+class LightStart:
+    """A session's start before the MCP runtime is loaded: settings read, key found, servers begun."""
+
+    args: argparse.Namespace
+    workspace: Path
+    settings: Settings
+    provider_settings: ProviderSettings
+    early: EarlyStart
+
+    def with_runtime(self) -> SessionStart:
+        """The rest of the start: the servers held back spawned now, then the MCP runtime loaded."""
+        self.early.start_held()
+        from levelcode.cli.sandbox_setup import extra_roots
+
+        runtime = runtime_for(self.workspace, self.settings, extra_roots(self.args, self.settings))
+        return SessionStart(self.args, self.workspace, self.settings, self.provider_settings, runtime)
+
+
 def prepare_session(args: argparse.Namespace) -> SessionStart:
     """Raises ConfigError, or ProviderAuthError when there is no key (before any server starts)."""
+    return light_start(args).with_runtime()
+
+
+def light_start(args: argparse.Namespace, *, spawn_at_most: int | None = None) -> LightStart:
+    """Settings, provider and key, then the user's servers spawned (`spawn_at_most` of them now,
+    the rest by `with_runtime`). Raises ConfigError, or ProviderAuthError when there is no key
+    (before any server starts)."""
     workspace = workspace_of(args)
     settings = load_settings(workspace)
     provider_settings = resolve_provider_settings(
@@ -48,11 +77,8 @@ def prepare_session(args: argparse.Namespace) -> SessionStart:
     )
     if not provider_settings.api_key:
         raise missing_key_error(provider_settings)
-    start_user_servers(workspace, settings)
-    from levelcode.cli.sandbox_setup import extra_roots
-
-    runtime = runtime_for(workspace, settings, extra_roots(args, settings))
-    return SessionStart(args, workspace, settings, provider_settings, runtime)
+    early = start_user_servers(workspace, settings, at_most=spawn_at_most)
+    return LightStart(args, workspace, settings, provider_settings, early)
 
 
 def runtime_for(workspace: Path, settings: Settings, folders: Sequence[Path] = ()) -> McpRuntime:

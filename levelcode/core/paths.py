@@ -8,7 +8,6 @@ Without it: the platform's config dir for settings, its state dir for the rest.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -77,6 +76,8 @@ def server_dir(name: str, root: Path | None = None) -> Path:
     repository cannot plant files where the server looks first (modules, node_modules, .npmrc)."""
     stem = file_stem(name, fallback="server")
     if stem != name:  # two names that sanitize alike must not share a directory
+        import hashlib  # here: paths is on the way to the first server spawn, hashlib is 3 ms
+
         stem += "-" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return (root or servers_dir()) / stem
 

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.protocol.handshake import DEFAULT_HINTED_PROBE_SECONDS
+from levelcode.mcp.protocol.limits import DEFAULT_MAX_MESSAGE_BYTES
 from levelcode.mcp.protocol.session import ClientFeatures
 from levelcode.mcp.protocol.sign_in import SignIn
-from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES, AuthHook
+from levelcode.mcp.protocol.transport import AuthHook
 
 if TYPE_CHECKING:
     from levelcode.mcp.gates.server_box import SandboxChoice

@@ -60,6 +60,8 @@ class McpConnection:
         self.log = ServerLog(log_path, spec.client.log_level)
         self._progress: dict[str, ProgressCallback] = {}
         self._background: set[asyncio.Task[object]] = set()
+        self._tools_stale = False  # a tools list_changed came that no re-list has answered yet
+        self._relisting = False
         session.on_notification = self._notification
 
     @property
@@ -194,7 +196,7 @@ class McpConnection:
     def _notification(self, message: jsonrpc.Notification) -> None:
         method, params = message.method, message.params
         if method == "notifications/tools/list_changed":
-            self._spawn(self._refresh())
+            self._tools_changed()
         elif method == "notifications/resources/list_changed":
             self._spawn(self._refresh_resources())
         elif method == "notifications/prompts/list_changed":
@@ -225,11 +227,24 @@ class McpConnection:
         if had != self.has_resources and self.on_tools_changed is not None:
             self.on_tools_changed(self)  # the resource tools come or go
 
+    def _tools_changed(self) -> None:
+        """A burst of list_changed (server-everything sends four as it starts) is one re-list, and
+        one more for those that came while it was on its way: never one whole list each."""
+        self._tools_stale = True
+        if not self._relisting:
+            self._relisting = True
+            self._spawn(self._refresh())
+
     async def _refresh(self) -> None:
-        with contextlib.suppress(McpError):
-            await self.list_tools()
-            if self.on_tools_changed is not None:
-                self.on_tools_changed(self)
+        try:
+            while self._tools_stale:
+                self._tools_stale = False
+                with contextlib.suppress(McpError):
+                    await self.list_tools()
+                    if self.on_tools_changed is not None:
+                        self.on_tools_changed(self)
+        finally:
+            self._relisting = False
 
     def start_listening(self) -> None:
         """2026-07-28 delivers list_changed only on a `subscriptions/listen` stream; open one."""

@@ -8,11 +8,16 @@ as always; a server whose entry asks for the sandbox is left to the hub, which w
 here it would run unconfined until claimed, and its claim would never match); so is a server
 whose launch cannot be resolved (a `${VAR}` unset), and the hub reports why. Light on purpose: no event loop,
 no gates beyond the launch plan, no SDK.
+
+The REPL spawns only as many as leave it a core (`at_most`) and the rest once its prompt is drawn
+(`EarlyStart.start_held`): ten servers booting at once on two cores would otherwise hold the
+prompt back for seconds, and servers that boot on CPU finish no sooner for starting together.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
 
@@ -23,28 +28,55 @@ from levelcode.mcp.config.environment import NOTHING_WITHHELD
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, parse_user_settings
 from levelcode.mcp.gates.server_box import server_box
 from levelcode.mcp.launch import server_launch
-from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES
+from levelcode.mcp.protocol.limits import DEFAULT_MAX_MESSAGE_BYTES
 from levelcode.mcp.stdio.early import spawn_early
+from levelcode.mcp.stdio.launch_spec import StdioLaunch
 
 
-def start_user_servers(workspace: Path, settings: Settings) -> list[str]:
-    """Spawn the user's own stdio servers now; the names of those started."""
+@dataclass
+class EarlyStart:
+    """The user's servers begun before the session: those started, and those held back for later."""
+
+    started: list[str] = field(default_factory=list[str])
+    held: list[tuple[str, StdioLaunch]] = field(default_factory=list[tuple[str, StdioLaunch]])
+
+    def start_held(self) -> list[str]:
+        """Spawn the servers held back (from the thread that will run the loop); their names."""
+        held, self.held = self.held, []
+        now = [name for name, launch in held if spawn_early(launch)]
+        self.started.extend(now)
+        return now
+
+
+def start_user_servers(workspace: Path, settings: Settings, *, at_most: int | None = None) -> EarlyStart:
+    """Spawn the user's own stdio servers now (the first `at_most` of them; the rest are held)."""
     tier = parse_user_settings(settings.user, file=str(settings.user_file))
-    started = []
+    early = EarlyStart()
     for spec in tier.servers:
-        if _starts_early(spec) and _spawn(spec, workspace):
-            started.append(spec.name)
-    return started
+        launch = _launch(spec, workspace) if _starts_early(spec) else None
+        if launch is None:
+            continue
+        if at_most is not None and len(early.started) >= at_most:
+            early.held.append((spec.name, launch))
+        elif spawn_early(launch):
+            early.started.append(spec.name)
+    return early
+
+
+def cores_for_servers() -> int:
+    """How many servers may boot beside the REPL before its prompt: all cores but the one it needs."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cores - 1)
 
 
 def _starts_early(spec: ServerSpec) -> TypeGuard[StdioServerSpec]:
     return isinstance(spec, StdioServerSpec) and not spec.disabled and server_box(spec) is None
 
 
-def _spawn(spec: StdioServerSpec, workspace: Path) -> bool:
+def _launch(spec: StdioServerSpec, workspace: Path) -> StdioLaunch | None:
     # the options runtime.make_hub gives the hub, so the transport recognizes the process as its own
     try:
-        launch = server_launch(
+        return server_launch(
             spec,
             os.environ,
             workspace=workspace,
@@ -54,5 +86,4 @@ def _spawn(spec: StdioServerSpec, workspace: Path) -> bool:
             withheld=NOTHING_WITHHELD,
         )
     except ServerStartError:
-        return False
-    return spawn_early(launch)
+        return None

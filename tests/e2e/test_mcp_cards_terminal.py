@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from levelcode.mcp.config.specs import parse_workspace_file
 from levelcode.mcp.gates.overview import launch_text
@@ -295,3 +298,32 @@ def test_revoke_in_the_repl_leaves_the_server_running_until_asked_to_stop(
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     assert TrustStore(isolated_home / "state" / "trust.json").approved_servers(tmp_path) == {}
+
+
+def test_servers_beyond_the_spare_cores_start_once_the_prompt_is_up_each_once(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    # on one core the REPL spawns one server before its prompt and the other two just after it;
+    # a line typed at once waits for the session loaded behind the prompt
+    taskset = shutil.which("taskset")
+    if taskset is None:
+        pytest.skip("taskset (util-linux) is not installed")
+    pid_files = {name: tmp_path / f"pids-{name}" for name in ("one", "two", "three")}
+    write_settings(isolated_home, {"mcpServers": {name: fault_entry(pid) for name, pid in pid_files.items()}})
+    with OPENAI.fake([]) as server:
+        env = provider_env(isolated_home, "openai", TERM="xterm-256color")
+        argv = [taskset, "-c", "0", str(LEVELCODE), *provider_flags("openai", server.base_url, OPENAI.model)]
+        terminal.start(argv, env, cwd=str(tmp_path))
+        terminal.wait_for("/help for commands")
+        terminal.type("/mcp")
+        terminal.send("Enter")
+        screen = terminal.wait_for("mcp · one (", within=40)
+        assert screen.count("fault_server.py") == 3  # /mcp listed all three: it waited for the session
+        assert "two (" in screen
+        assert "three (" in screen
+        for pid_file in pid_files.values():
+            assert len(read_pids(pid_file)) == 1  # one process each: the held ones were claimed too
+        terminal.wait_for_prompt()
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+    assert survivors([pid for pid_file in pid_files.values() for pid in read_pids(pid_file)]) == []

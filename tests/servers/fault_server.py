@@ -29,7 +29,8 @@ Standard library only; speaks newline-delimited JSON-RPC on stdio. Start-up faul
                                              return TERMINAL_ATTACK, as a result or as an error), and write
                                              it to stderr at start (with --exit-at-start: why it failed)
 Call faults are tools: echo, hang, crash, crash_with_children, big (one 50 MB line), huge_text,
-image, is_error, rpc_error, garbage_reply, change_tools (list_changed), sleep, whereami (cwd, env,
+image, is_error, rpc_error, garbage_reply, change_tools (`times` list_changed notifications, 1
+unless given; its text says how many tools/list requests were answered before it), sleep, whereami (cwd, env,
 argv, and the parent-death signal the process carries: prctl(PR_GET_PDEATHSIG), Linux),
 touch_marker and delete_everything (destructiveHint; both create the file at `path`), count_chars.
 Every process it starts (itself, grandchildren) appends its pid to $FAULT_PID_FILE, so tests can
@@ -169,6 +170,7 @@ class Server:
         self.changed = False
         self.initialized_era: str | None = None
         self.requests_seen = 0
+        self.tool_lists = 0
         self.silent = False
 
     def tool_names(self) -> list[str]:
@@ -223,6 +225,7 @@ class Server:
         if self.handshake(method, request_id, params):
             return
         if method == "tools/list":
+            self.tool_lists += 1
             reply(request_id, self.tools_page(params.get("cursor")))
         elif method == "tools/call":
             self.call(request_id, params.get("name"), params.get("arguments") or {})
@@ -332,8 +335,9 @@ class Server:
             OUT.flush()
         elif name == "change_tools":
             self.changed = True
-            reply(request_id, text("changed"))
-            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            reply(request_id, text(f"changed; tools/list answered {self.tool_lists} times"))
+            for _ in range(int(arguments.get("times", 1))):
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         else:
             reply(request_id, text(f"{name} called"))
 

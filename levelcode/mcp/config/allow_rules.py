@@ -9,7 +9,6 @@ is a problem, never an allow.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,8 +20,10 @@ PART_WORDS = {"description": "description", "inputSchema": "input schema", "anno
 
 
 def canonical_hash(value: object) -> str:
+    from hashlib import sha256  # here: this module is on the way to the first server spawn
+
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)

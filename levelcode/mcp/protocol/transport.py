@@ -14,8 +14,6 @@ from typing import Protocol
 from levelcode.core.errors import McpError, TransportError
 from levelcode.mcp.protocol.jsonrpc import Incoming, RequestId
 
-DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # one message from a server, on any transport
-
 
 class MessageSink(Protocol):
     def on_message(self, message: Incoming) -> None: ...

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES
+from levelcode.mcp.protocol.limits import DEFAULT_MAX_MESSAGE_BYTES
 
 OVERSIZE_HEAD_BYTES = 256
 STDERR_LINES = 40

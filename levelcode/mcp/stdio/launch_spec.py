@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from levelcode.mcp.protocol.transport import DEFAULT_MAX_MESSAGE_BYTES
+from levelcode.mcp.protocol.limits import DEFAULT_MAX_MESSAGE_BYTES
 
 
 @dataclass(frozen=True)

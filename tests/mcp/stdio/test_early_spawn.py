@@ -40,7 +40,7 @@ async def test_a_server_spawned_early_is_claimed_by_its_transport_once(
 ) -> None:
     pid_file = tmp_path / "pids"
     settings = load_settings(tmp_path, _settings(isolated_home, pid_file))
-    assert early_start.start_user_servers(tmp_path, settings) == ["fault"]  # not the disabled one
+    assert early_start.start_user_servers(tmp_path, settings).started == ["fault"]  # not the disabled one
     assert early.unclaimed() == 1
     hub = make_hub(tmp_path, settings)
     spec = fault_spec(pid_file=pid_file)
@@ -56,6 +56,41 @@ async def test_a_server_spawned_early_is_claimed_by_its_transport_once(
     assert survivors(read_pids(pid_file)) == []
     log = (isolated_home / "state" / "logs" / "fault.log").read_text()
     assert log.count(" starting ") == 1
+
+
+async def test_servers_held_back_start_later_and_are_claimed_as_early_ones(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # the REPL's way: one server now, the others once its prompt is up; still one process each
+    pids = [tmp_path / "pids-a", tmp_path / "pids-b"]
+    entries = {
+        name: {
+            "command": __import__("sys").executable,
+            "args": [str(FAULT_SERVER)],
+            "env": {"FAULT_PID_FILE": str(pid)},
+        }
+        for name, pid in zip(("a", "b"), pids, strict=True)
+    }
+    (isolated_home / "settings.json").write_text(json.dumps({"mcpServers": entries}))
+    settings = load_settings(tmp_path, isolated_home / "settings.json")
+    begun = early_start.start_user_servers(tmp_path, settings, at_most=1)
+    assert (begun.started, [name for name, _ in begun.held]) == (["a"], ["b"])
+    assert early.unclaimed() == 1
+    assert begun.start_held() == ["b"]
+    assert (begun.started, begun.held, early.unclaimed()) == (["a", "b"], [], 2)
+    assert begun.start_held() == []
+    hub = make_hub(tmp_path, settings)
+    specs = [fault_spec(pid_file=pid, name=name) for name, pid in zip(("a", "b"), pids, strict=True)]
+    await hub.start(specs)
+    try:
+        assert early.unclaimed() == 0
+        for name, pid in zip(("a", "b"), pids, strict=True):
+            connection = hub.connection(name)
+            assert connection is not None
+            assert read_pids(pid) == [connection.pid]
+    finally:
+        await hub.reap_all()
+    assert survivors([*read_pids(pids[0]), *read_pids(pids[1])]) == []
 
 
 async def test_an_early_server_that_dies_mid_call_is_an_error_at_once(
@@ -92,7 +127,7 @@ def test_a_launch_that_cannot_be_resolved_is_left_to_the_hub(isolated_home: Path
     entry = {"command": "srv", "env": {"TOKEN": "${SURELY_UNSET_VARIABLE}"}}
     (isolated_home / "settings.json").write_text(json.dumps({"mcpServers": {"needs": entry}}))
     settings = load_settings(tmp_path, isolated_home / "settings.json")
-    assert early_start.start_user_servers(tmp_path, settings) == []
+    assert early_start.start_user_servers(tmp_path, settings).started == []
     assert early.unclaimed() == 0
 
 
@@ -106,7 +141,7 @@ def test_a_server_whose_entry_asks_for_the_sandbox_is_left_to_the_hub(
     entries["mcpServers"]["fault"]["sandbox"] = {"network": False}
     path.write_text(json.dumps(entries))
     settings = load_settings(tmp_path, path)
-    assert early_start.start_user_servers(tmp_path, settings) == []
+    assert early_start.start_user_servers(tmp_path, settings).started == []
     assert early.unclaimed() == 0
     assert read_pids(pid_file) == []
 
@@ -118,7 +153,7 @@ def test_a_repository_server_is_never_spawned_early(isolated_home: Path, tmp_pat
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"repo": entry}}))
     (isolated_home / "settings.json").write_text("{}")
     settings = load_settings(tmp_path, isolated_home / "settings.json")
-    assert early_start.start_user_servers(tmp_path, settings) == []
+    assert early_start.start_user_servers(tmp_path, settings).started == []
     assert early.unclaimed() == 0
     assert read_pids(pid_file) == []
 

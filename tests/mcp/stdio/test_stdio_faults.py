@@ -165,6 +165,21 @@ async def test_list_changed_refreshes_the_tool_list(fault: Fault) -> None:
     fault.assert_no_survivors()
 
 
+async def test_a_burst_of_list_changed_is_one_relist_not_one_each(fault: Fault) -> None:
+    # server-everything sends four at start; each used to cost a whole tools/list
+    connection = await fault.connect()
+    changed = asyncio.Event()
+    connection.on_tools_changed = lambda _c: changed.set()
+    await connection.call_tool("change_tools", {"times": 8})
+    await asyncio.wait_for(changed.wait(), 10)
+    answered = (await connection.call_tool("change_tools", {"times": 0})).text
+    # the first list, then one re-list (a second when some came while it was on its way)
+    assert answered in ("changed; tools/list answered 2 times", "changed; tools/list answered 3 times")
+    assert "added_later" in [t["name"] for t in connection.tools]
+    await connection.close()
+    fault.assert_no_survivors()
+
+
 async def test_result_shapes_become_strings(fault: Fault) -> None:
     connection = await fault.connect()
     image = await connection.call_tool("image", {})
