@@ -12,7 +12,7 @@ baseline in one run (interleaved, medians).
    <= 1.15x warm.
 3. Time to the interactive prompt with 10 servers configured, in a real pseudo-terminal, beside
    the same with none, and when the 10 servers' summary line appears (their start overlaps the
-   prompt). Target: < 0.5 s.
+   prompt). The prompt counts once it is drawn, below its hint line. Target: < 0.5 s.
 
 The machines are shared and noisy: read the ratios, and run it twice before believing one.
 """

@@ -226,6 +226,7 @@ class Repl:
         else:
             self.notices.hold()
             await self.admit(permitted)
+            await self._show_held()  # no sandbox, config problems: above the prompt now, not later
         self.begin_startup(permitted)
         session.warm()
 
@@ -283,10 +284,10 @@ class Repl:
         self.session.mcp.starting = _no_status
         self.notices.hold()
         self.startup = asyncio.ensure_future(self.session.launch(permitted))
-        self.startup.add_done_callback(lambda _task: asyncio.ensure_future(self._show_startup()))
+        self.startup.add_done_callback(lambda _task: asyncio.ensure_future(self._show_held()))
 
-    async def _show_startup(self) -> None:
-        """Print what the start had to say above the prompt (or now, when no prompt is up)."""
+    async def _show_held(self) -> None:
+        """Print the notices held back above the prompt (or now, when no prompt is up)."""
         from prompt_toolkit.application import run_in_terminal
 
         if self.notices.held:

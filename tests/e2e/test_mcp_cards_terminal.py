@@ -27,14 +27,23 @@ from tests.support.terminal import Terminal
 MARKER_CODE = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('pwned')"
 
 
-def start_repl(terminal: Terminal, home: Path, workspace: Path, base_url: str, *flags: str) -> None:
-    env = provider_env(home, "openai", TERM="xterm-256color")
+def start_repl(
+    terminal: Terminal, home: Path, workspace: Path, base_url: str, *flags: str, **extra_env: str
+) -> None:
+    env = provider_env(home, "openai", TERM="xterm-256color", **extra_env)
     argv = [str(LEVELCODE), *provider_flags("openai", base_url, OPENAI.model), *flags]
     terminal.start(argv, env, cwd=str(workspace))
 
 
 def fault_entry(pid_file: Path) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(FAULT_SERVER)], "env": {"FAULT_PID_FILE": str(pid_file)}}
+
+
+def slow_user_server(home: Path, pid_file: Path) -> None:
+    """The user's own fault server, sleeping 60 s before it answers anything."""
+    slow = fault_entry(pid_file)
+    slow["args"] = [*slow["args"], "--slow-start", "60"]
+    write_settings(home, {"mcpServers": {"slow": slow}})
 
 
 def repo_server(workspace: Path, pid_file: Path, *, approved_in: Path | None = None) -> None:
@@ -253,9 +262,7 @@ def test_the_prompt_comes_before_a_slow_server_and_the_first_turn_waits_for_it(
     terminal: Terminal, isolated_home: Path, tmp_path: Path
 ) -> None:
     pid_file = tmp_path / "pids"
-    slow = fault_entry(pid_file)
-    slow["args"] = [*slow["args"], "--slow-start", "60"]
-    write_settings(isolated_home, {"mcpServers": {"slow": slow}})
+    slow_user_server(isolated_home, pid_file)
     with OPENAI.fake([Reply(text="still usable")]) as server:
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
         terminal.wait_for("/help for commands")  # the server sleeps 60 s before it answers anything
@@ -327,3 +334,21 @@ def test_servers_beyond_the_spare_cores_start_once_the_prompt_is_up_each_once(
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     assert survivors([pid for pid_file in pid_files.values() for pid in read_pids(pid_file)]) == []
+
+
+def test_no_sandbox_is_said_at_once_not_after_a_slow_server(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    # what the launch gate says (here: commands cannot be confined) shows above the prompt while a
+    # server is still starting; it is not held back with that server's own news
+    pid_file = tmp_path / "pids"
+    slow_user_server(isolated_home, pid_file)
+    with OPENAI.fake([]) as server:
+        start_repl(terminal, isolated_home, tmp_path, server.base_url, PATH=str(tmp_path / "no-bin"))
+        screen = terminal.wait_for("no sandbox for commands: bwrap was not found on PATH")
+        assert "mcp · " not in screen  # the slow server is still starting
+        assert survivors(read_pids(pid_file), within=0)
+        terminal.wait_for_prompt()
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+    assert survivors(read_pids(pid_file)) == []
