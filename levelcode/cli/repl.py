@@ -211,9 +211,10 @@ class Repl:
             self.opening = asyncio.ensure_future(self.open(cards=False))
 
     async def open(self, *, cards: bool) -> None:
-        """Load the rest and open the session, then pass the servers through the launch gate
-        (`cards`: it may ask, before the prompt; otherwise only the user's own servers exist, and
-        what the gate has to say waits for the prompt) and start them in the background."""
+        """Load the rest and open the session, then pass the servers through the launch gate and
+        start them in the background. `cards`: before the prompt, and the gate may ask; otherwise
+        the prompt is up, only the user's own servers exist (nothing to ask), and what the gate
+        says is printed above the prompt."""
         self.light.early.start_held()  # from the loop's thread: their parent-death signal follows it
         if not cards:
             await asyncio.to_thread(_import_behind_the_prompt)
@@ -255,7 +256,7 @@ class Repl:
     async def opened(self) -> None:
         """Wait for the session opening behind the prompt (its failure is raised here)."""
         if self.opening is not None and not self.opening.done():
-            with self.console.status("starting…"):
+            with self.console.status("starting the session…"):
                 await asyncio.shield(self.opening)
         elif self.opening is not None:
             self.opening.result()
