@@ -39,11 +39,11 @@ from levelcode.ui.visible import visible, visible_block
 if TYPE_CHECKING:
     from prompt_toolkit.completion import Completer
 
-    from levelcode.agent.events import AgentEvent, EventSink
     from levelcode.cli.repl_mcp import McpPromptParts
     from levelcode.cli.session import ChatSession
     from levelcode.cli.session_start import LightStart, SessionStart
     from levelcode.mcp.config.specs import ServerSpec
+    from levelcode.ui.render import HeldNotices
 
 HELP = """\
 Commands:
@@ -66,7 +66,8 @@ INTERRUPTED_START = (
     "(/mcp shows which; /new tries again)"
 )
 HINT = "/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves"
-# What the session needs once the prompt is up: imported on a worker thread behind it.
+# What the session needs once the prompt is up (cli.session brings the MCP runtime, the agent and
+# its tools): imported on a worker thread behind it.
 BEHIND_THE_PROMPT = (
     "levelcode.cli.session",
     "levelcode.cli.repl_mcp",
@@ -75,10 +76,6 @@ BEHIND_THE_PROMPT = (
     "levelcode.ui.render",
     "levelcode.ui.context_view",
     "levelcode.ui.mcp_views",
-    "levelcode.mcp.runtime",
-    "levelcode.mcp.client_features",
-    "levelcode.core.approvals",
-    "levelcode.tools.registry",
     "prompt_toolkit.application",
 )
 
@@ -97,30 +94,6 @@ def repository_asks_for_servers(workspace: Path) -> bool:
     from levelcode.mcp.config.files import WORKSPACE_MCP_FILES
 
     return any((workspace / relative).exists() for relative in WORKSPACE_MCP_FILES)
-
-
-class HeldNotices:
-    """A sink that can hold notices back (while the prompt is up) and show them later, in order."""
-
-    def __init__(self, sink: EventSink) -> None:
-        self.sink = sink
-        self.held: list[AgentEvent] | None = None
-
-    def emit(self, event: AgentEvent) -> None:
-        from levelcode.agent.events import Notice
-
-        if self.held is not None and isinstance(event, Notice):
-            self.held.append(event)
-        else:
-            self.sink.emit(event)
-
-    def hold(self) -> None:
-        self.held = [] if self.held is None else self.held
-
-    def release(self) -> None:
-        held, self.held = self.held or [], None
-        for event in held:
-            self.sink.emit(event)
 
 
 class Repl:
@@ -239,7 +212,7 @@ class Repl:
         from levelcode.mcp.client_features import UserAnswers
         from levelcode.providers.base import Provider
         from levelcode.ui.approval_card import TerminalApprover
-        from levelcode.ui.render import ConsoleSink
+        from levelcode.ui.render import ConsoleSink, HeldNotices
 
         console = self.console
         approver, shown = TerminalApprover(console), ConsoleSink(console)

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from levelcode.agent.events import (
     AgentEvent,
+    EventSink,
     Notice,
     TextDelta,
     ToolCallEvent,
@@ -116,6 +117,28 @@ def _result_size(text: str) -> str:
     lines = text.count("\n") + 1 if text else 0
     first = visible(" ".join(text.split("\n", 1)[0].split())[:70])
     return f"{first}{' …' if lines > 1 else ''}  ({lines} lines, {len(text):,} chars)"
+
+
+class HeldNotices:
+    """A sink that can hold notices back (while the prompt is up) and show them later, in order."""
+
+    def __init__(self, sink: EventSink) -> None:
+        self.sink = sink
+        self.held: list[AgentEvent] | None = None
+
+    def emit(self, event: AgentEvent) -> None:
+        if self.held is not None and isinstance(event, Notice):
+            self.held.append(event)
+        else:
+            self.sink.emit(event)
+
+    def hold(self) -> None:
+        self.held = [] if self.held is None else self.held
+
+    def release(self) -> None:
+        held, self.held = self.held or [], None
+        for event in held:
+            self.sink.emit(event)
 
 
 class JsonLinesSink:
