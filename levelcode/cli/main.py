@@ -1,20 +1,19 @@
 """The `levelcode` command: argument parsing and dispatch to the surface that does the work.
 
-Start-up cost matters (`levelcode mcp list` is timed): this module imports only the standard
-library; each command imports what it needs when it runs.
+Start-up cost matters (`levelcode mcp list` is timed): this module imports little beyond the
+standard library, builds a command's arguments only when it is the one typed (parser_base.py),
+and each command imports what it needs when it runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import atexit
-import os
+import functools
 import sys
-import threading
 from collections.abc import Sequence
-from typing import Any, NoReturn
 
 from levelcode import __version__
+from levelcode.cli.parser_base import CommandParser, RawDescriptionFormatter
 from levelcode.core.errors import ConfigError
 
 DESCRIPTION = "LevelCode: a terminal AI coding agent that uses tools from MCP servers, safely."
@@ -34,56 +33,55 @@ you pass --allow-network. Where there is no sandbox, every command asks first.
 
 
 def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
-    """The options that decide where commands may work: shared by the agent and `sandbox`."""
+    """The options that decide where commands may work: shared by the agent and `sandbox`.
+    Like every option taken before or after a command's name, their defaults are SUPPRESS, so
+    one typed before the name is not reset by the command's own parser."""
     parser.add_argument(
-        "-C", dest="workspace", metavar="DIR", help="workspace directory (default: the current one)"
+        "-C",
+        dest="workspace",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="workspace directory (default: the current one)",
     )
     parser.add_argument(
         "--add-dir",
         dest="add_dirs",
         metavar="DIR",
         action="append",
+        default=argparse.SUPPRESS,
         help="let the tools use DIR as well as the workspace (repeatable)",
     )
     parser.add_argument(
         "--allow-network",
         dest="allow_network",
         action="store_true",
+        default=argparse.SUPPRESS,
         help="let sandboxed commands use the network (off by default)",
     )
 
 
-def _common_options() -> argparse.ArgumentParser:
-    # SUPPRESS defaults let these options appear before or after the subcommand alike.
-    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
-    _add_workspace_options(common)
-    common.add_argument("--provider", choices=("anthropic", "openai"), help="model provider")
-    common.add_argument("--model", help="model name")
-    common.add_argument(
-        "--base-url", dest="base_url", metavar="URL", help="API base URL (OpenAI-compatible servers)"
-    )
-    common.add_argument(
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the agent, taken at every level of the command line."""
+    _add_workspace_options(parser)
+    common = functools.partial(parser.add_argument, default=argparse.SUPPRESS)
+    common("--provider", choices=("anthropic", "openai"), help="model provider")
+    common("--model", help="model name")
+    common("--base-url", dest="base_url", metavar="URL", help="API base URL (OpenAI-compatible servers)")
+    common(
         "--autopilot",
         action="store_true",
         help="run commands the safety check calls safe in the sandbox without asking (MCP calls still ask)",
     )
-    return common
 
 
-def _add_sandbox_parser(commands: Any) -> None:
-    options = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
-    _add_workspace_options(options)
-    sandbox = commands.add_parser(
-        "sandbox",
-        parents=[options],
-        help="run a command in the sandbox, exactly as the agent would",
-        description=(
-            "Run CMD ARGS... in the sandbox exactly as the agent runs its commands (same policy, "
-            "same environment, bash in the workspace, stdin closed), stream its output and exit "
-            "with its status. Shell syntax needs a shell: levelcode sandbox -- bash -c 'make && make test'"
-        ),
-        usage="levelcode sandbox [--allow-network] [--add-dir DIR] [-C DIR] [-v] -- CMD [ARGS...]",
-    )
+def _fill_run(run: CommandParser) -> None:
+    add_common_options(run)
+    run.add_argument("prompt", help="what to do")
+    run.add_argument("--json", action="store_true", help="print one JSON event per line")
+
+
+def _fill_sandbox(sandbox: CommandParser) -> None:
+    _add_workspace_options(sandbox)
     sandbox.add_argument(
         "-v",
         "--verbose",
@@ -93,52 +91,55 @@ def _add_sandbox_parser(commands: Any) -> None:
     sandbox.add_argument("argv", nargs="*", metavar="CMD", help="the command and its arguments")
 
 
+def _fill_mcp(mcp: CommandParser) -> None:
+    from levelcode.cli.mcp_parser import fill_mcp_parser
+
+    fill_mcp_parser(mcp, add_common_options)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    common = _common_options()
-    parser = argparse.ArgumentParser(
+    """Every command's parser; each one's arguments are added only when it is the one chosen
+    (or its help is asked for), so that `levelcode mcp list` spends no time on the other ~20."""
+    parser = CommandParser(
         prog="levelcode",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        parents=[common],
+        formatter_class=RawDescriptionFormatter,
     )
+    add_common_options(parser)
     parser.add_argument("--version", action="version", version=f"levelcode {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    run = commands.add_parser(
-        "run", parents=[common], help="run one task headless", description="Run one task headless."
+    commands.add_parser(
+        "run", fill=_fill_run, help="run one task headless", description="Run one task headless."
     )
-    run.add_argument("prompt", help="what to do")
-    run.add_argument("--json", action="store_true", help="print one JSON event per line")
-    from levelcode.cli.mcp_parser import add_mcp_parser
+    from levelcode.cli.mcp_parser import MCP_EPILOG
 
-    add_mcp_parser(commands, common)
-    _add_sandbox_parser(commands)
+    commands.add_parser(
+        "mcp",
+        fill=_fill_mcp,
+        help="see and manage MCP servers",
+        description="See and manage MCP servers.",
+        epilog=MCP_EPILOG,
+        formatter_class=RawDescriptionFormatter,
+    )
+    commands.add_parser(
+        "sandbox",
+        fill=_fill_sandbox,
+        help="run a command in the sandbox, exactly as the agent would",
+        description=(
+            "Run CMD ARGS... in the sandbox exactly as the agent runs its commands (same policy, "
+            "same environment, bash in the workspace, stdin closed), stream its output and exit "
+            "with its status. Shell syntax needs a shell: levelcode sandbox -- bash -c 'make && make test'"
+        ),
+        usage="levelcode sandbox [--allow-network] [--add-dir DIR] [-C DIR] [-v] -- CMD [ARGS...]",
+    )
     return parser
-
-
-def entry() -> NoReturn:
-    """The `levelcode` console script (and `python -m levelcode`): `main`, then a quick exit."""
-    exit_quickly(main())
-
-
-def exit_quickly(code: int) -> NoReturn:
-    """End the process without Python's own teardown of every module (~40 ms after `mcp list`,
-    as long as a server's whole start) once nothing is left for it to do: the exit handlers run,
-    the output is flushed. Where another thread still runs, the usual exit waits for it."""
-    if threading.active_count() > 1:
-        sys.exit(code)
-    atexit._run_exitfuncs()  # early servers nobody claimed, the debug log's handler
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):  # a reader that left early: as Python itself reports it
-        code = code or 120
-    os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.command_line = list(sys.argv[1:] if argv is None else argv)  # what remembered.py keys on
     try:
         return _dispatch(args)
     except ConfigError as exc:  # a request that cannot be met: say so, no traceback

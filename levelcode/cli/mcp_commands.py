@@ -14,7 +14,6 @@ import sys
 from typing import TYPE_CHECKING
 
 from levelcode.cli.printing import workspace_of
-from levelcode.ui.visible import visible_block
 
 if TYPE_CHECKING:
     from levelcode.mcp.config.specs import ServerSpec
@@ -58,6 +57,8 @@ def _sign_in_command(args: argparse.Namespace) -> int:
 
 
 def progress(message: str) -> None:
+    from levelcode.ui.visible import visible_block  # imported late: `mcp list` spawns before it
+
     print(f"levelcode: {visible_block(message)}", file=sys.stderr, flush=True)
 
 
@@ -90,9 +91,11 @@ def mcp_list(args: argparse.Namespace) -> int:
 
     workspace = workspace_of(args)
     settings = load_settings(workspace)
-    start_user_servers(workspace, settings)
+    early = start_user_servers(workspace, settings)
     from levelcode.cli.aio import run_command
-    from levelcode.cli.session_start import runtime_for
+    from levelcode.cli.session_start import remember_early, runtime_for
+
+    remember_early(args, early)
 
     runtime = runtime_for(workspace, settings)
     config = runtime.config
@@ -118,6 +121,7 @@ def mcp_list(args: argparse.Namespace) -> int:
 
 def mcp_call(args: argparse.Namespace) -> int:
     from levelcode.cli.aio import run_command
+    from levelcode.ui.visible import visible_block
 
     try:
         arguments = json.loads(args.arguments)

@@ -1,11 +1,14 @@
 """Arguments of `levelcode mcp …`: only argparse and constants, so that building the parser (which
-every `levelcode` invocation does) imports none of the commands themselves."""
+every `levelcode mcp` invocation does) imports none of the commands themselves. Each action's
+arguments are added only when it is the one chosen (`CommandParser(fill=…)`)."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
+from levelcode.cli.parser_base import CommandParser, RawDescriptionFormatter
 from levelcode.mcp.config.import_tools import TOOLS
 
 MCP_EPILOG = """\
@@ -22,96 +25,148 @@ examples:
 """
 
 
-def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    mcp = commands.add_parser(
-        "mcp",
-        parents=[common],
-        help="see and manage MCP servers",
-        description="See and manage MCP servers.",
-        epilog=MCP_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+AddOptions = Callable[[argparse.ArgumentParser], None]
+
+
+def fill_mcp_parser(mcp: CommandParser, common: AddOptions) -> None:
+    """`levelcode mcp`'s own options and its actions, each to be filled when chosen."""
+    common(mcp)
     actions = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
-    listing = actions.add_parser(
-        "list", parents=[common], help="list configured servers, their state and tools"
-    )
-    listing.add_argument("--json", action="store_true", help="machine-readable output")
-    call = actions.add_parser(
-        "call",
-        parents=[common],
-        help="call one tool and print what the model would get",
-        description="Call one tool and print what the model would get. On a terminal, control "
-        "characters in the result (escape sequences, CR, bidi overrides, zero-width characters) are "
-        "shown as escapes; piped or redirected, the result is written byte for byte, for scripts.",
-    )
-    call.add_argument("server", help="server name as configured")
-    call.add_argument("tool", help="the server's own tool name")
-    call.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
-    trust = actions.add_parser(
-        "trust", parents=[common], help="review and approve a repository's server for this workspace"
-    )
-    trust.add_argument("server", help="server name as the repository's config names it")
-    revoke = actions.add_parser(
-        "revoke", parents=[common], help="forget approvals of a repository's servers in this workspace"
-    )
-    revoke.add_argument("name", metavar="NAME", nargs="?")
-    revoke.add_argument("--all", action="store_true", help="every approval for this workspace")
+    add_inspect_parsers(actions, common)
     add_login_parsers(actions, common)
     add_manage_parsers(actions, common)
     add_import_parser(actions, common)
     add_content_parsers(actions, common)
 
 
-def add_content_parsers(actions: Any, common: argparse.ArgumentParser) -> None:
-    resources = actions.add_parser(
-        "resources", parents=[common], help="list a server's resources and URI templates"
+def _with(common: AddOptions, own: Callable[[CommandParser], None]) -> Callable[[CommandParser], None]:
+    """A fill: the common options, then the action's own arguments."""
+
+    def fill(parser: CommandParser) -> None:
+        common(parser)
+        own(parser)
+
+    return fill
+
+
+def _one_server(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", help="server name as configured")
+
+
+def _json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _name(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", metavar="NAME")
+
+
+def add_inspect_parsers(actions: Any, common: AddOptions) -> None:
+    actions.add_parser(
+        "list", fill=_with(common, _json_flag), help="list configured servers, their state and tools"
     )
-    resources.add_argument("server", help="server name as configured")
-    resources.add_argument("--json", action="store_true", help="machine-readable output")
-    read = actions.add_parser(
+    actions.add_parser(
+        "call",
+        fill=_with(common, _call_arguments),
+        help="call one tool and print what the model would get",
+        description="Call one tool and print what the model would get. On a terminal, control "
+        "characters in the result (escape sequences, CR, bidi overrides, zero-width characters) are "
+        "shown as escapes; piped or redirected, the result is written byte for byte, for scripts.",
+    )
+    actions.add_parser(
+        "trust",
+        fill=_with(common, _trust_arguments),
+        help="review and approve a repository's server for this workspace",
+    )
+    actions.add_parser(
+        "revoke",
+        fill=_with(common, _revoke_arguments),
+        help="forget approvals of a repository's servers in this workspace",
+    )
+
+
+def _trust_arguments(trust: argparse.ArgumentParser) -> None:
+    trust.add_argument("server", help="server name as the repository's config names it")
+
+
+def _call_arguments(call: argparse.ArgumentParser) -> None:
+    _one_server(call)
+    call.add_argument("tool", help="the server's own tool name")
+    call.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
+
+
+def _revoke_arguments(revoke: argparse.ArgumentParser) -> None:
+    revoke.add_argument("name", metavar="NAME", nargs="?")
+    revoke.add_argument("--all", action="store_true", help="every approval for this workspace")
+
+
+def add_content_parsers(actions: Any, common: AddOptions) -> None:
+    actions.add_parser(
+        "resources",
+        fill=_with(common, _server_and_json),
+        help="list a server's resources and URI templates",
+    )
+    actions.add_parser(
         "read",
-        parents=[common],
+        fill=_with(common, _read_arguments),
         help="read one resource and print its contents",
         description="Read one resource and print its contents (binary data is summarised, never printed).",
     )
-    read.add_argument("server", help="server name as configured")
+    actions.add_parser(
+        "prompts",
+        fill=_with(common, _server_and_json),
+        help="list a server's prompts and their arguments",
+    )
+    actions.add_parser(
+        "prompt",
+        fill=_with(common, _prompt_arguments),
+        help="print the messages of one of a server's prompts",
+    )
+
+
+def _server_and_json(parser: argparse.ArgumentParser) -> None:
+    _one_server(parser)
+    _json_flag(parser)
+
+
+def _read_arguments(read: argparse.ArgumentParser) -> None:
+    _one_server(read)
     read.add_argument("uri", help="the resource's URI")
-    prompts = actions.add_parser(
-        "prompts", parents=[common], help="list a server's prompts and their arguments"
-    )
-    prompts.add_argument("server", help="server name as configured")
-    prompts.add_argument("--json", action="store_true", help="machine-readable output")
-    prompt = actions.add_parser(
-        "prompt", parents=[common], help="print the messages of one of a server's prompts"
-    )
-    prompt.add_argument("server", help="server name as configured")
+
+
+def _prompt_arguments(prompt: argparse.ArgumentParser) -> None:
+    _one_server(prompt)
     prompt.add_argument("name", help="the prompt's name")
     prompt.add_argument(
         "arguments", nargs="?", default="{}", help="its arguments as a JSON object of strings"
     )
-    prompt.add_argument("--json", action="store_true", help="machine-readable output")
+    _json_flag(prompt)
 
 
-def add_login_parsers(actions: Any, common: argparse.ArgumentParser) -> None:
-    login = actions.add_parser(
+def add_login_parsers(actions: Any, common: AddOptions) -> None:
+    actions.add_parser(
         "login",
-        parents=[common],
+        fill=_with(common, _login_arguments),
         help="sign in to a remote server (OAuth, in your browser)",
         description="Sign in to a remote MCP server through its OAuth authorization server: the "
         "authorization server is named first, then your browser opens (the address is printed too, "
         "for a machine without a browser). What you get is kept in the system keyring, or in a "
         "file only you can read under the state dir.",
     )
-    login.add_argument("name", metavar="NAME")
+    actions.add_parser(
+        "logout",
+        fill=_with(common, _name),
+        help="forget a remote server's sign-in (tokens, registered client)",
+    )
+
+
+def _login_arguments(login: argparse.ArgumentParser) -> None:
+    _name(login)
     login.add_argument(
         "--no-browser",
         action="store_true",
         help="only print the address; then paste the address the sign-in ends on",
     )
-    logout = actions.add_parser(
-        "logout", parents=[common], help="forget a remote server's sign-in (tokens, registered client)"
-    )
-    logout.add_argument("name", metavar="NAME")
 
 
 ADD_USAGE = """\
@@ -162,49 +217,58 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replace", action="store_true", help="overwrite a server of the same name")
 
 
-def add_manage_parsers(actions: Any, common: argparse.ArgumentParser) -> None:
-    add = actions.add_parser(
+def add_manage_parsers(actions: Any, common: AddOptions) -> None:
+    actions.add_parser(
         "add",
-        parents=[common],
+        fill=_with(common, _add_arguments),
         help="add a server to your settings",
         usage=ADD_USAGE,
         description="Add an MCP server to your own settings (user tier): it starts without asking.",
         epilog=ADD_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionFormatter,
     )
-    add.add_argument("name", metavar="NAME")
-    add_server_options(add)
-    add.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-    add.set_defaults(add_help=add.format_help)
-    get = actions.add_parser(
+    actions.add_parser(
         "get",
-        parents=[common],
+        fill=_with(common, _get_arguments),
         help="one server: entry, origin, launch, trust, live tools",
         description="One server: its entry as written, origin, launch and trust; and, when it may start "
         "without asking (your own, or a repository's approved here), its live tools and where a cap on "
         "their text bit. A server that needs approval is never started.",
     )
-    get.add_argument("name", metavar="NAME")
-    get.add_argument("--json", action="store_true", help="machine-readable output")
-    get.add_argument("--no-start", action="store_true", help="show the entry only; start nothing")
     for name, text in (
         ("remove", "remove a server from your settings"),
         ("enable", 'remove "disabled": true from a server in your settings'),
         ("disable", 'set "disabled": true on a server in your settings'),
     ):
-        actions.add_parser(name, parents=[common], help=text).add_argument("name", metavar="NAME")
+        actions.add_parser(name, fill=_with(common, _name), help=text)
 
 
-def add_import_parser(actions: Any, common: argparse.ArgumentParser) -> None:
-    parser = actions.add_parser(
+def _add_arguments(add: CommandParser) -> None:
+    _name(add)
+    add_server_options(add)
+    add.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    add.set_defaults(add_help=add.format_help)
+
+
+def _get_arguments(get: argparse.ArgumentParser) -> None:
+    _name(get)
+    get.add_argument("--json", action="store_true", help="machine-readable output")
+    get.add_argument("--no-start", action="store_true", help="show the entry only; start nothing")
+
+
+def add_import_parser(actions: Any, common: AddOptions) -> None:
+    actions.add_parser(
         "import",
-        parents=[common],
+        fill=_with(common, _import_arguments),
         help="bring in MCP servers you set up for Claude Desktop, Claude Code, Cursor or VS Code",
         description="Copy MCP servers you set up for other tools into your settings.json, after showing "
         "exactly what each one runs.",
         epilog=IMPORT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionFormatter,
     )
+
+
+def _import_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from",
         dest="sources",

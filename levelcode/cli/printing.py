@@ -8,11 +8,12 @@ import sys
 from pathlib import Path
 
 from levelcode.core.errors import ConfigError
-from levelcode.ui.visible import visible
 
 
 def say(*lines: str, err: bool = False) -> None:
     """Print line by line, each made safe for a terminal (a value's own newline stays escaped)."""
+    from levelcode.ui.visible import visible  # not before `mcp list` spawns its servers (unicodedata)
+
     print("\n".join(visible(line) for line in lines), file=sys.stderr if err else sys.stdout)
 
 

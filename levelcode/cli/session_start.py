@@ -78,7 +78,17 @@ def light_start(args: argparse.Namespace, *, spawn_at_most: int | None = None) -
     if not provider_settings.api_key:
         raise missing_key_error(provider_settings)
     early = start_user_servers(workspace, settings, at_most=spawn_at_most)
+    remember_early(args, early)
     return LightStart(args, workspace, settings, provider_settings, early)
+
+
+def remember_early(args: argparse.Namespace, early: EarlyStart) -> None:
+    """Write down what this command line spawned early, for its next run to spawn at once."""
+    line = getattr(args, "command_line", None)
+    if line is not None:
+        from levelcode.mcp.stdio.remembered import remember
+
+        remember(line, early.launched)
 
 
 def runtime_for(workspace: Path, settings: Settings, folders: Sequence[Path] = ()) -> McpRuntime:

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import itertools
 import os
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 
 from levelcode.core import paths
 from levelcode.core.errors import CallTimeout, McpError, RemoteError, ServerExited, ServerStartError
@@ -86,16 +86,18 @@ class McpConnection:
         return self.listings[method]
 
     async def list_resources(self) -> None:
-        """Fetch the resource and template lists (kept); a server that offers none, or is slow to
-        say (`RESOURCE_LIST_SECONDS`), has none for now."""
+        """Fetch the resource and template lists (kept), both at once; a server that offers none,
+        or is slow to say (`RESOURCE_LIST_SECONDS`), has none for now."""
         if not self.info.offer("resources"):
             return
-        for method, key in (
-            ("resources/list", "resources"),
-            ("resources/templates/list", "resourceTemplates"),
-        ):
+
+        async def fetch(method: str, key: str) -> None:
             with contextlib.suppress(McpError):
                 await self.listing(method, key, fresh=True, timeout=RESOURCE_LIST_SECONDS)
+
+        await _together(
+            fetch("resources/list", "resources"), fetch("resources/templates/list", "resourceTemplates")
+        )
 
     @property
     def has_resources(self) -> bool:
@@ -297,8 +299,7 @@ async def connect(
             session, info = await plan.negotiate(open_session, hint)
             sessions.append(session)
             connection = McpConnection(spec, session, info, options)
-            await connection.list_tools(timeout=startup)
-            await connection.list_resources()
+            await _together(connection.list_tools(timeout=startup), connection.list_resources())
     except TimeoutError:
         await _close_all(sessions)
         raise ServerStartError(f"did not finish starting within {startup:g} s", server=spec.name) from None
@@ -312,6 +313,14 @@ async def connect(
     connection.set_log_level()
     connection.start_listening()
     return connection
+
+
+async def _together(*steps: Awaitable[object]) -> None:
+    """Await the steps at once (each request waits on the server, not on the one before it);
+    when one fails, the others still finish, and the first failure is raised."""
+    for outcome in await asyncio.gather(*steps, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            raise outcome
 
 
 def url_steps(error: RemoteError) -> list[Mapping[str, object]]:

@@ -39,6 +39,10 @@ class EarlyStart:
 
     started: list[str] = field(default_factory=list[str])
     held: list[tuple[str, StdioLaunch]] = field(default_factory=list[tuple[str, StdioLaunch]])
+    # what was spawned at once, for the next run of the same command line (stdio/remembered.py)
+    launched: list[tuple[StdioServerSpec, StdioLaunch]] = field(
+        default_factory=list[tuple[StdioServerSpec, StdioLaunch]]
+    )
 
     def start_held(self) -> list[str]:
         """Spawn the servers held back (from the thread that will run the loop); their names."""
@@ -53,13 +57,16 @@ def start_user_servers(workspace: Path, settings: Settings, *, at_most: int | No
     tier = parse_user_settings(settings.user, file=str(settings.user_file))
     early = EarlyStart()
     for spec in tier.servers:
-        launch = _launch(spec, workspace) if _starts_early(spec) else None
+        if not _starts_early(spec):
+            continue
+        launch = _launch(spec, workspace)
         if launch is None:
             continue
         if at_most is not None and len(early.started) >= at_most:
             early.held.append((spec.name, launch))
         elif spawn_early(launch):
             early.started.append(spec.name)
+            early.launched.append((spec, launch))
     return early
 
 

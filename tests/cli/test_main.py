@@ -31,7 +31,7 @@ def test_version_and_help_in_process(capsys: pytest.CaptureFixture[str]) -> None
 
 QUICK_EXIT = """
 import atexit, pathlib, sys, threading
-from levelcode.cli.main import exit_quickly
+from levelcode.cli.entry import exit_quickly
 atexit.register(lambda: pathlib.Path(sys.argv[1]).write_text("handler ran"))
 if sys.argv[2] == "thread":  # a thread still running: the usual exit, which waits for it
     threading.Thread(target=lambda: __import__("time").sleep(0.2)).start()

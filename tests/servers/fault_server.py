@@ -19,6 +19,7 @@ Standard library only; speaks newline-delimited JSON-RPC on stdio. Start-up faul
                                              in 300,000 characters), huge_enum (an enum of 300,000
                                              characters) and long_description (a 3,000-character
                                              description, like sequential-thinking's)
+    --pid-file FILE                          where to append pids (else $FAULT_PID_FILE)
     --definitions FILE                       a JSON object {tool: {"description", "inputSchema",
                                              "annotations"}} read at every tools/list, overriding those
                                              parts: a test edits it to change a tool under the client
@@ -361,7 +362,10 @@ def main() -> None:
     parser.add_argument("--chromedev", action="store_true")
     parser.add_argument("--huge-schema", action="store_true")
     parser.add_argument("--definitions")
+    parser.add_argument("--pid-file")  # as $FAULT_PID_FILE, for an entry with no `env` of its own
     args, _passed_through = parser.parse_known_args()  # other arguments: for whereami to report
+    if args.pid_file:
+        os.environ["FAULT_PID_FILE"] = args.pid_file
     record_pid(os.getpid())
     if args.hostile:
         sys.stderr.write(TERMINAL_ATTACK + "\n")

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from levelcode.core.approvals import Answer, Choice
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.gates.launch_plan import expand_workspace_folder
+
+if TYPE_CHECKING:  # the answers are imported only where a card is shown: not by the early spawn
+    from levelcode.core.approvals import Answer, Choice
 
 SandboxChoice = Literal["own", "workspace"]  # what "approve, sandboxed" recorded
 SANDBOX_CHOICES: tuple[SandboxChoice, ...] = ("own", "workspace")
@@ -67,6 +69,8 @@ def asks_for_sandbox(spec: ServerSpec) -> bool:
 def launch_answers(spec: ServerSpec, *, sandbox_missing: bool) -> tuple[Answer, ...]:
     """The answers a repository's stdio server offers, "approve, sandboxed" first; () for the
     plain approve/deny (a remote server, or no sandbox on this machine)."""
+    from levelcode.core.approvals import Answer
+
     if not isinstance(spec, StdioServerSpec) or sandbox_missing:
         return ()
     answers = [

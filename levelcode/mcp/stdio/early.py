@@ -15,25 +15,41 @@ import contextlib
 import os
 import signal
 import subprocess
+from collections.abc import Mapping, Sequence
 
-from levelcode.mcp.stdio.launch_spec import StdioLaunch
 from levelcode.mcp.stdio.reaper import WATCHDOG, parent_death_signal
 
-_waiting: dict[tuple[object, ...], subprocess.Popen[bytes]] = {}
+TYPE_CHECKING = False  # not `typing`'s: this module is imported before the first spawn, typing is not
+if TYPE_CHECKING:
+    from levelcode.mcp.stdio.launch_spec import StdioLaunch
+
+Identity = tuple[tuple[str, ...], tuple[tuple[str, str], ...], str]
+_waiting: dict[Identity, subprocess.Popen[bytes]] = {}
+
+
+def identity(argv: Sequence[str], env: Mapping[str, str], cwd: str) -> Identity:
+    """What makes two launches the same process: argv, environment, directory."""
+    return (tuple(argv), tuple(sorted(env.items())), cwd)
 
 
 def spawn_early(launch: StdioLaunch) -> bool:
     """Start the server now; False when it cannot (its transport then spawns it, and reports why)."""
-    if launch.identity() in _waiting:
+    return spawn_process(launch.argv, launch.env, launch.cwd)
+
+
+def spawn_process(argv: Sequence[str], env: Mapping[str, str], cwd: str) -> bool:
+    """`spawn_early` for a launch given by its parts (remembered.py has no StdioLaunch to hand)."""
+    key = identity(argv, env, cwd)
+    if key in _waiting:
         return True
     try:
         process = subprocess.Popen(
-            list(launch.argv),
+            list(argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=dict(launch.env),
-            cwd=launch.cwd,
+            env=dict(env),
+            cwd=cwd,
             start_new_session=True,
             # before the loop and its threads exist: the one moment a pre-exec hook is safe
             preexec_fn=parent_death_signal(),  # noqa: PLW1509
@@ -41,13 +57,13 @@ def spawn_early(launch: StdioLaunch) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     WATCHDOG.register(process.pid)
-    _waiting[launch.identity()] = process
+    _waiting[key] = process
     return True
 
 
 def claim(launch: StdioLaunch) -> subprocess.Popen[bytes] | None:
     """The process spawned early for exactly this launch, if there is one and it still runs."""
-    process = _waiting.pop(launch.identity(), None)
+    process = _waiting.pop(identity(launch.argv, launch.env, launch.cwd), None)
     if process is not None and process.poll() is not None:
         _end(process)  # it died before anyone listened: start afresh, so its failure is seen
         return None

@@ -20,7 +20,3 @@ class StdioLaunch:
     cwd: str
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     log_path: Path | None = None
-
-    def identity(self) -> tuple[object, ...]:
-        """What makes two launches the same process: argv, environment, directory."""
-        return (self.argv, tuple(sorted(self.env.items())), self.cwd)

@@ -20,7 +20,6 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 _WATCHDOG_SCRIPT = Path(__file__).with_name("watchdog.py")
 
@@ -88,7 +87,8 @@ def _prctl() -> Callable[..., int] | None:
         return None
     import ctypes
 
-    return cast(Callable[..., int], ctypes.CDLL(None, use_errno=True).prctl)
+    prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    return prctl
 
 
 def parent_death_signal() -> Callable[[], None] | None:
