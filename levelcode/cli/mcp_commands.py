@@ -100,6 +100,8 @@ def mcp_list(args: argparse.Namespace) -> int:
     runtime = runtime_for(workspace, settings)
     config = runtime.config
 
+    import asyncio
+
     async def main() -> int:
         if config.servers and sys.stderr.isatty():
             progress(f"starting {len(config.servers)} MCP server(s)…")
@@ -108,12 +110,16 @@ def mcp_list(args: argparse.Namespace) -> int:
 
         await runtime.start()
         view = runtime.list_view()
-        if args.json:
-            print(json.dumps(summaries_json(view), indent=2))
-        else:
-            from rich.console import Console
+        stopping = asyncio.ensure_future(runtime.close())  # the servers stop while the list prints
+        try:
+            if args.json:
+                print(json.dumps(summaries_json(view), indent=2))
+            else:
+                from rich.console import Console
 
-            print_list(Console(soft_wrap=False), view)
+                print_list(Console(soft_wrap=False), view)
+        finally:
+            await stopping
         return 0
 
     return run_command(main, runtime.close)

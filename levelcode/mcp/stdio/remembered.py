@@ -1,7 +1,8 @@
 """The user's own servers that this very command line spawned early last time, spawned again at
 once — before LevelCode parses its arguments or reads its settings — when nothing they were made
 from has changed: the same arguments, directory, environment, settings file (size, times, inode)
-and LevelCode version. `levelcode mcp list` then spawns its server ~40 ms sooner.
+and LevelCode version. `levelcode mcp list` then spawns its server ~10 ms after a bare stdlib
+client would, not ~40 ms after (bench/startup_bench.py).
 
 A guess, never a decision. Each process waits, like any early one (early.py), for the session to
 make its launch through the gate as always; only a launch that is the very same process (argv,
