@@ -102,9 +102,13 @@ def _checksum(parts: Iterable[str]) -> list[int]:
     return [len(text), zlib.crc32(text), zlib.adler32(text)]
 
 
+# the shell's own notes, which LevelCode never reads and no server inherits: the program it ran
+# (the same command, typed differently) and the folder before the last `cd`
+_SHELL_NOTES = frozenset({"_", "OLDPWD"})
+
+
 def _environment(env: Mapping[str, str]) -> list[int]:
-    # `_` is the shell's note of the program it ran: the same command, typed differently
-    return _checksum(f"{key}={value}" for key, value in sorted(env.items()) if key != "_")
+    return _checksum(f"{key}={value}" for key, value in sorted(env.items()) if key not in _SHELL_NOTES)
 
 
 def _written(spec: StdioServerSpec, launch: StdioLaunch) -> dict[str, object] | None:

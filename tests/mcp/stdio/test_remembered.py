@@ -129,6 +129,7 @@ def test_nothing_is_spawned_from_the_record_once_what_it_was_made_from_changed(
     assert _probe(tmp_path, env)[0] == "1"
     before = len(read_pids(pids))
 
+    assert _probe(tmp_path, {**env, "OLDPWD": "/elsewhere", "_": "/bin/x"})[0] == "1"  # the shell's notes
     assert _probe(tmp_path, {**env, "SOMETHING_NEW": "1"})[0] == "0"  # another environment
     other = tmp_path / "elsewhere"
     other.mkdir()
