@@ -63,10 +63,10 @@ def remember(argv: Sequence[str], started: Iterable[tuple[StdioServerSpec, Stdio
         entries = _entries(path)
     except (OSError, ValueError):
         entries = []
-    if entries[:1] == [entry]:
-        return
     others = [one for one in entries if _line(one) != _line(entry)]
     kept = [entry, *others][:MAX_COMMAND_LINES] if entry["launches"] else others
+    if kept == entries:
+        return  # as written already (a command line with no server to note, most often)
     from levelcode.core.private_files import private_folder, write_private_text
 
     try:

@@ -195,6 +195,23 @@ def test_the_record_holds_no_secret(
         assert secret not in text
 
 
+def test_the_record_is_rewritten_only_when_it_changes(isolated_home: Path, tmp_path: Path) -> None:
+    remembered.remember(LINE, [])  # nothing spawned, nothing to note: no file at all
+    assert not _record(isolated_home).exists()
+    pids = tmp_path / "pids"
+    _write_settings(isolated_home, {"fault": _fault(pids)})
+    settings = load_settings(tmp_path, isolated_home / "settings.json")
+    try:
+        begun = early_start.start_user_servers(tmp_path, settings)
+    finally:
+        early.end_unclaimed()
+    remembered.remember(LINE, begun.launched)
+    written = _record(isolated_home).stat().st_mtime_ns
+    remembered.remember(LINE, begun.launched)
+    remembered.remember(["mcp", "get", "fault"], [])
+    assert _record(isolated_home).stat().st_mtime_ns == written
+
+
 def test_a_damaged_or_foreign_record_spawns_nothing(isolated_home: Path, tmp_path: Path) -> None:
     record = _record(isolated_home)
     record.parent.mkdir(parents=True, exist_ok=True)
