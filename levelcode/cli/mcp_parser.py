@@ -252,7 +252,7 @@ def _add_arguments(add: CommandParser) -> None:
 
 def _get_arguments(get: argparse.ArgumentParser) -> None:
     _name(get)
-    get.add_argument("--json", action="store_true", help="machine-readable output")
+    _json_flag(get)
     get.add_argument("--no-start", action="store_true", help="show the entry only; start nothing")
 
 
