@@ -54,12 +54,10 @@ class AddressGuard:
             raise httpcore2.ConnectError(f"{host} could not be resolved ({exc})") from None
         if not addresses:
             raise httpcore2.ConnectError(f"{host} resolves to no address")
-        if await self.server_is_internal():
-            return addresses
-        for address in addresses:
-            kind = internal_kind(address)
-            if kind is not None:
-                raise AddressRefused(self._refusal(host, address, kind))
+        internal = [(address, kind) for address in addresses if (kind := internal_kind(address))]
+        if internal and not await self.server_is_internal():  # the server is looked up only then
+            address, kind = internal[0]
+            raise AddressRefused(self._refusal(host, address, kind))
         return addresses
 
     async def server_is_internal(self) -> bool:
