@@ -33,6 +33,7 @@ from levelcode.mcp.http.oauth.store import STORE_FILE, CredentialStore, store_ke
 from levelcode.mcp.protocol.sign_in import DEFAULT_SIGN_IN_SECONDS, Deliver, SignIn, SignInPrompt
 from levelcode.mcp.runtime import settings_api_key
 from levelcode.mcp.trust_store import TrustStore
+from levelcode.ui.shown_hosts import shown_url, warning_lines
 
 
 class TerminalUserAgent:
@@ -55,15 +56,20 @@ class TerminalUserAgent:
 
 
 def consent_lines(prompt: SignInPrompt) -> list[str]:
+    """Hosts in ASCII (punycode), as the browser looks them up, each warned about when it may
+    imitate another name (ui/shown_hosts.py): the authorization server chose them."""
     asked = " ".join(prompt.scope) if prompt.scope else "no particular scope (the server decides)"
     what = "more permissions for" if prompt.step_up else "sign in to"
+    issuer, page = shown_url(prompt.issuer), shown_url(prompt.url)
     return [
         f"LevelCode will {what} MCP server {prompt.server!r} ({prompt.resource})",
-        f"  at the authorization server {prompt.issuer}",
+        f"  at the authorization server {issuer.url}",
+        *warning_lines(issuer),
         f"  asking for: {asked}",
         "Continue only if you expect that authorization server to sign you in for this server.",
         "Open this address to sign in (your browser opens it if there is one here):",
-        f"  {prompt.url}",
+        f"  {page.url}",
+        *(warning_lines(page) if page.host != issuer.host else []),
         f"The answer comes back to {prompt.redirect_uri} on this machine. On another machine, the",
         "page it ends on may not load: then paste that page's address here and press Enter.",
     ]

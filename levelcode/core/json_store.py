@@ -2,7 +2,9 @@
 
 The whole update runs under an exclusive lock on a sibling `.lock` file, and the new content
 replaces the old atomically (write a temporary file, fsync, rename), created with the mode the
-caller asks for (0600 for anything security-relevant). A reader never sees half a file.
+caller asks for (0600 for anything security-relevant). A reader never sees half a file. A path
+that is a symbolic link (a settings.json kept with the user's dotfiles) is written through: the
+file it points at is replaced, beside itself, and the link stays the link.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def locked(path: Path) -> Iterator[None]:
 
 
 def write_atomically(path: Path, doc: JsonDoc, *, mode: int = 0o600) -> None:
+    path = _written_file(path)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
@@ -69,6 +72,14 @@ def write_atomically(path: Path, doc: JsonDoc, *, mode: int = 0o600) -> None:
         with contextlib.suppress(OSError):
             temp.unlink()
         raise
+
+
+def _written_file(path: Path) -> Path:
+    """The file a write to `path` must replace: `path`, or the file its chain of links ends at
+    (renaming over a link would put a regular file in its place and orphan the user's file)."""
+    if not path.is_symlink():
+        return path
+    return Path(os.path.realpath(path))
 
 
 def update_json(path: Path, change: Callable[[JsonDoc], None], *, mode: int = 0o600) -> JsonDoc:

@@ -69,6 +69,10 @@ CACHE_VARIABLES = (
     ("GOCACHE", "go-build"),
 )
 PRIVATE_TMP = Path("/tmp")
+# Where systemd-logind puts each user's runtime folder (/run/user/UID): the session bus, the gpg,
+# ssh and keyring agents' sockets. Hidden whether or not $XDG_RUNTIME_DIR names it: a command run
+# from a cron job, an SSH session without pam_systemd or `env -i` has the folder but not the name.
+USER_RUNTIME_ROOT = Path("/run/user")
 
 
 @dataclass(frozen=True)
@@ -81,9 +85,18 @@ class HostPaths:
     levelcode_state: Path
     runtime_dir: Path | None = None  # $XDG_RUNTIME_DIR: session bus, gpg and keyring sockets
     agent_socket: Path | None = None  # $SSH_AUTH_SOCK
+    user_runtime_dir: Path | None = None  # /run/user/UID, whether or not $XDG_RUNTIME_DIR is set
 
     @classmethod
-    def from_environment(cls, env: Mapping[str, str], *, config_dir: Path, state_dir: Path) -> HostPaths:
+    def from_environment(
+        cls,
+        env: Mapping[str, str],
+        *,
+        config_dir: Path,
+        state_dir: Path,
+        uid: int | None = None,
+        runtime_root: Path = USER_RUNTIME_ROOT,
+    ) -> HostPaths:
         home = Path(env.get("HOME") or os.path.expanduser("~"))
         runtime, agent = env.get("XDG_RUNTIME_DIR"), env.get("SSH_AUTH_SOCK")
         return cls(
@@ -93,6 +106,7 @@ class HostPaths:
             levelcode_state=state_dir,
             runtime_dir=Path(runtime) if runtime else None,
             agent_socket=Path(agent) if agent else None,
+            user_runtime_dir=runtime_root / str(os.getuid() if uid is None else uid),
         )
 
     def secret_dirs(self) -> list[Path]:
@@ -101,8 +115,7 @@ class HostPaths:
         for config_home in dict.fromkeys((self.home / ".config", self.config_home)):
             found.extend(config_home / name for name in CONFIG_SECRET_DIRS)
         found += [self.levelcode_config, self.levelcode_state]
-        if self.runtime_dir is not None:
-            found.append(self.runtime_dir)
+        found += [d for d in dict.fromkeys((self.runtime_dir, self.user_runtime_dir)) if d is not None]
         return found
 
     def secret_files(self) -> list[Path]:

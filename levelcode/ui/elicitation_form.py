@@ -3,8 +3,12 @@
 Everything the server wrote — its message, field titles, descriptions, choices, the URL — is shown
 escaped (ui/visible.py) under a line that says it comes from the server. Form mode: fields are
 filled one by one, pre-filled with the schema's defaults (Enter keeps one), checked as typed, then
-reviewed: send, edit again, decline or cancel. URL mode: the URL and its host are shown, and it is
-opened only if the user presses the key for that. Ctrl-C, Ctrl-D and Escape cancel.
+reviewed: send, edit again, decline or cancel. A field that looks like it wants a secret is named
+in a warning before the form is filled, masked while typed and hidden in the review: what is typed
+there never reaches the screen (nor is it logged). URL mode: the URL is shown with its host in
+ASCII (punycode), the name the browser looks up, with a warning when that host may imitate another
+(ui/shown_hosts.py), and it is opened only if the user presses the key for that. Ctrl-C, Ctrl-D
+and Escape cancel.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from levelcode.mcp.gates.elicitation import (
     shown_value,
 )
 from levelcode.ui.approval_card import read_key
+from levelcode.ui.shown_hosts import ShownUrl, shown_url, warning_lines
 from levelcode.ui.visible import visible, visible_block
 
 Action = Literal["accept", "decline", "cancel"]
@@ -44,7 +49,21 @@ def _field_label(field: FormField) -> str:
     kind = {"enum": "choose one", "multi": "choose some, comma-separated", "boolean": "y/n"}.get(
         field.kind, field.kind
     )
-    return f"{visible(field.title)}{' (required)' if field.required else ''} [{kind}]"
+    hidden = ", hidden" if field.secret else ""
+    return f"{visible(field.title)}{' (required)' if field.required else ''} [{kind}{hidden}]"
+
+
+def _secret_warning(console: Console, server: str, form: FormRequest) -> None:
+    if not form.secret_fields:
+        return
+    named = ", ".join(visible(f.title) for f in form.secret_fields)
+    console.print(
+        Text(
+            f"  this server asks for something that looks like a secret: {named}. Type it only if "
+            f"you trust {visible(server)!r} with it; LevelCode hides what you type there.",
+            style="yellow",
+        )
+    )
 
 
 async def ask_form(console: Console, server: str, form: FormRequest) -> tuple[Action, dict[str, object]]:
@@ -57,6 +76,7 @@ async def ask_form(console: Console, server: str, form: FormRequest) -> tuple[Ac
                 style="dim",
             )
         )
+    _secret_warning(console, server, form)
     first = await read_key(
         [("f", "fill", "fill in the form"), ("d", "decline", "decline"), ("c", "cancel", "cancel")], "cancel"
     )
@@ -100,7 +120,7 @@ async def _fill(console: Console, form: FormRequest, values: dict[str, object]) 
             start = "" if current is None else _editable(field, current)
             try:
                 typed = await session.prompt_async(
-                    f"  {_field_label(field)}: ", default=start, handle_sigint=False
+                    f"  {_field_label(field)}: ", default=start, handle_sigint=False, is_password=field.secret
                 )
             except (EOFError, KeyboardInterrupt):
                 return None
@@ -125,22 +145,33 @@ def _editable(field: FormField, value: object) -> str:
 
 async def ask_url(console: Console, server: str, request: UrlRequest) -> Action:
     _header(console, server, "asks you to open a web page", request.message)
-    console.print(Text.assemble("  page: ", (visible(request.url), "cyan")))
-    console.print(Text.assemble("  host: ", (visible(request.host), "bold")))
+    page = shown_url(request.url)
+    for line in _url_lines(page):
+        console.print(line)
     options = [
-        ("o", "open", f"open it in your browser ({visible(request.host)})"),
+        ("o", "open", f"open it in your browser ({visible(page.host)})"),
         ("d", "decline", "decline"),
         ("c", "cancel", "cancel"),
     ]
     choice = await read_key(options, "cancel")
     if choice != "open":
         return _said(console, "decline" if choice == "decline" else "cancel")
-    opened = await asyncio.to_thread(_open, request.url)
+    opened = await asyncio.to_thread(_open, page.url)  # the ASCII form: the host that was shown
     if not opened:
         console.print(
-            Text(f"  could not open a browser; open it yourself: {visible(request.url)}", style="yellow")
+            Text(f"  could not open a browser; open it yourself: {visible(page.url)}", style="yellow")
         )
     return _said(console, "accept")
+
+
+def _url_lines(page: ShownUrl) -> list[Text]:
+    """The page and its host as the browser will see them, and any sign that the host imitates another."""
+    written = f" (written {visible(page.written)})" if page.written != page.host else ""
+    return [
+        Text.assemble("  page: ", (visible(page.url), "cyan")),
+        Text.assemble("  host: ", (visible(page.host), "bold"), written),
+        *(Text(f"  {visible(line)}", style="bold red") for line in warning_lines(page)),
+    ]
 
 
 def _open(url: str) -> bool:

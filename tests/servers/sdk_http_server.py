@@ -4,8 +4,10 @@ HTTP transport tests: `python sdk_http_server.py PORT [--sse] [--json] [--statel
 Serves on 127.0.0.1 only. Tools: `echo`, `add`, and `whoami` (which reports whether the request
 carried the `X-Api-Key` the test expects, so a test can see headers arrive without printing them),
 and `ask_name`, which asks the user for a name through a 2026-07-28 input request (an
-`input_required` result) and reports the answer. Also instructions, a resource `test://greeting`
-and a prompt `greet`, for the tests of what servers offer beyond tools in that protocol era.
+`input_required` result) and reports the answer; `ask_token` asks for an API token the same way
+and reports only its SHA-256 (a test sees it arrive without it being printed). Also instructions,
+a resource `test://greeting` and a prompt `greet`, for the tests of what servers offer beyond
+tools in that protocol era.
 With `--oauth ISSUER` it is an OAuth protected resource, as the SDK builds one: protected-resource
 metadata naming ISSUER, 401 with `resource_metadata` without a token, and every token checked by
 RFC 7662 introspection at ISSUER (active, for this resource, with the `mcp` scope).
@@ -14,6 +16,7 @@ RFC 7662 introspection at ISSUER (active, for this resource, with the `mcp` scop
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 
 import httpx2
@@ -86,6 +89,24 @@ def build(port: int = 0, issuer: str | None = None) -> MCPServer:
         answer = answers["name"]
         dumped = answer.model_dump(exclude_none=True) if hasattr(answer, "model_dump") else answer
         return CallToolResult(content=[TextContent(type="text", text=f"answer: {dumped}")])
+
+    @server.tool()
+    def ask_token(ctx: Context) -> CallToolResult | InputRequiredResult:  # type: ignore[type-arg]
+        """Ask the user for an API token (an input request), then say its SHA-256, never the token."""
+        answers = ctx.input_responses
+        if not answers:
+            token = {"type": "string", "title": "API token", "description": "Your service's API token"}
+            schema = {"type": "object", "properties": {"api_token": token}, "required": ["api_token"]}
+            ask = {
+                "method": "elicitation/create",
+                "params": {"mode": "form", "message": "Connect your account", "requestedSchema": schema},
+            }
+            return InputRequiredResult(input_requests={"token": ask})  # type: ignore[arg-type]
+        answer = answers["token"]
+        dumped = answer.model_dump(exclude_none=True) if hasattr(answer, "model_dump") else answer
+        typed = str(dumped.get("content", {}).get("api_token", ""))
+        digest = hashlib.sha256(typed.encode()).hexdigest()
+        return CallToolResult(content=[TextContent(type="text", text=f"token sha256: {digest}")])
 
     @server.tool()
     def echo(message: str) -> str:

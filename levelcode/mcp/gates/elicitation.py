@@ -5,7 +5,9 @@ Pure. The schema is the spec's restricted subset — a flat object of string, nu
 boolean and (single- or multi-select) enum fields; anything else makes the request unusable and
 it is declined. All text in it is the server's: capped here, escaped where it is printed, and
 always shown as the server's. Defaults pre-fill the form (the spec: clients SHOULD pre-populate
-fields with them), and a default that the field itself would refuse is dropped.
+fields with them), and a default that the field itself would refuse is dropped. A field that looks
+like it wants a secret (mcp/gates/secret_fields.py) is marked so: the form warns about it, and its
+value is never shown (`shown_value` hides it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
+
+from levelcode.mcp.gates.secret_fields import looks_like_secret
 
 FieldKind = Literal["string", "number", "integer", "boolean", "enum", "multi"]
 MAX_MESSAGE_CHARS = 2_000
@@ -42,12 +46,17 @@ class FormField:
     min_length: int | None = None
     max_length: int | None = None
     format: str | None = None
+    secret: bool = False  # looks like a password, token or key: warned about, never shown
 
 
 @dataclass(frozen=True)
 class FormRequest:
     message: str
     fields: tuple[FormField, ...]
+
+    @property
+    def secret_fields(self) -> tuple[FormField, ...]:
+        return tuple(f for f in self.fields if f.secret)
 
 
 @dataclass(frozen=True)
@@ -102,7 +111,10 @@ def _url_request(message: str, params: Mapping[str, object]) -> UrlRequest | Unu
     url, elicitation_id = params.get("url"), params.get("elicitationId")
     if not isinstance(url, str) or len(url) > 4_000 or not isinstance(elicitation_id, str):
         return Unusable("a URL request needs `url` and `elicitationId`")
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. a fullwidth solidus in the host, which NFKC makes a separator
+        return Unusable("the URL cannot be read as one")
     if parts.scheme not in ("https", "http") or not parts.hostname:
         return Unusable(f"only http and https URLs are opened, not {parts.scheme or 'this'!r}")
     return UrlRequest(message, url, parts.hostname, elicitation_id[:200])
@@ -126,6 +138,7 @@ def _field(name: str, prop: object, required: bool) -> FormField | Unusable:
         min_length=_count(prop.get("minLength", prop.get("minItems"))),
         max_length=_count(prop.get("maxLength", prop.get("maxItems"))),
         format=_text_or_none(prop.get("format")),
+        secret=looks_like_secret(name, kind, prop),
     )
     default = prop.get("default")
     if default is not None and not isinstance(check_value(field, default), Invalid):
@@ -279,9 +292,14 @@ def prefilled(form: FormRequest) -> dict[str, object]:
     return {f.name: f.default for f in form.fields if f.default is not None}
 
 
+HIDDEN = "(hidden)"
+
+
 def shown_value(field: FormField, value: object) -> str:
     if value is None:
         return "(empty)"
+    if field.secret:
+        return HIDDEN
     if field.kind == "boolean":
         return "yes" if value else "no"
     labels = dict(field.options)

@@ -186,3 +186,20 @@ def test_a_renamed_tool_ends_in_its_stable_digest(
 def test_a_renamed_server_part_ends_in_its_stable_digest() -> None:
     name = namespace_tool_name("my server/v2", "read")
     assert name.split("__")[0].endswith("_" + stable_digest("my server/v2"))
+
+
+@pytest.mark.parametrize("server", ["fs", "a", "s" * 24, "my_server-2"])
+def test_the_exact_length_boundary_of_the_tool_part(server: str) -> None:
+    """A tool that just fits beside `server__` keeps its name (64 characters); one character more
+    is renamed, never a 65-character name (an HTTP 400 on every request)."""
+    room = MAX_NAME_LENGTH - len(server) - len("__")
+    fits, one_over = "t" * room, "t" * (room + 1)
+    for names in (
+        {fits: namespace_tool_name(server, fits), one_over: namespace_tool_name(server, one_over)},
+        {tool: name for (_, tool), name in assign_tool_names([(server, fits), (server, one_over)]).items()},
+    ):
+        assert names[fits] == f"{server}__{fits}"
+        assert len(names[fits]) == MAX_NAME_LENGTH
+        assert len(names[one_over]) <= MAX_NAME_LENGTH
+        assert _legal(names[one_over])
+        assert names[one_over].endswith(stable_digest(server, one_over))

@@ -140,6 +140,23 @@ def test_nothing_is_spawned_from_the_record_once_what_it_was_made_from_changed(
     assert survivors(read_pids(pids)) == []
 
 
+def test_an_environment_value_changed_under_the_record_spawns_nothing(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """The same variable names with one value changed (a token rotated, another PATH) is another
+    environment: the server inherits values, so the record is keyed on them, not on names alone."""
+    pids = tmp_path / "pids"
+    _write_settings(isolated_home, {"fault": _fault(pids)})
+    env = {**os.environ, "DEPLOY_STAGE": "staging"}
+    assert _levelcode(tmp_path, env, *LINE).returncode == 0
+    before = len(read_pids(pids))
+    assert _probe(tmp_path, {**env, "DEPLOY_STAGE": "production"})[0] == "0"
+    assert _probe(tmp_path, {**env, "PATH": f"{tmp_path}:{env['PATH']}"})[0] == "0"
+    assert len(read_pids(pids)) == before  # nothing spawned for either
+    assert _probe(tmp_path, env)[0] == "1"  # the very same values: spawned, as before
+    assert survivors(read_pids(pids)) == []
+
+
 def test_a_remembered_process_the_session_does_not_claim_is_ended(
     isolated_home: Path, tmp_path: Path
 ) -> None:

@@ -1303,3 +1303,33 @@ def test_quoting_inside_the_program_name_changes_nothing(command: str, position:
 def test_any_text_gets_a_verdict_and_flags_come_with_reasons(text: str) -> None:
     verdict = classify_command(text)
     assert verdict.flagged == bool(verdict.reasons)
+
+
+def _nested(inner: str, levels: int, form: str) -> str:
+    for _ in range(levels):
+        inner = f"echo $({inner})" if form == "$()" else f"{form} {shlex.quote(inner)}"
+    return inner
+
+
+@pytest.mark.parametrize("form", ["sh -c", "bash -c", "eval", "$()"])
+@pytest.mark.parametrize("inner", ["ls", "rm -rf /"])
+def test_a_command_nested_deeper_than_the_check_reaches_is_flagged_not_dropped(form: str, inner: str) -> None:
+    """Past the depth the check follows, what runs is unknown: flagged as such, whatever it is."""
+    from levelcode.tools.command_check.classify import MAX_DEPTH
+
+    verdict = classify_command(_nested(inner, MAX_DEPTH + 1, form))
+    assert verdict.flagged
+    assert "is nested too deeply to check" in verdict.reasons
+
+
+@pytest.mark.parametrize("form", ["sh -c", "bash -c", "eval", "$()"])
+def test_nesting_within_the_depth_is_checked_through(form: str) -> None:
+    """The second corpus: at the deepest level the check follows, a harmless command passes (eval
+    is flagged for itself) and a dangerous one is flagged for what it does."""
+    from levelcode.tools.command_check.classify import MAX_DEPTH
+
+    harmless = classify_command(_nested("ls", MAX_DEPTH, form))
+    assert harmless.reasons == (("eval runs a string as a command",) if form == "eval" else ())
+    deep = classify_command(_nested("rm -rf /", MAX_DEPTH, form))
+    assert deep.flagged
+    assert "is nested too deeply to check" not in deep.reasons

@@ -20,6 +20,7 @@ import httpx2
 
 from levelcode.core.errors import AuthorizationRequired, SignInRequired
 from levelcode.mcp.config.oauth_entry import OAuthEntry
+from levelcode.mcp.http.oauth.address_guard import Resolve
 from levelcode.mcp.http.oauth.callback import CallbackListener
 from levelcode.mcp.http.oauth.challenge import BearerChallenge, parse_challenge
 from levelcode.mcp.http.oauth.discovery import Discovered, NoSignInOffered, discover
@@ -59,9 +60,17 @@ def login_command(server: str) -> str:
 
 class OAuthAuthorizer:
     def __init__(
-        self, server: str, url: str, entry: OAuthEntry | None, secret: str | None, sign_in: SignIn
+        self,
+        server: str,
+        url: str,
+        entry: OAuthEntry | None,
+        secret: str | None,
+        sign_in: SignIn,
+        *,
+        resolve: Resolve | None = None,  # how names are resolved (the system's; tests map their own)
     ) -> None:
         self.server, self.url, self.entry, self.sign_in = server, url, entry, sign_in
+        self._resolve = resolve
         self._secret = secret
         self.key = store_key(server, canonical_resource(url))
         self.store = CredentialStore(sign_in.store_dir)
@@ -81,7 +90,7 @@ class OAuthAuthorizer:
                 return {}
             if tokens.expired() and tokens.refresh_token:
                 with contextlib.suppress(OAuthProblem):
-                    async with oauth_client() as http:
+                    async with oauth_client(self.url, self._resolve) as http:
                         tokens = await self._refresh(http, record, tokens)
             return bearer(tokens)
 
@@ -109,7 +118,7 @@ class OAuthAuthorizer:
     # --- renewal -------------------------------------------------------------------------------------
 
     async def _renew(self, challenge: AuthChallenge, parsed: BearerChallenge) -> dict[str, str]:
-        async with oauth_client() as http:
+        async with oauth_client(self.url, self._resolve) as http:
             found = await discover(http, self.url, parsed.resource_metadata)
             record = self.store.load(self.key) or {}
             if record.get("issuer") != found.server.issuer:

@@ -2,7 +2,9 @@
 each bounded in time and size, redirects never followed, answers parsed defensively.
 
 I/O at the edge, on httpx2. Never sends the MCP server's configured headers anywhere (an
-authorization server is another party); never puts a request body in a message.
+authorization server is another party); never puts a request body in a message. Every connection
+goes through the address guard (address_guard.py): a server that is not itself on this machine
+or an internal network cannot send LevelCode to one.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 
 import httpx2
 
+from levelcode.mcp.http.oauth.address_guard import AddressGuard, AddressRefused, GuardedTransport, Resolve
 from levelcode.mcp.http.oauth.grant import Client
 from levelcode.mcp.http.oauth.metadata import OAuthProblem
 from levelcode.mcp.http.origin import shown_url
@@ -33,8 +36,10 @@ class Tokens:
         return self.expires_at is not None and (now or time.time()) >= self.expires_at - margin
 
 
-def oauth_client() -> httpx2.AsyncClient:
-    return httpx2.AsyncClient(timeout=REQUEST_SECONDS, follow_redirects=False)
+def oauth_client(server_url: str, resolve: Resolve | None = None) -> httpx2.AsyncClient:
+    """The client for one MCP server's sign-in (`server_url`: what decides where it may connect)."""
+    transport = GuardedTransport(AddressGuard(server_url, resolve))
+    return httpx2.AsyncClient(timeout=REQUEST_SECONDS, follow_redirects=False, transport=transport)
 
 
 async def fetch_document(client: httpx2.AsyncClient, url: str) -> Mapping[str, object] | None:
@@ -101,6 +106,8 @@ async def _send(client: httpx2.AsyncClient, method: str, url: str, **kwargs: obj
         response = await client.request(method, url, **kwargs)  # type: ignore[arg-type]
     except httpx2.HTTPError as exc:
         raise OAuthProblem(f"{method} {shown_url(url)} failed ({type(exc).__name__})") from None
+    except AddressRefused as exc:
+        raise AddressRefused(f"LevelCode refused {method} {shown_url(url)}: {exc}") from None
     if len(response.content) > MAX_DOCUMENT_BYTES:
         raise OAuthProblem(f"{method} {shown_url(url)} answered more than {MAX_DOCUMENT_BYTES} bytes")
     return response

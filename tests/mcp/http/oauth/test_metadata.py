@@ -49,6 +49,23 @@ def test_a_protected_resource_that_is_not_this_server_is_refused(resource: str) 
 
 
 @pytest.mark.parametrize(
+    ("resource", "server"),
+    [
+        ("https://mcp.example.com/api", "https://mcp.example.com/api-evil/mcp"),
+        ("https://mcp.example.com/api", "https://mcp.example.com/apiary"),
+        ("https://mcp.example.com/ap", "https://mcp.example.com/api/mcp"),
+        ("https://mcp.example.com/api/mc", "https://mcp.example.com/api/mcp"),
+    ],
+)
+def test_a_resource_that_is_only_a_string_prefix_of_the_servers_path_is_refused(
+    resource: str, server: str
+) -> None:
+    """A parent is a whole path segment: `/api` covers `/api/mcp`, never the sibling `/api-evil/mcp`."""
+    with pytest.raises(OAuthProblem, match="not sign in for another resource"):
+        parse_protected_resource({"resource": resource, "authorization_servers": [ISSUER]}, server)
+
+
+@pytest.mark.parametrize(
     "resource",
     [
         "https://mcp.example.com/api/mcp",

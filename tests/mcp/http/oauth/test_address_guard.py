@@ -1,0 +1,145 @@
+"""A server's sign-in cannot send LevelCode to internal addresses (SSRF), over real HTTP on
+127.0.0.1. Load-bearing direction: for a remote MCP server, a `resource_metadata` URL (from its
+401), a token or a registration endpoint that is on — or whose name resolves to — loopback,
+link-local or private addresses is refused with an error naming the URL and why, and nothing
+reaches the listener there. The second corpus: a server on this machine, or a company server
+whose own name resolves to a private address, signs in through metadata on 127.0.0.1 as before;
+and the connection goes to the address that was checked, not to a second lookup.
+
+"Remote" is simulated with a resolver that maps test names to addresses (mcp.remote.test to a
+public one), the way a real lookup would; every request that is let through lands on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping, Sequence
+
+import pytest
+
+from levelcode.core.errors import AuthorizationRequired, SignInRequired
+from levelcode.mcp.http.oauth.address_guard import AddressRefused, Resolve
+from levelcode.mcp.http.oauth.authorizer import OAuthAuthorizer
+from levelcode.mcp.http.oauth.requests import oauth_client, register_client, token_request
+from levelcode.mcp.protocol.sign_in import SignIn
+from levelcode.mcp.protocol.transport import AuthChallenge
+from tests.fakes.http_server import Reply, Request, ScriptedHttpServer
+from tests.fakes.oauth_server import authorization_server
+
+PUBLIC = "93.184.215.14"
+REMOTE = "https://mcp.remote.test/mcp"
+CORPORATE = "https://mcp.corp.test/mcp"
+
+
+def resolver(names: Mapping[str, Sequence[str]]) -> Resolve:
+    async def resolve(host: str, port: int) -> list[str]:
+        if host not in names:
+            raise OSError(f"unknown test name {host}")
+        return list(names[host])
+
+    return resolve
+
+
+NAMES = {
+    "mcp.remote.test": [PUBLIC],
+    "meta.remote.test": ["127.0.0.1"],  # a remote-looking name that resolves here
+    "both.remote.test": [PUBLIC, "127.0.0.1"],
+    "mcp.corp.test": ["10.1.2.3"],
+    "meta.corp.test": ["127.0.0.1"],
+}
+
+
+class MetadataHost(ScriptedHttpServer):
+    """Whatever is asked, its protected-resource document; every request recorded."""
+
+    def __init__(self) -> None:
+        super().__init__(self.answer)
+        self.document: dict[str, object] = {"resource": REMOTE, "authorization_servers": []}
+
+    async def answer(self, request: Request) -> Reply:
+        return Reply.json(self.document)
+
+
+@pytest.fixture
+async def metadata_host() -> AsyncIterator[MetadataHost]:
+    server = MetadataHost()
+    await server.start()
+    yield server
+    await server.stop()
+
+
+def authorizer(url: str) -> OAuthAuthorizer:
+    return OAuthAuthorizer("srv", url, None, None, SignIn(), resolve=resolver(NAMES))
+
+
+async def challenge(auth: OAuthAuthorizer, resource_metadata: str) -> None:
+    header = f'Bearer resource_metadata="{resource_metadata}"'
+    async with asyncio.timeout(20):
+        await auth.challenged(AuthChallenge("srv", auth.url, 401, header))
+
+
+REFUSED_METADATA = {
+    "loopback address": ("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp", "loopback"),
+    "name resolving to loopback": ("http://meta.remote.test:{port}/.well-known/x", "resolves to 127.0.0.1"),
+    "mapped IPv6 loopback": ("http://[::ffff:127.0.0.1]:{port}/x", "loopback"),
+    "a name with a public and a loopback address": ("http://both.remote.test:{port}/x", "127.0.0.1"),
+    "cloud metadata service": ("http://169.254.169.254/latest/meta-data/iam/", "link-local"),
+    "private network": ("http://10.0.0.7:{port}/x", "private (RFC 1918)"),
+}
+
+
+@pytest.mark.parametrize(("template", "why"), REFUSED_METADATA.values(), ids=REFUSED_METADATA.keys())
+async def test_a_remote_servers_metadata_url_on_an_internal_address_is_refused(
+    metadata_host: MetadataHost, template: str, why: str
+) -> None:
+    url = template.format(port=metadata_host.port)
+    with pytest.raises(AuthorizationRequired) as raised:
+        await challenge(authorizer(REMOTE), url)
+    said = str(raised.value)
+    assert "LevelCode refused GET" in said
+    assert why in said
+    assert f"the MCP server {REMOTE} is not on such an address" in said
+    assert metadata_host.requests == []  # nothing reached 127.0.0.1
+
+
+async def test_a_remote_servers_token_and_registration_endpoints_on_internal_addresses_are_refused(
+    metadata_host: MetadataHost,
+) -> None:
+    async with oauth_client(REMOTE, resolver(NAMES)) as http:
+        with pytest.raises(AddressRefused, match=r"LevelCode refused POST .*loopback"):
+            await token_request(http, f"{metadata_host.origin}/token", {"grant_type": "x"}, {})
+        with pytest.raises(AddressRefused, match=r"resolves to 127\.0\.0\.1"):
+            await register_client(http, f"http://meta.remote.test:{metadata_host.port}/register", {})
+    assert metadata_host.requests == []
+
+
+async def test_a_server_on_this_machine_signs_in_through_metadata_on_this_machine(
+    metadata_host: MetadataHost,
+) -> None:
+    server_url = "http://127.0.0.1:9/mcp"  # never contacted: the challenge names the metadata
+    with authorization_server(resource=server_url) as auth:
+        metadata_host.document = {
+            "resource": server_url,
+            "authorization_servers": [auth.issuer],
+        }
+        with pytest.raises(SignInRequired, match=f"needs you to sign in at {auth.issuer}"):
+            await challenge(authorizer(server_url), f"{metadata_host.origin}/.well-known/x")
+        assert "GET /.well-known/oauth-authorization-server" in auth.state.seen
+    assert [r.path for r in metadata_host.requests] == ["/.well-known/x"]
+
+
+async def test_a_company_server_on_a_private_address_may_use_internal_metadata(
+    metadata_host: MetadataHost,
+) -> None:
+    """Its name resolves to 10.1.2.3, so it is internal; the metadata's name resolves (in the
+    test's resolver only) to 127.0.0.1, and the request lands there: the checked address is the
+    one connected to, as no system lookup knows meta.corp.test."""
+    with authorization_server(resource=CORPORATE) as auth:
+        metadata_host.document = {
+            "resource": CORPORATE,
+            "authorization_servers": [auth.issuer],
+        }
+        with pytest.raises(SignInRequired, match="needs you to sign in"):
+            await challenge(authorizer(CORPORATE), f"http://meta.corp.test:{metadata_host.port}/prm")
+    assert [r.path for r in metadata_host.requests] == ["/prm"]
+    assert metadata_host.requests[0].headers["host"] == f"meta.corp.test:{metadata_host.port}"
