@@ -63,7 +63,7 @@ Commands:
   /exit      leave (also Ctrl-D)
 Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history
 Cards: a key counts once the card is ready (what you typed before comes back in the prompt)
-  · an answer that is remembered or lifts the sandbox asks for Ctrl-Y"""
+  · an answer that is remembered or lifts the sandbox asks for Ctrl-Y · [v] shows cut text"""
 
 Command = Callable[[list[str]], Awaitable[bool]]  # given the words after the command; False to leave
 INTERRUPTED_START = (

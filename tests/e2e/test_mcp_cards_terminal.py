@@ -1,7 +1,8 @@
 """The MCP approval cards in a real terminal (tmux): the consent card shows the literal command
-line and answering it works; a changed command says so; autopilot still shows the call card;
-`/new` ends the old servers; `levelcode mcp trust` approves for later runs. Load-bearing
-direction: after a "no", the marker a hostile command would create never appears."""
+line (all of it with [v] when folded) and answering it works; a changed command says so;
+autopilot still shows the call card; `/new` ends the old servers; `levelcode mcp trust` approves
+for later runs. Load-bearing direction: after a "no", the marker a hostile command would create
+never appears."""
 
 from __future__ import annotations
 
@@ -167,8 +168,14 @@ def test_a_tall_card_keeps_title_warning_inline_code_and_prompt_on_screen(
             assert "a repository wants to run a program on your machine" in shown
             assert "runs inline code (-c): import pathlib" in shown.replace("\n", "")
             assert "will receive your GITHUB_TOKEN (env GH_TOKEN)" in shown
-            assert "lines folded; `levelcode mcp get helper` shows all of it" in shown
+            assert "lines folded; [v] shows all of it (so does `levelcode mcp get helper`)" in shown
             assert "[n] deny" in shown
+            assert "arg 80:" not in shown
+            terminal.press("v")  # every line, then the same card again
+            screen = terminal.wait_for_keys()
+            full = screen[screen.index("new · MCP server 'helper' · in full") :]
+            assert "arg 80:" in full
+            assert "new · MCP server 'helper'" in full.split("the card again below")[-1]
             terminal.press("n")
             terminal.wait_for("/help for commands")
             terminal.wait_for_prompt()

@@ -12,6 +12,7 @@ from rich.console import Console
 from levelcode.core.approvals import Answer, ApprovalRequest
 from levelcode.ui.approval_card import (
     confirmations,
+    cuts_text,
     fold_to_fit,
     options_for,
     render_card,
@@ -46,7 +47,7 @@ def test_a_tall_card_and_its_prompt_fit_the_terminal(width: int, height: int, li
     fitted = fold_to_fit(request, console, height, repeat_summary=repeat)
     shown = rendered(fitted, console)
     beside = sum(rows(console, "  ! " + line) for line in SUMMARY) if repeat else 0
-    prompt = beside + len(options_for(request)) + 1 + 1  # the answers, "Ctrl-Y", the prompt
+    prompt = beside + len(options_for(request)) + 3 + 1  # answers, [v], "cut", "Ctrl-Y", the prompt
     assert len(shown) + prompt <= height
     text = " ".join(" ".join(shown).split())  # lines wrapped at a space read as one
     assert "new · MCP server 'h'" in text
@@ -54,7 +55,9 @@ def test_a_tall_card_and_its_prompt_fit_the_terminal(width: int, height: int, li
     assert "! will receive your GITHUB_TOKEN (env GH_TOKEN)" in text
     assert "! runs inline code (-c): import os;" in text
     folded = [line for line in fitted.body if "lines folded" in line]
-    assert folded == [f"… {lines - len(fitted.body) + 1} lines folded; `levelcode mcp get h` shows all of it"]
+    hidden = lines - len(fitted.body) + 1
+    assert folded == [f"… {hidden} lines folded; [v] shows all of it (so does `levelcode mcp get h`)"]
+    assert cuts_text(request, fitted)
     if height >= 40:
         assert repeat
         assert fitted.body[0] == request.body[0]
@@ -65,6 +68,7 @@ def test_a_card_that_fits_is_shown_whole() -> None:
     console = Console(width=120, height=60, force_terminal=False)
     request = card(10, 120)
     assert fold_to_fit(request, console, 60) == request
+    assert not cuts_text(request, request)
 
 
 # --- the note a command card carries where there is no sandbox ------------------------------------
