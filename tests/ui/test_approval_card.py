@@ -134,3 +134,21 @@ def test_remembered_and_unconfined_answers_take_confirmation(
 @pytest.mark.parametrize("request_", ONE_KEY)
 def test_a_one_off_yes_stays_one_key(request_: ApprovalRequest) -> None:
     assert confirmations(request_) == {}
+
+
+# --- [v]: offered whenever the card as drawn leaves anything out ------------------------------------
+
+
+def test_a_long_command_is_cut_on_the_card_and_offers_the_full_view() -> None:
+    console = Console(width=120, height=200, force_terminal=False)
+    long = ApprovalRequest("command", "Run command", tuple(f"echo {i}" for i in range(60)))
+    shown = fold_to_fit(long, console, 200)
+    assert cuts_text(long, shown)
+    assert _shown(shown)[-2] == "… 20 more lines: [v] shows them"
+    short = ApprovalRequest("command", "Run command", ("make test",))
+    assert not cuts_text(short, fold_to_fit(short, console, 200))
+
+
+def test_a_call_card_with_arguments_cut_offers_the_full_view() -> None:
+    request = ApprovalRequest("mcp_call", "MCP call · db · query", ("q…",), full_body=("q" * 900,))
+    assert cuts_text(request, request)
