@@ -1,7 +1,8 @@
 """`levelcode` (the interactive session), entered lightly: the terminal check, the light start
 (settings, provider key, the user's own servers spawned — as many as leave this process a core;
 the rest follow once the prompt is drawn), then the REPL (cli/repl.py), which draws its prompt
-before it loads the rest of LevelCode.
+before it loads the rest of LevelCode. For the whole session the terminal keeps what is typed
+ahead through a Ctrl-C, and a Ctrl-D typed while LevelCode works stays a Ctrl-D (ui/typeahead.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from levelcode.cli.session_start import light_start, refuse
 from levelcode.core.errors import ConfigError, ProviderAuthError
 from levelcode.mcp.early_start import cores_for_servers
+from levelcode.ui.typeahead import typed_keys_kept
 
 
 def run_interactive(args: argparse.Namespace) -> int:
@@ -21,12 +23,13 @@ def run_interactive(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    try:
-        light = light_start(args, spawn_at_most=cores_for_servers())
-    except (ConfigError, ProviderAuthError) as exc:
-        return refuse(exc)
-    from levelcode.cli.aio import run_command
-    from levelcode.cli.repl import Repl
+    with typed_keys_kept(sys.stdin.fileno()):
+        try:
+            light = light_start(args, spawn_at_most=cores_for_servers())
+        except (ConfigError, ProviderAuthError) as exc:
+            return refuse(exc)
+        from levelcode.cli.aio import run_command
+        from levelcode.cli.repl import Repl
 
-    repl = Repl(light)
-    return run_command(repl.main, repl.close, interrupt=repl.interrupt)
+        repl = Repl(light)
+        return run_command(repl.main, repl.close, interrupt=repl.interrupt)

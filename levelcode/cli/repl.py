@@ -13,8 +13,10 @@ pass the launch gate first, and its approval cards need the terminal, so the ses
 asks, before the prompt.
 
 Ctrl-C while the agent works aborts that turn (the transcript stays paired) and returns to the
-prompt; Ctrl-C at the prompt clears the line; Ctrl-D or /exit leaves. SIGTERM and SIGHUP end the
-session, with the same cleanup as /exit.
+prompt; Ctrl-C at the prompt clears the line; Ctrl-D or /exit leaves. What is typed while no
+prompt is up waits on the terminal for the next one; a card that appears meanwhile takes it off
+(it never answers the card) and it is given back as the next prompt's text (ui/typeahead.py).
+SIGTERM and SIGHUP end the session, with the same cleanup as /exit.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from levelcode import __version__
 from levelcode.core import paths
 from levelcode.core.errors import ProviderError, TurnAborted
 from levelcode.core.private_files import touch_private
+from levelcode.ui.typeahead import take_kept
 from levelcode.ui.visible import visible, visible_block
 
 if TYPE_CHECKING:
@@ -58,7 +61,9 @@ Commands:
   /compact   summarize the older turns now (it also happens by itself before the context is full)
   /new       start a new chat (forgets the conversation, ends background commands, restarts MCP)
   /exit      leave (also Ctrl-D)
-Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history"""
+Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history
+Cards: a key counts once the card is ready (what you typed before comes back in the prompt)
+  · an answer that is remembered or lifts the sandbox asks for Ctrl-Y · [v] shows cut text"""
 
 Command = Callable[[list[str]], Awaitable[bool]]  # given the words after the command; False to leave
 INTERRUPTED_START = (
@@ -162,7 +167,9 @@ class Repl:
         self.console.print(Text(HINT, style="dim"))
         while True:
             try:
-                text = await prompt.prompt_async("> ", handle_sigint=False, pre_run=self.open_behind)
+                text = await prompt.prompt_async(
+                    "> ", default=take_kept(), handle_sigint=False, pre_run=self.open_behind
+                )
             except KeyboardInterrupt:
                 continue
             except EOFError:

@@ -38,6 +38,10 @@ class ApprovalRequest:
     # again beside the answer, and never folded away, however long the body is.
     summary: tuple[str, ...] = ()
     full_view: str | None = None  # where to see all of a body folded to fit the screen
+    # Every line in full, when `body` cuts some (a long argument): the card offers to show it.
+    full_body: tuple[str, ...] = ()
+    # Allowing it runs something outside the sandbox: the yes needs a second, deliberate key.
+    lifts_sandbox: bool = False
     # When given, exactly these answers are offered (in this order, then "deny"), instead of
     # "once" (and "always" when allowed).
     answers: tuple[Answer, ...] = ()

@@ -44,6 +44,7 @@ def rerun_request(command: str, refusals: Sequence[str]) -> ApprovalRequest:
         body=tuple(visible_control_chars(line) for line in command.split("\n")),
         warning=f"{UNCONFINED_WARNING}. The sandbox blocked it: {blocked}",
         allow_always=False,
+        lifts_sandbox=True,
     )
 
 

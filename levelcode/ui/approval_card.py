@@ -1,22 +1,27 @@
 """The interactive approval card: what would happen, shown literally, and a one-key answer.
 
-Anything but an explicit yes is a denial: Ctrl-C, Ctrl-D, Escape, a closed terminal. Card text is
-shown with control characters escaped. The title, the warning and the decisive lines (`summary`)
-come first and the summary again beside the prompt; a card taller than the terminal folds the
-middle of its body, with a count and where to see all of it, so that none of those and not the
-prompt ever scroll away. A launch card is otherwise never shortened.
+Anything but an explicit yes is a denial: Ctrl-C, Ctrl-D, Escape, a closed terminal. Only a key
+pressed after the card is drawn answers it, and an answer that is remembered or lifts the sandbox
+takes a second, deliberate key (ui/key_prompt.py). Card text is shown with control characters
+escaped. The title, the warning and the decisive lines (`summary`) come first and the summary
+again beside the prompt; a card taller than the terminal folds the middle of its body, with a
+count and where to see all of it, so that none of those and not the prompt ever scroll away. A
+launch card is otherwise never shortened. Whatever a card cuts or folds, `[v]` shows in full
+before the answer.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TypeVar
+from typing import Literal
 
 from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
 from levelcode.core.approvals import ApprovalRequest, Choice
+from levelcode.ui import typeahead
+from levelcode.ui.key_prompt import SUMMARY_MARK, read_key
 from levelcode.ui.visible import visible
 
 KIND_TITLES = {
@@ -26,10 +31,16 @@ KIND_TITLES = {
     "mcp_launch": "Start an MCP server?",
     "mcp_sampling": "Let an MCP server use your model?",
 }
-Answer = TypeVar("Answer", bound=str)
+__all__ = ["TerminalApprover", "read_choice", "read_key"]  # read_key: forms read keys the same way
 MAX_BODY_LINES = 40
-SUMMARY_MARK = "! "
-PROMPT_TAIL = "  press a key: "
+View = Literal["view"]
+VIEW: View = "view"  # not an answer: show every line in full, then the card again
+VIEW_LABEL = "view all: every line of this card in full, then back here"
+CUT = "this card cuts some of its text: [v] shows all of it before you answer"
+REMEMBERED = "remembered: LevelCode starts this server in this workspace from now on without asking"
+ALWAYS = "remembered: it is not asked again"
+UNCONFINED = "it runs outside the sandbox, with all your permissions"
+KEPT = "  (keys typed before the card was ready were not taken as answers; the text is back in your prompt)"
 
 
 def render_card(request: ApprovalRequest) -> Group:
@@ -47,7 +58,7 @@ def render_card(request: ApprovalRequest) -> Group:
     parts.extend(Text(SUMMARY_MARK + visible(line), style="bold yellow") for line in request.summary)
     body = [visible(line) for line in request.body]
     if len(body) > MAX_BODY_LINES and request.kind != "mcp_launch":  # a launch card is never cut
-        body = [*body[:MAX_BODY_LINES], f"… {len(request.body) - MAX_BODY_LINES} more lines"]
+        body = [*body[:MAX_BODY_LINES], f"… {len(request.body) - MAX_BODY_LINES} more lines: [v] shows them"]
     parts.extend(Text(line, overflow="fold") for line in body)
     parts.append(Rule(style=style))
     return Group(*parts)
@@ -61,7 +72,9 @@ def rows(console: Console, text: str) -> int:
 def fixed_rows(request: ApprovalRequest, console: Console, *, repeat_summary: bool) -> int:
     """The rows everything but the body takes: rules, title, warning, summary, prompt, cursor."""
     summary = sum(rows(console, SUMMARY_MARK + line) for line in request.summary)
-    fixed = 2 + rows(console, request.title) + summary + len(options_for(request)) + 2
+    # the answers, [v], the lines saying that text is cut and which answers ask for Ctrl-Y, then
+    # the prompt and the cursor
+    fixed = 2 + rows(console, request.title) + summary + len(options_for(request)) + 3 + 2
     if request.warning:
         fixed += rows(console, "⚠ " + request.warning)
     if request.note:
@@ -85,8 +98,8 @@ def fold_to_fit(
         return request
     head, tail = _kept(sizes, budget - 1)
     hidden = len(request.body) - head - tail
-    marker = f"… {hidden} lines folded" + (
-        f"; `{request.full_view}` shows all of it" if request.full_view else ""
+    marker = f"… {hidden} lines folded; [v] shows all of it" + (
+        f" (so does `{request.full_view}`)" if request.full_view else ""
     )
     body = (*request.body[:head], marker, *request.body[len(request.body) - tail :])
     return dataclasses.replace(request, body=body)
@@ -119,6 +132,29 @@ def options_for(request: ApprovalRequest) -> list[tuple[str, Choice, str]]:
     return options
 
 
+def confirmations(request: ApprovalRequest) -> dict[Choice, str]:
+    """The answers that take a second, deliberate key, and why: any approval of a launch (kept
+    in the trust store), "always" (kept in settings or the store, or for the session), and any
+    yes to a run outside the sandbox."""
+    needed: dict[Choice, str] = {}
+    for _key, choice, _label in options_for(request):
+        if choice == "deny":
+            continue
+        if request.kind == "mcp_launch":
+            needed[choice] = REMEMBERED
+        elif choice == "always":
+            needed[choice] = ALWAYS
+        elif request.lifts_sandbox:
+            needed[choice] = UNCONFINED
+    return needed
+
+
+def cuts_text(request: ApprovalRequest, shown: ApprovalRequest) -> bool:
+    """Whether the card as drawn (`shown`, folded to fit) leaves out any of `request`."""
+    cut_at_most = len(shown.body) > MAX_BODY_LINES and request.kind != "mcp_launch"
+    return bool(request.full_body) or shown.body != request.body or cut_at_most
+
+
 class TerminalApprover:
     """Shows the card on the console and waits for one key."""
 
@@ -130,47 +166,38 @@ class TerminalApprover:
         return True
 
     async def decide(self, request: ApprovalRequest) -> Choice:
-        height = self.console.height
-        repeat = repeats_summary(request, self.console, height)
-        self.console.print(render_card(fold_to_fit(request, self.console, height, repeat_summary=repeat)))
+        kept = typeahead.kept_chars()
         options = options_for(request)
-        choice = await read_choice(options, request.summary if repeat else ())
+        while True:
+            height = self.console.height
+            repeat = repeats_summary(request, self.console, height)
+            shown = fold_to_fit(request, self.console, height, repeat_summary=repeat)
+            self.console.print(render_card(shown))
+            offered: list[tuple[str, Choice | View, str]] = [*options]
+            beside = request.summary if repeat else ()
+            if cuts_text(request, shown):
+                offered.insert(-1, ("v", VIEW, VIEW_LABEL))
+                beside = (*beside, CUT)
+            confirm: dict[Choice | View, str] = dict(confirmations(request).items())
+            choice = await read_key(offered, "deny", beside, confirm)
+            if choice != VIEW:
+                break
+            self.print_in_full(request)
         label = next((label for _key, value, label in options if value == choice), "deny")
         self.console.print(Text(f"  → {label}", style="green" if choice != "deny" else "red"))
+        if typeahead.kept_chars() > kept:
+            self.console.print(Text(KEPT, style="dim"))
         return choice
+
+    def print_in_full(self, request: ApprovalRequest) -> None:
+        """Every line of the card, uncut and escaped; the card is drawn again after it."""
+        lines = request.full_body or request.body
+        self.console.print(Rule(f"{visible(request.title)} · in full", style="dim", align="left"))
+        for line in lines:
+            self.console.print(Text(visible(line), overflow="fold"))
+        end = f"end · {len(lines)} lines · the card again below"
+        self.console.print(Rule(end, style="dim", align="left"))
 
 
 async def read_choice(options: list[tuple[str, Choice, str]], summary: tuple[str, ...] = ()) -> Choice:
     return await read_key(options, "deny", summary)
-
-
-async def read_key(
-    options: list[tuple[str, Answer, str]], dismissed: Answer, summary: tuple[str, ...] = ()
-) -> Answer:
-    """One key press among `options` ((key, answer, label)); Ctrl-C, Ctrl-D, Escape or a closed
-    terminal answer `dismissed`."""
-    from prompt_toolkit.application import Application
-    from prompt_toolkit.formatted_text import StyleAndTextTuples
-    from prompt_toolkit.key_binding import KeyBindings
-    from prompt_toolkit.layout import Layout, Window
-    from prompt_toolkit.layout.controls import FormattedTextControl
-    from prompt_toolkit.styles import Style
-
-    bindings = KeyBindings()
-    for key, value, _label in options:
-        bindings.add(key)(lambda event, v=value: event.app.exit(result=v))
-        bindings.add(key.upper())(lambda event, v=value: event.app.exit(result=v))
-    for key in ("c-c", "c-d", "escape"):
-        bindings.add(key)(lambda event: event.app.exit(result=dismissed))
-    lines: StyleAndTextTuples = [("class:summary", f"  {SUMMARY_MARK}{visible(line)}\n") for line in summary]
-    lines += [("", f"  [{key}] {label}\n") for key, _value, label in options]
-    lines.append(("", PROMPT_TAIL))
-    window = Window(FormattedTextControl(lines), wrap_lines=True, dont_extend_height=True)
-    style = Style.from_dict({"summary": "bold ansiyellow"})
-    app: Application[Answer] = Application(
-        layout=Layout(window), key_bindings=bindings, style=style, full_screen=False
-    )
-    try:
-        return await app.run_async(handle_sigint=False)
-    except (EOFError, KeyboardInterrupt, OSError):
-        return dismissed

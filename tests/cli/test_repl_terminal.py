@@ -41,10 +41,10 @@ def test_repl_streams_asks_aborts_and_leaves(terminal: Terminal, isolated_home: 
         terminal.wait_for("Still here after the abort.")
         terminal.type("write a file")
         terminal.send("Enter")
-        screen = terminal.wait_for("[y] allow once")
+        screen = terminal.wait_for_keys()
         assert "Run a command?" in screen
         assert "echo hi > out.txt" in screen
-        terminal.send("y")
+        terminal.press("y")
         terminal.wait_for("Wrote out.txt.")
         assert (tmp_path / "out.txt").read_text() == "hi\n"
         terminal.type("/new")

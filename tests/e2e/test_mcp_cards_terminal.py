@@ -1,7 +1,8 @@
 """The MCP approval cards in a real terminal (tmux): the consent card shows the literal command
-line and answering it works; a changed command says so; autopilot still shows the call card;
-`/new` ends the old servers; `levelcode mcp trust` approves for later runs. Load-bearing
-direction: after a "no", the marker a hostile command would create never appears."""
+line (all of it with [v] when folded) and answering it works; a changed command says so;
+autopilot still shows the call card; `/new` ends the old servers; `levelcode mcp trust` approves
+for later runs. Load-bearing direction: after a "no", the marker a hostile command would create
+never appears."""
 
 from __future__ import annotations
 
@@ -65,13 +66,13 @@ def test_consent_card_shows_the_literal_command_and_no_means_no(
     )
     with OPENAI.fake([Reply(text="fine")]) as server:
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
-        screen = terminal.wait_for("[n] deny")
+        screen = terminal.wait_for_keys()
         assert "Start an MCP server?" in screen
         assert "new · MCP server 'helper'" in screen
         assert shlex.join([sys.executable, *args]) in screen.replace("\n", "")
         assert "env:     A=${HOME}" in screen
         assert f"arg 3:   {marker}" in screen
-        terminal.send("n")
+        terminal.press("n")
         screen = terminal.wait_for("/help for commands")
         assert "1 server needs approval" not in screen or "helper" in screen
         terminal.type("hello")
@@ -90,8 +91,7 @@ def test_approving_the_card_starts_the_server_and_remembers_it(
     repo_server(tmp_path, pid_file)
     with OPENAI.fake([]) as server:
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
-        terminal.wait_for("[n] deny")
-        terminal.send("y")
+        terminal.answer("y", confirm=True)
         screen = terminal.wait_for("mcp · fault (")
         assert "0/" in screen
         terminal.wait_for_prompt()
@@ -114,11 +114,11 @@ def test_a_changed_command_says_so_on_the_card(
     config.write_text(json.dumps({"mcpServers": {"fault": changed}}))
     with OPENAI.fake([]) as server:
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
-        screen = terminal.wait_for("[n] deny")
+        screen = terminal.wait_for_keys()
         assert "command changed · MCP server 'fault'" in screen
         assert "command changed since you approved it" in screen
         assert "env:     NODE_OPTIONS=--require /tmp/evil.js" in screen
-        terminal.send("n")
+        terminal.press("n")
         terminal.wait_for("/help for commands")
         terminal.wait_for_prompt()
         terminal.send("C-d")
@@ -139,10 +139,10 @@ def test_a_changed_script_is_named_on_the_card(
     script.write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('pwned')\n")
     with OPENAI.fake([]) as server:
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
-        screen = terminal.wait_for("[n] deny")
+        screen = terminal.wait_for_keys()
         assert "server.py changed · MCP server 'helper'" in screen
         assert "server.py changed since you approved it — review it again" in screen
-        terminal.send("n")
+        terminal.press("n")
         terminal.wait_for("/help for commands")
         terminal.wait_for_prompt()
         terminal.send("C-d")
@@ -162,15 +162,21 @@ def test_a_tall_card_keeps_title_warning_inline_code_and_prompt_on_screen(
     try:
         with OPENAI.fake([]) as server:
             start_repl(terminal, isolated_home, tmp_path, server.base_url)
-            terminal.wait_for("press a key")
+            terminal.wait_for_keys()
             shown = terminal.visible_screen()
             assert "new · MCP server 'helper'" in shown
             assert "a repository wants to run a program on your machine" in shown
             assert "runs inline code (-c): import pathlib" in shown.replace("\n", "")
             assert "will receive your GITHUB_TOKEN (env GH_TOKEN)" in shown
-            assert "lines folded; `levelcode mcp get helper` shows all of it" in shown
+            assert "lines folded; [v] shows all of it (so does `levelcode mcp get helper`)" in shown
             assert "[n] deny" in shown
-            terminal.send("n")
+            assert "arg 80:" not in shown
+            terminal.press("v")  # every line, then the same card again
+            screen = terminal.wait_for_keys()
+            full = screen[screen.index("new · MCP server 'helper' · in full") :]
+            assert "arg 80:" in full
+            assert "new · MCP server 'helper'" in full.split("the card again below")[-1]
+            terminal.press("n")
             terminal.wait_for("/help for commands")
             terminal.wait_for_prompt()
             terminal.send("C-d")
@@ -196,12 +202,12 @@ def test_autopilot_still_shows_the_call_card_and_new_chat_reaps_servers(
         first = read_pids(pid_file)
         terminal.type("touch it")
         terminal.send("Enter")
-        screen = terminal.wait_for("[n] deny")
+        screen = terminal.wait_for_keys()
         assert "Call an MCP tool?" in screen
         assert "MCP call · fault · touch_marker" in screen
         assert f'"path": "{marker}"' in screen
         assert "[a] always allow fault__touch_marker" in screen
-        terminal.send("n")
+        terminal.press("n")
         terminal.wait_for("ok then")
         assert not marker.exists()
         terminal.type("/new")
@@ -222,9 +228,9 @@ def test_mcp_trust_shows_the_card_and_approves_for_later_runs(
     repo_server(tmp_path, pid_file)
     env = cli_env(isolated_home, TERM="xterm-256color")
     terminal.start([str(LEVELCODE), "mcp", "trust", "fault"], env, cwd=str(tmp_path))
-    screen = terminal.wait_for("[y] approve")
+    screen = terminal.wait_for_keys()
     assert launch_text(_spec(tmp_path)) in screen.replace("\n", "")
-    terminal.send("y")
+    terminal.answer("y", confirm=True)
     terminal.wait_for("Approved: LevelCode will start 'fault'")
     terminal.wait_for("[exited 0]")
     listed = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
@@ -248,9 +254,9 @@ def test_a_revoke_takes_effect_at_the_next_new_chat(
         assert "LevelCode will ask before starting fault again" in revoked.stdout
         terminal.type("/new")
         terminal.send("Enter")
-        screen = terminal.wait_for("[n] deny")
+        screen = terminal.wait_for_keys()
         assert "new · MCP server 'fault'" in screen
-        terminal.send("n")
+        terminal.press("n")
         terminal.wait_for("New chat.")
         terminal.wait_for_prompt()
         terminal.send("C-d")

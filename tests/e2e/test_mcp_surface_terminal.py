@@ -103,11 +103,11 @@ def test_an_elicitation_form_sends_what_the_user_confirmed(
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
         terminal.type("ask me")
         terminal.send("Enter")
-        screen = terminal.wait_for("[f] fill in the form")
+        screen = terminal.wait_for_keys()
         assert "MCP server 'everything' asks for input" in screen
         assert "The text below is the server's, not LevelCode's:" in screen
         assert "Please provide inputs for the following fields:" in screen
-        terminal.send("f")
+        terminal.press("f")
         terminal.wait_for("String (required) [string]: ")
         terminal.type("Ada")
         terminal.send("Enter")
@@ -124,9 +124,9 @@ def test_an_elicitation_form_sends_what_the_user_confirmed(
         terminal.send("Enter")  # optional: left empty
         for _field in range(9):  # the rest keep their defaults or stay empty
             terminal.send("Enter")
-        screen = terminal.wait_for("[s] send to everything")
+        screen = terminal.wait_for_keys()
         assert "Untitled Single Select Enum: Monica" in screen
-        terminal.send("s")
+        terminal.press("s")
         terminal.wait_for("thanks")
         leave(terminal)
         result = tool_text(server.requests[1])
@@ -161,18 +161,19 @@ def test_a_url_is_opened_only_after_the_user_agrees(
         )
         terminal.type("connect")
         terminal.send("Enter")
-        screen = terminal.wait_for("[o] open it in your browser (example.com)")
+        screen = terminal.wait_for_keys()
         assert f"page: {url}" in screen
-        terminal.send("d")
-        terminal.wait_for("[o] open it in your browser (modelcontextprotocol.io)")
+        terminal.press("d")
+        screen = terminal.answer("o")
+        assert "[o] open it in your browser (modelcontextprotocol.io)" in screen
         assert not opened.exists()  # declined: the browser never ran
-        terminal.send("o")
         assert wait_until(opened.exists, within=10)
         assert opened.read_text() == "https://modelcontextprotocol.io"
         opened.unlink()
-        terminal.wait_for("[o] open it in your browser (example.com)", within=20)
+        screen = terminal.wait_for_keys()
+        assert "[o] open it in your browser (example.com)" in screen.split("modelcontextprotocol.io")[-1]
         assert not opened.exists()
-        terminal.send("o")
+        terminal.press("o")
         terminal.wait_for("ok")
         leave(terminal)
         declined, accepted = last_tool_text(server.requests[1]), last_tool_text(server.requests[2])
@@ -205,18 +206,18 @@ def test_sampling_shows_a_card_and_runs_only_when_approved(
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
         terminal.type("sample")
         terminal.send("Enter")
-        screen = terminal.wait_for("[n] deny")
+        screen = terminal.wait_for_keys()
         assert "Let an MCP server use your model?" in screen
         assert "MCP server 'everything' asks your model to answer" in screen
         assert f"model:       openai/{OPENAI.model}" in screen
         assert "token limit: 50" in screen
         assert "Capital of France?" in screen
-        terminal.send("n")
+        terminal.press("n")
         terminal.wait_for("→ deny")
         assert wait_until(lambda: len(server.requests) >= 2, within=20)
         assert recorded == []  # denied: nothing reached the model
         assert wait_until(lambda: terminal.screen().count("[n] deny") >= 2, within=20)
-        terminal.send("y")
+        terminal.answer("y")
         terminal.wait_for("the server got its answer")
         leave(terminal)
         denied, approved = last_tool_text(server.requests[1]), last_tool_text(server.requests[-1])
@@ -277,15 +278,14 @@ def test_a_2026_07_28_input_request_is_answered_through_the_form(
         start_repl(terminal, isolated_home, tmp_path, server.base_url)
         terminal.type("who am I?")
         terminal.send("Enter")
-        screen = terminal.wait_for("[f] fill in the form")
+        screen = terminal.wait_for_keys()
         assert "MCP server 'sdk' asks for input" in screen
         assert "Your name?" in screen
-        terminal.send("f")
+        terminal.press("f")
         terminal.wait_for("name (required) [string]:")
         terminal.type("Ada")
         terminal.send("Enter")
-        terminal.wait_for("[s] send to sdk")
-        terminal.send("s")
+        terminal.answer("s")
         terminal.wait_for("hello Ada")
         leave(terminal)
         result = tool_text(server.requests[1])

@@ -75,11 +75,10 @@ def test_slash_mcp_and_slash_context_in_the_repl(
         terminal.start(
             [str(LEVELCODE), *provider_flags("openai", server.base_url, OPENAI.model)], env, cwd=str(tmp_path)
         )
-        screen = terminal.wait_for("[n] deny")  # the changed server asks first
+        screen = terminal.wait_for_keys()  # the changed server asks first
         assert "command changed · MCP server 'repo'" in screen
-        terminal.send("n")
-        terminal.wait_for("[n] deny")  # then the never-approved one
-        terminal.send("n")
+        terminal.press("n")
+        terminal.answer("n")  # then the never-approved one
         terminal.wait_for("/help for commands")
         terminal.wait_for("mcp · fault (16) · 1/16 allow-listed")  # shown above the prompt once up
         terminal.type("hi")

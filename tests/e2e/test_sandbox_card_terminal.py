@@ -60,10 +60,10 @@ def test_the_first_answer_runs_the_server_sandboxed_and_is_remembered(
         terminal.start(
             [str(LEVELCODE), *provider_flags("openai", server.base_url, OPENAI.model)], env, str(tmp_path)
         )
-        screen = terminal.wait_for("press a key")
+        screen = terminal.wait_for_keys()
         assert_answers_in_order(screen)
         assert "sandbox: sandboxed, it can read what you can except your secret stores" in screen
-        terminal.send("s")
+        terminal.answer("s", confirm=True)
         terminal.wait_for("mcp · probe (")
         terminal.wait_for_prompt()
         terminal.type("/mcp")
@@ -96,8 +96,8 @@ def test_mcp_trust_offers_the_same_answers_and_the_workspace_one_lets_it_write_t
         cli_env(isolated_home, TERM="xterm-256color"),
         str(tmp_path),
     )
-    assert_answers_in_order(terminal.wait_for("press a key"))
-    terminal.send("w")
+    assert_answers_in_order(terminal.wait_for_keys())
+    terminal.answer("w", confirm=True)
     terminal.wait_for("Approved: LevelCode will start 'probe' in")
     terminal.wait_for("[exited 0]")
     assert "in the sandbox." in terminal.screen().replace("\n", "")

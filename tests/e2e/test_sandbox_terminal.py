@@ -13,7 +13,7 @@ from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, provider_env, provider_flags
 from tests.support.sandbox import host_folder
-from tests.support.terminal import Terminal
+from tests.support.terminal import CONFIRM_READY, Terminal
 
 pytestmark = pytest.mark.sandbox
 
@@ -25,9 +25,8 @@ def outside() -> Iterator[Path]:
 
 
 def _card(terminal: Terminal, title: str) -> str:
-    """The card below the last `title` on the screen, once its prompt shows."""
-    terminal.wait_for("press a key:")
-    screen = terminal.wait_for(title)
+    """The card below the last `title` on the screen, once it takes keys."""
+    screen = terminal.wait_for_keys()
     return screen[screen.rindex(title) :]
 
 
@@ -47,11 +46,14 @@ def test_a_blocked_command_may_run_outside_once_after_a_warning(
             terminal.type("touch the marker")
             terminal.send("Enter")
             _card(terminal, "Run command")
-            terminal.send("y")  # allow the command itself: it runs in the sandbox, which blocks it
+            terminal.press("y")  # allow the command itself: it runs in the sandbox, which blocks it
             card = _card(terminal, "Run again outside the sandbox")
             assert "Runs OUTSIDE the sandbox" in card
             assert "[a]" not in card
-            terminal.send(answer)
+            terminal.press(answer)
+            if answer == "y":  # a run outside the sandbox is confirmed with a second key
+                terminal.wait_for_keys(CONFIRM_READY)
+                terminal.press("C-y", CONFIRM_READY)
             terminal.wait_for(done)
             assert marker.exists() is (answer == "y")
         terminal.wait_for_prompt()

@@ -9,6 +9,9 @@ import subprocess
 import time
 from collections.abc import Mapping, Sequence
 
+CARD_READY = "press a key:"  # a card's prompt line once it takes keys (ui/key_prompt.py)
+CONFIRM_READY = "press Ctrl-Y to confirm:"  # the same for its confirmation step
+
 
 class Terminal:
     def __init__(self, name: str, width: int = 110, height: int = 45) -> None:
@@ -79,17 +82,52 @@ class Terminal:
             time.sleep(0.05)
         raise AssertionError(f"{text!r} did not appear on the terminal; it shows:\n{self.screen()}")
 
-    def wait_for_prompt(self, within: float = 20.0) -> str:
-        """Wait until the REPL's `> ` prompt is the last line: keys sent before it is reading can be
-        swallowed by the terminal's line discipline (a Ctrl-D then never reaches the REPL)."""
+    def wait_for_prompt(self, within: float = 20.0, typed: str | None = "") -> str:
+        """Wait until the REPL's `> ` prompt is the last line (holding `typed`; any text when
+        None): keys sent before it is reading can be swallowed by the terminal's line discipline."""
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
             screen = self.screen()
             lines = [line for line in screen.splitlines() if line.strip()]
-            if lines and lines[-1].rstrip() == ">":
+            last = lines[-1].rstrip() if lines else ""
+            if last == f"> {typed}".rstrip() or (typed is None and last.startswith(">")):
                 return screen
             time.sleep(0.05)
         raise AssertionError(f"the prompt did not appear; the terminal shows:\n{self.screen()}")
+
+    def wait_for_keys(self, ready: str = CARD_READY, within: float = 20.0) -> str:
+        """Wait until a card (or, with `CONFIRM_READY`, its confirmation step) takes keys: its
+        armed prompt line is the last line. A key sent before then is ignored as typing."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            lines = [line for line in screen.splitlines() if line.strip()]
+            if lines and lines[-1].rstrip().endswith(ready):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"no card took keys ({ready!r}); the terminal shows:\n{self.screen()}")
+
+    def press(self, key: str, ready: str = CARD_READY, within: float = 20.0) -> None:
+        """Send `key` to the card that takes keys now, and wait until it has taken it (its prompt
+        line no longer waits), so that a wait for the next card cannot see this one."""
+        self.send(key)
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            lines = [line for line in self.screen().splitlines() if line.strip()]
+            if not lines or not lines[-1].rstrip().endswith(ready):
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"the card did not take {key!r}; the terminal shows:\n{self.screen()}")
+
+    def answer(self, key: str, *, confirm: bool = False) -> str:
+        """Answer the card on screen with `key` once it takes keys; `confirm`: then confirm with
+        Ctrl-Y (a launch approval, an "always", a run outside the sandbox). The card's screen."""
+        screen = self.wait_for_keys()
+        self.press(key)
+        if confirm:
+            self.wait_for_keys(CONFIRM_READY)
+            self.press("C-y", CONFIRM_READY)
+        return screen
 
     def close(self) -> None:
         self.tmux("kill-server")

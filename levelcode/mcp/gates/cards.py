@@ -132,14 +132,18 @@ def oauth_lines(spec: HttpServerSpec) -> list[str]:
 def call_card(
     server: str, tool: str, verdict: McpVerdict, arguments: Mapping[str, object], settings_file: str
 ) -> ApprovalRequest:
-    body = [f"server: {server}", f"tool:   {tool}", "arguments:", *format_arguments(arguments)]
+    """The call card: each long argument cut to fit, and every one in full (`full_body`) when
+    anything was cut, for the card to show before the answer."""
+    head = [f"server: {server}", f"tool:   {tool}", "arguments:"]
+    shown, full = format_arguments(arguments), format_arguments(arguments, cut=False)
     return ApprovalRequest(
         "mcp_call",
         f"MCP call · {server} · {tool}",
-        tuple(body),
+        (*head, *shown),
         warning=verdict.warning,  # destructive, or what the server changed since you allowed it
         allow_always=verdict.can_always,
         always_label=always_label(server, verdict, settings_file),
+        full_body=(*head, *full) if shown != full else (),
     )
 
 
@@ -156,15 +160,16 @@ def always_label(server: str, verdict: McpVerdict, settings_file: str) -> str:
     )
 
 
-def format_arguments(arguments: Mapping[str, object]) -> list[str]:
-    """Pretty-printed, each long value cut, the whole bounded in lines."""
+def format_arguments(arguments: Mapping[str, object], *, cut: bool = True) -> list[str]:
+    """Pretty-printed, each long value cut and the whole bounded in lines (unless `cut` is False:
+    then every character of every argument)."""
     if not arguments:
         return ["  (none)"]
-    shown = {key: _cut(value) for key, value in arguments.items()}
+    shown = {key: _cut(value) if cut else value for key, value in arguments.items()}
     lines = [
         "  " + line for line in json.dumps(shown, indent=2, ensure_ascii=False, default=str).splitlines()
     ]
-    if len(lines) > MAX_ARGUMENT_LINES:
+    if cut and len(lines) > MAX_ARGUMENT_LINES:
         lines = [*lines[:MAX_ARGUMENT_LINES], f"  … {len(lines) - MAX_ARGUMENT_LINES} more lines"]
     return lines
 

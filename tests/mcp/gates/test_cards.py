@@ -284,6 +284,29 @@ def test_many_arguments_are_bounded_in_lines() -> None:
     assert lines[-1] == f"  … {102 - MAX_ARGUMENT_LINES} more lines"
 
 
+# A call card that cuts anything carries every argument in full, for [v]; one that cuts nothing
+# carries nothing more (load-bearing: the cut tail is always there to be shown).
+SQL = "SELECT * FROM users WHERE note = '" + "x" * MAX_ARGUMENT_CHARS + "'; DROP TABLE users"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{"query": SQL}, {"filter": {"where": SQL}}, {f"key{i}": i for i in range(100)}],
+)
+def test_a_call_card_that_cuts_carries_every_argument_in_full(arguments: dict[str, object]) -> None:
+    verdict = classify_mcp_tool("db__query", None, {})
+    card = call_card("db", "query", verdict, arguments, SETTINGS)
+    assert card.full_body[:3] == card.body[:3]
+    assert json.loads("\n".join(card.full_body[3:])) == arguments
+    assert "DROP TABLE" not in "\n".join(card.body) or len(arguments) == 100
+
+
+def test_a_call_card_that_cuts_nothing_carries_nothing_more() -> None:
+    verdict = classify_mcp_tool("db__query", None, {})
+    exact = {"query": "q" * MAX_ARGUMENT_CHARS}
+    assert call_card("db", "query", verdict, exact, SETTINGS).full_body == ()
+
+
 def test_masking_keeps_every_key_and_no_value() -> None:
     arguments = {
         "path": "/etc/shadow",
