@@ -42,7 +42,7 @@ def test_a_secret_field_is_warned_about_and_never_shown(
         terminal.send("Enter")
         screen = terminal.wait_for("[f] fill in the form")
         assert "this server asks for something that looks like a secret: API token" in screen
-        terminal.send("f")
+        terminal.answer("f")
         # the prompt itself, not the field's line in the list above it (keys typed before the
         # prompt reads them are echoed by the terminal, as for any program)
         prompt = "  API token (required) [string, hidden]:"
@@ -55,7 +55,7 @@ def test_a_secret_field_is_warned_about_and_never_shown(
         terminal.send("Enter")
         screen = terminal.wait_for("[s] send to sdk")
         assert "API token: (hidden)" in screen
-        terminal.send("s")
+        terminal.answer("s")
         terminal.wait_for("connected")
         leave(terminal)
         result = tool_text(server.requests[1])
@@ -86,7 +86,7 @@ def test_a_lookalike_host_is_shown_in_ascii_with_a_warning(
         assert "looks like another name" in screen
         assert "CYRILLIC SMALL LETTER A" in screen
         assert "\u0430pple.com" not in screen.split("host:", 1)[1].split("\n", 1)[0].split("(", 1)[0]
-        terminal.send("d")
+        terminal.answer("d")
         terminal.wait_for("ok")
         leave(terminal)
         declined = tool_text(server.requests[1])
