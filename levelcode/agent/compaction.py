@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from levelcode.agent.context_meter import message_tokens
-from levelcode.agent.transcript import Transcript
+from levelcode.agent.transcript import TURN_END_NOTES, Transcript
 from levelcode.core.errors import ProviderError
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse, user_text
 from levelcode.core.token_estimate import CHARS_PER_TOKEN, estimate_tokens, tool_tokens
@@ -202,7 +202,11 @@ def _capped(text: str, limit: int) -> str:
 
 def fallback_summary(older: Sequence[Message], why: str) -> str:
     asked = [
-        block.text for m in older if m.role == "user" for block in m.content if isinstance(block, TextBlock)
+        block.text
+        for m in older
+        if m.role == "user"
+        for block in m.content
+        if isinstance(block, TextBlock) and block.text not in TURN_END_NOTES
     ]
     listed = "\n".join(f"- {_capped(' '.join(text.split()), 300)}" for text in asked[-20:])
     return (
@@ -223,7 +227,8 @@ def unloaded_note(older: Sequence[Message], kept: Sequence[Message]) -> str:
 
 
 def join_summary(summary: str, kept: Sequence[Message]) -> list[Message]:
-    """The summary as the first user message: before the kept part, or joined with its prompt."""
+    """The summary as the first user message: before the kept part, or joined with its prompt (as
+    a text block of its own, never run into the prompt's words)."""
     first = kept[0]
     if first.role == "user":
         return [Message("user", (TextBlock(summary), *first.content)), *kept[1:]]

@@ -5,7 +5,9 @@ would not fit the model's window, and once more if the API answers that it did n
 turns are compacted (agent/compaction.py). The pairing invariant holds on every exit path: a
 provider failure or an abort while the model is streaming leaves no unanswered tool use (nothing
 half-received is kept); an abort or a failure while tools run answers every call of that message
-— run ones with their results, the rest as not run — before the abort propagates.
+— run ones with their results, the rest as not run — before the abort propagates. A turn that
+ends so is closed with a note (agent/transcript.py), so the next prompt is never read as more of
+the unfinished one.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import asyncio
 from levelcode.agent.compaction import Compactor, Keep
 from levelcode.agent.events import EventSink, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
 from levelcode.agent.toolbox import Toolbox
-from levelcode.agent.transcript import Transcript
+from levelcode.agent.transcript import FAILED_NOTE, INTERRUPTED_NOTE, Transcript
 from levelcode.core.errors import ContextTooLong, TurnAborted
 from levelcode.core.messages import AssistantTurn, ToolResult, ToolUse, Usage
 from levelcode.core.outcome import failure
@@ -47,9 +49,20 @@ class Agent:
         self.compactor = Compactor(provider)
 
     async def run_turn(self, prompt: str) -> str:
-        """The model's final text for this prompt. Raises TurnAborted (Ctrl-C) or ProviderError."""
+        """The model's final text for this prompt. Raises TurnAborted (Ctrl-C) or ProviderError;
+        either way the turn is closed with a note first, so the next prompt is a turn of its own."""
         self.transcript.add_prompt(prompt)
         self.turn_usage = Usage()
+        try:
+            return await self._steps()
+        except (TurnAborted, asyncio.CancelledError, KeyboardInterrupt):
+            self.transcript.end_unanswered(INTERRUPTED_NOTE)
+            raise
+        except Exception:
+            self.transcript.end_unanswered(FAILED_NOTE)
+            raise
+
+    async def _steps(self) -> str:
         for _step in range(self.max_steps):
             try:
                 turn = await self._complete_within_window()
