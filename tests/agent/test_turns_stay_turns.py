@@ -36,7 +36,7 @@ from levelcode.core.errors import ProviderError, TurnAborted
 from levelcode.providers.base import Provider
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
 from tests.fakes.scripted_server import Fail, Reply, ScriptedServer, ToolCall
-from tests.fakes.wire_provider import WireProvider
+from tests.fakes.wire_provider import WireProvider, system_text
 from tests.providers.support import ANTHROPIC, OPENAI, Api
 
 Ending = Literal["answer", "abort_stream", "abort_tool", "abort_card", "fail"]
@@ -86,7 +86,7 @@ class Conversation:
     summaries: itertools.count[int] = field(default_factory=itertools.count)
 
     def answer(self, body: Mapping[str, Any]) -> Reply | Fail:
-        if _system_text(body) == SUMMARIZER_SYSTEM:
+        if system_text(body) == SUMMARIZER_SYSTEM:
             event("a summary was asked for")
             return Reply(text=f"SUMMARY {next(self.summaries)}.")
         self.requests.append((body, tuple(self.prompts), dict(self.ended)))
@@ -108,16 +108,6 @@ def _ending(prompt: str, turn: Turn, said: str) -> Reply | Fail:
         return Fail(500, "injected failure")
     first = "block" if turn.ending == "abort_tool" else "guarded"
     return Reply(said, (ToolCall(first), ToolCall("echo", {"n": 9})))
-
-
-def _system_text(body: Mapping[str, Any]) -> str:
-    system = body.get("system")
-    if isinstance(system, list):
-        return "".join(block.get("text", "") for block in system)
-    if isinstance(system, str):
-        return system
-    first = body["messages"][0]
-    return str(first.get("content")) if first.get("role") == "system" else ""
 
 
 # --- the request as the API receives it ------------------------------------------------------

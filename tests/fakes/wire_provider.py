@@ -45,6 +45,7 @@ class WireProvider:
         self.shape = AnthropicShape() if name == "anthropic" else OpenAIShape()
         self.answer = answer
         self.bodies: list[dict[str, Any]] = []  # every request, refused or not, in order
+        self.usages: list[Usage] = []  # what each answered request reported
         self.hanging = asyncio.Event()  # a hanging reply has sent what it will send
         self._ids = itertools.count()
 
@@ -75,7 +76,9 @@ class WireProvider:
         if decided.hang:
             self.hanging.set()
             await asyncio.Event().wait()
-        return AssistantTurn(self._message(decided), _stop_reason(decided), self._usage(decided, body))
+        usage = self._usage(decided, body)
+        self.usages.append(usage)
+        return AssistantTurn(self._message(decided), _stop_reason(decided), usage)
 
     def _message(self, reply: Reply) -> Message:
         prefix = "toolu_" if self._settings.provider == "anthropic" else "call_"
@@ -96,6 +99,17 @@ class WireProvider:
             reported["cache_read_input_tokens"],
             reported["cache_creation_input_tokens"],
         )
+
+
+def system_text(body: Mapping[str, Any]) -> str:
+    """A request's system prompt, in either shape (Anthropic's may be a list of blocks)."""
+    system = body.get("system")
+    if isinstance(system, list):
+        return "".join(block.get("text", "") for block in system)
+    if isinstance(system, str):
+        return system
+    first = body["messages"][0]
+    return str(first.get("content")) if first.get("role") == "system" else ""
 
 
 def _stop_reason(reply: Reply) -> str:
