@@ -14,7 +14,6 @@ APIs' own checks), a few through the real providers and the fake HTTP servers.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -83,12 +82,12 @@ class Conversation:
     ended: dict[str, str] = field(default_factory=dict)
     moves: deque[Reply | Fail] = field(default_factory=deque)
     requests: list[tuple[Mapping[str, Any], tuple[str, ...], dict[str, str]]] = field(default_factory=list)
-    summaries: itertools.count[int] = field(default_factory=itertools.count)
+    summaries: int = 0  # how many times the model was asked for a summary
 
     def answer(self, body: Mapping[str, Any]) -> Reply | Fail:
         if system_text(body) == SUMMARIZER_SYSTEM:
-            event("a summary was asked for")
-            return Reply(text=f"SUMMARY {next(self.summaries)}.")
+            self.summaries += 1
+            return Reply(text=f"SUMMARY {self.summaries}.")
         self.requests.append((body, tuple(self.prompts), dict(self.ended)))
         return self.moves.popleft()
 
@@ -277,21 +276,24 @@ def test_every_prompt_reaches_the_api_as_its_own_turn(
 
     asyncio.run(play(provider, conversation, sequence, hanging))
     check_all(shape, conversation)
+    event(f"compacted: {conversation.summaries > 0}")
 
 
 EVERY_ENDING: list[Action] = [
+    Turn(("fix", "the", "test"), (1,), "answer", True),
     Turn(("SLOW", "x"), (), "abort_stream", True),
-    Turn(("next", "y"), (1,), "abort_tool", False),
-    Turn(("a",), (2,), "abort_card", True),
+    Turn(("next", "y"), (), "answer", False),
     Compact(),
-    Turn(("b",), (), "fail", False),
-    Turn(("c",), (1,), "answer", True),
+    Turn(("a",), (1,), "abort_tool", False),
+    Turn(("b",), (2,), "abort_card", True),
+    Turn(("c",), (), "fail", False),
+    Turn(("d",), (1,), "answer", True),
     Compact(),
-    Turn(("d",), (), "abort_stream", False),
+    Turn(("e",), (), "abort_stream", False),
 ]
 
 
-def _through_http(api: Api, sequence: Sequence[Action]) -> None:
+def _through_http(api: Api, sequence: Sequence[Action]) -> Conversation:
     conversation = Conversation()
     server: ScriptedServer = api.fake([lambda request: conversation.answer(request.body)] * 200)
 
@@ -310,11 +312,12 @@ def _through_http(api: Api, sequence: Sequence[Action]) -> None:
     with server:
         asyncio.run(main())
     check_all(api.name, conversation)
+    return conversation
 
 
 @pytest.mark.parametrize("api", [ANTHROPIC, OPENAI], ids=lambda api: api.name)
 def test_every_ending_through_the_real_provider_and_http(api: Api) -> None:
-    _through_http(api, EVERY_ENDING)
+    assert _through_http(api, EVERY_ENDING).summaries == 2  # both /compact did compact
 
 
 @pytest.mark.parametrize("api", [ANTHROPIC, OPENAI], ids=lambda api: api.name)
