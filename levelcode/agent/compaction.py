@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from levelcode.agent.context_meter import message_tokens
-from levelcode.agent.transcript import Transcript
+from levelcode.agent.transcript import TURN_END_NOTES, Transcript
 from levelcode.core.errors import ProviderError
-from levelcode.core.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse, user_text
+from levelcode.core.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse, Usage, user_text
 from levelcode.core.token_estimate import CHARS_PER_TOKEN, estimate_tokens, tool_tokens
 from levelcode.core.tool_offers import found_tool_names, in_context
 from levelcode.providers.base import Provider
@@ -57,6 +57,7 @@ class Compaction:
     before: int  # estimated tokens of the messages, before and after
     after: int
     summarized: bool  # False: the model could not write a summary; a list of the requests stands in
+    usage: Usage | None = None  # what the summary request cost, as the API reported it
 
     def describe(self, why: str) -> str:
         how = "summarized by the model" if self.summarized else "replaced by a list of your requests"
@@ -97,15 +98,15 @@ class Compactor:
         if cut is None:
             return None
         older, kept = messages[:cut], fit_results(messages[cut:], keep_tokens // 2)
-        summary, summarized = await self._summary(older)
+        summary, summarized, usage = await self._summary(older)
         note = unloaded_note(older, kept)
         compacted = join_summary(summary + note, kept)
         before = sum(message_tokens(m) for m in messages)
         transcript.messages[:] = compacted
         after = sum(message_tokens(m) for m in compacted)
-        return Compaction(len(older), before, after, summarized)
+        return Compaction(len(older), before, after, summarized, usage)
 
-    async def _summary(self, older: Sequence[Message]) -> tuple[str, bool]:
+    async def _summary(self, older: Sequence[Message]) -> tuple[str, bool, Usage | None]:
         limit = int(self.room() * RENDER_SHARE * CHARS_PER_TOKEN)
         request = user_text(SUMMARY_REQUEST.format(conversation=render_turns(older, limit)))
         try:
@@ -115,11 +116,11 @@ class Compactor:
         except asyncio.CancelledError:
             raise
         except ProviderError as exc:
-            return fallback_summary(older, str(exc)), False
+            return fallback_summary(older, str(exc)), False, None
         text = turn.message.text.strip()
         if not text:
-            return fallback_summary(older, "the answer was empty"), False
-        return f"{SUMMARY_HEADER}\n{text}", True
+            return fallback_summary(older, "the answer was empty"), False, turn.usage
+        return f"{SUMMARY_HEADER}\n{text}", True, turn.usage
 
 
 def _ignore(_text: str) -> None:
@@ -202,7 +203,11 @@ def _capped(text: str, limit: int) -> str:
 
 def fallback_summary(older: Sequence[Message], why: str) -> str:
     asked = [
-        block.text for m in older if m.role == "user" for block in m.content if isinstance(block, TextBlock)
+        block.text
+        for m in older
+        if m.role == "user"
+        for block in m.content
+        if isinstance(block, TextBlock) and block.text not in TURN_END_NOTES
     ]
     listed = "\n".join(f"- {_capped(' '.join(text.split()), 300)}" for text in asked[-20:])
     return (
@@ -223,7 +228,8 @@ def unloaded_note(older: Sequence[Message], kept: Sequence[Message]) -> str:
 
 
 def join_summary(summary: str, kept: Sequence[Message]) -> list[Message]:
-    """The summary as the first user message: before the kept part, or joined with its prompt."""
+    """The summary as the first user message: before the kept part, or joined with its prompt (as
+    a text block of its own, never run into the prompt's words)."""
     first = kept[0]
     if first.role == "user":
         return [Message("user", (TextBlock(summary), *first.content)), *kept[1:]]

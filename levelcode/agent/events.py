@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from levelcode.agent.spend import SpendReport
 from levelcode.core.messages import Usage
 from levelcode.core.outcome import MediaInfo
 from levelcode.core.progress import Progress
@@ -61,6 +62,7 @@ class TurnFinished:
     text: str
     stop_reason: str
     usage: Usage | None = None  # the turn's requests together, as the API reported them
+    spend: SpendReport | None = None  # the turn's and the session's tokens and cost
 
 
 AgentEvent = TextDelta | ToolCallEvent | ToolProgress | ToolResultEvent | Notice | TurnFinished

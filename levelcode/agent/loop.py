@@ -5,22 +5,27 @@ would not fit the model's window, and once more if the API answers that it did n
 turns are compacted (agent/compaction.py). The pairing invariant holds on every exit path: a
 provider failure or an abort while the model is streaming leaves no unanswered tool use (nothing
 half-received is kept); an abort or a failure while tools run answers every call of that message
-— run ones with their results, the rest as not run — before the abort propagates.
+— run ones with their results, the rest as not run — before the abort propagates. A turn that
+ends so is closed with a note (agent/transcript.py), so the next prompt is never read as more of
+the unfinished one.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 
 from levelcode.agent.compaction import Compactor, Keep
 from levelcode.agent.events import EventSink, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
+from levelcode.agent.spend import SpendMeter, SpendReport
 from levelcode.agent.toolbox import Toolbox
-from levelcode.agent.transcript import Transcript
+from levelcode.agent.transcript import FAILED_NOTE, INTERRUPTED_NOTE, Transcript
 from levelcode.core.errors import ContextTooLong, TurnAborted
 from levelcode.core.messages import AssistantTurn, ToolResult, ToolUse, Usage
 from levelcode.core.outcome import failure
 from levelcode.core.tool_offers import offer_found
 from levelcode.providers.base import Provider
+from levelcode.providers.prices import Price
 
 DEFAULT_MAX_STEPS = 60
 ABORTED_WHILE_RUNNING = failure("the user aborted this tool call while it was running.")
@@ -35,6 +40,7 @@ class Agent:
         system: str,
         sink: EventSink,
         max_steps: int = DEFAULT_MAX_STEPS,
+        prices: Mapping[str, Price] | None = None,
     ) -> None:
         self.provider = provider
         self.toolbox = toolbox
@@ -43,30 +49,52 @@ class Agent:
         self.max_steps = max_steps
         self.transcript = Transcript()
         self.last_usage: Usage | None = None
-        self.turn_usage = Usage()  # this turn's requests, summed
+        self.spend = SpendMeter(prices)  # the user's prices (settings) before the known ones
         self.compactor = Compactor(provider)
 
+    @property
+    def turn_usage(self) -> Usage:
+        """This turn's requests, summed (compaction's included)."""
+        return self.spend.turn.usage
+
     async def run_turn(self, prompt: str) -> str:
-        """The model's final text for this prompt. Raises TurnAborted (Ctrl-C) or ProviderError."""
+        """The model's final text for this prompt. Raises TurnAborted (Ctrl-C) or ProviderError;
+        either way the turn is closed with a note first, so the next prompt is a turn of its own."""
         self.transcript.add_prompt(prompt)
-        self.turn_usage = Usage()
+        self.spend.begin_turn()
+        try:
+            return await self._steps()
+        except (TurnAborted, asyncio.CancelledError, KeyboardInterrupt):
+            self.transcript.end_unanswered(INTERRUPTED_NOTE)
+            raise
+        except Exception:
+            self.transcript.end_unanswered(FAILED_NOTE)
+            raise
+        finally:
+            self.spend.end_turn()
+
+    async def _steps(self) -> str:
         for _step in range(self.max_steps):
             try:
                 turn = await self._complete_within_window()
             except asyncio.CancelledError:
                 raise TurnAborted("aborted while the model was answering") from None
             self.last_usage = turn.usage or self.last_usage
-            self.turn_usage += turn.usage or Usage()
+            self.spend.record(self.provider.settings.model, turn.usage)
             self.transcript.add_assistant(turn.message)
             uses = turn.message.tool_uses
             if not uses:
-                self.sink.emit(TurnFinished(turn.message.text, turn.stop_reason, self.turn_usage))
+                self._finished(turn.message.text, turn.stop_reason)
                 return turn.message.text
             await self._run_tools(uses)
         note = f"stopped after {self.max_steps} model steps without a final answer"
         self.sink.emit(Notice(note))
-        self.sink.emit(TurnFinished("", "max_steps", self.turn_usage))
+        self._finished("", "max_steps")
         return ""
+
+    def _finished(self, text: str, stop_reason: str) -> None:
+        spend = SpendReport(self.provider.settings.model, self.spend.turn, self.spend.session)
+        self.sink.emit(TurnFinished(text, stop_reason, self.turn_usage, spend))
 
     async def _complete_within_window(self) -> AssistantTurn:
         """One model request; the older turns compacted first when it would not fit the window,
@@ -95,6 +123,7 @@ class Agent:
         """Compact the older turns now (`/compact`: keep the last turn); False: nothing to compact."""
         done = await self.compactor.compact(self.transcript, keep=keep)
         if done is not None:
+            self.spend.record(self.provider.settings.model, done.usage)
             self.sink.emit(Notice(done.describe(why)))
         return done is not None
 

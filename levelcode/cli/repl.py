@@ -55,6 +55,7 @@ Commands:
   /mcp stop NAME     end one server now (whole process group); /new starts it again
   /mcp revoke NAME   forget a repository server's approval here (it keeps running unless stopped)
   /context   where the context goes: system prompt, tools (built-in, MCP per server), messages
+  /cost      tokens and cost: each turn's and the session's (prices: "prices" in settings)
   /add-dir DIR       let the tools use DIR too, and tell the MCP servers that asked for roots
   /SERVER:PROMPT ARG…   run an MCP server's prompt (Tab completes names and arguments)
   @SERVER:URI        in a message: attach that MCP resource (Tab completes servers and URIs)
@@ -80,6 +81,7 @@ BEHIND_THE_PROMPT = (
     "levelcode.ui.approval_card",
     "levelcode.ui.render",
     "levelcode.ui.context_view",
+    "levelcode.ui.spend_view",
     "levelcode.ui.mcp_views",
     "prompt_toolkit.application",
 )
@@ -117,6 +119,7 @@ class Repl:
         self.commands: dict[str, Command] = {
             "/mcp": self.mcp,
             "/context": self.context,
+            "/cost": self.cost,
             "/add-dir": self.add_dir,
             "/compact": self.compact,
             "/help": self.help,
@@ -333,6 +336,13 @@ class Repl:
         )
         return True
 
+    async def cost(self, _words: list[str]) -> bool:
+        from levelcode.ui.spend_view import render_spend
+
+        agent = self.session.agent
+        self.console.out(render_spend(agent.spend, agent.provider.settings.model), highlight=False)
+        return True
+
     async def add_dir(self, words: list[str]) -> bool:
         folder = Path(" ".join(words)).expanduser() if words else None
         if folder is None or not folder.is_dir():
@@ -431,3 +441,12 @@ class Repl:
             self.console.print(Text(f"error: {visible_block(str(exc))}", style="red"))
         finally:
             self.turn = None
+            self.spend_line()
+
+    def spend_line(self) -> None:
+        """The turn's tokens and cost, one dim line (nothing when no request finished)."""
+        from levelcode.ui.spend_view import turn_line
+
+        spend = self.session.agent.spend
+        if spend.turn.requests:
+            self.console.print(Text(turn_line(spend.turn, spend.session), style="dim"))

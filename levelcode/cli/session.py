@@ -28,6 +28,7 @@ from levelcode.mcp.runtime import McpRuntime
 from levelcode.providers.base import Provider
 from levelcode.providers.factory import close_provider
 from levelcode.providers.lazy import LazyProvider
+from levelcode.providers.prices import Price, parse_prices
 from levelcode.tools.base import ToolContext
 from levelcode.tools.registry import builtin_tools, close_tool_context
 from levelcode.ui.mcp_words import chip, notice_words
@@ -134,6 +135,14 @@ def tool_search_policy(settings: Settings, window: int, sink: EventSink) -> Tool
     return ToolSearchPolicy(mode, budget_tokens=int(window * share))
 
 
+def user_prices(settings: Settings, sink: EventSink) -> dict[str, Price]:
+    """The user's own `"prices"` (a repository's settings may not set them); bad entries said."""
+    prices, problems = parse_prices(settings.user.get("prices"))
+    for key, problem in problems:
+        sink.emit(Notice(f"config problem: {settings.user_file}: {key}: {problem}"))
+    return prices
+
+
 def open_session(
     start: SessionStart,
     *,
@@ -165,5 +174,5 @@ def open_session(
     mcp.router.search_policy = tool_search_policy(settings, start.provider_settings.context_window, sink)
     toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
     system = build_system_prompt(workspace)
-    agent = Agent(provider, toolbox, system=system, sink=sink)
+    agent = Agent(provider, toolbox, system=system, sink=sink, prices=user_prices(settings, sink))
     return ChatSession(workspace, settings, provider, ctx, toolbox, agent, mcp, system)

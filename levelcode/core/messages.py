@@ -13,6 +13,10 @@ from typing import Literal, Protocol
 from levelcode.core.outcome import ToolOutcome
 
 Role = Literal["user", "assistant"]
+# Between the text blocks of one message, wherever they become one text (an API that takes a
+# message as one string, the final answer, a summary): a blank line, so two prompts, a prompt and
+# a note, or two paragraphs of an answer never run into each other.
+PARAGRAPH_BREAK = "\n\n"
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,9 @@ class Message:
 
     @property
     def text(self) -> str:
-        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+        """The message's text blocks as one text, a blank line between them (empty ones left out)."""
+        texts = [block.text for block in self.content if isinstance(block, TextBlock) and block.text]
+        return PARAGRAPH_BREAK.join(texts)
 
 
 def user_text(text: str) -> Message:

@@ -24,7 +24,16 @@ from anthropic.types import (
     ToolUseBlock,
 )
 
-from levelcode.core.messages import AssistantTurn, Block, Message, TextBlock, ToolShape, ToolUse, Usage
+from levelcode.core.messages import (
+    PARAGRAPH_BREAK,
+    AssistantTurn,
+    Block,
+    Message,
+    TextBlock,
+    ToolShape,
+    ToolUse,
+    Usage,
+)
 from levelcode.providers.anthropic_cache import with_cache_breakpoints
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.failures import (
@@ -126,6 +135,7 @@ class _TurnBuilder:
         self._usage = Usage()
         self._started = False
         self._stopped = False
+        self._text_part: _Part | None = None  # the text block that streamed last
 
     def feed(self, event: RawMessageStreamEvent) -> None:
         self._started = True
@@ -146,9 +156,8 @@ class _TurnBuilder:
         if isinstance(block, ToolUseBlock):
             self._parts[event.index] = _Part("tool", block.id, block.name, dict(block.input))
         elif block.type == "text":
-            self._parts[event.index] = _Part("text", pieces=[block.text])
-            if block.text:
-                self._on_text(block.text)
+            part = self._parts[event.index] = _Part("text")
+            self._stream_text(part, block.text)
         # other block kinds (thinking, server tools) are not requested, so not kept
 
     def _delta(self, event: RawContentBlockDeltaEvent) -> None:
@@ -157,10 +166,20 @@ class _TurnBuilder:
         if part is None:
             return
         if isinstance(delta, TextDelta) and part.kind == "text":
-            part.pieces.append(delta.text)
-            self._on_text(delta.text)
+            self._stream_text(part, delta.text)
         elif isinstance(delta, InputJSONDelta) and part.kind == "tool":
             part.pieces.append(delta.partial_json)
+
+    def _stream_text(self, part: _Part, text: str) -> None:
+        """Keep and stream a piece of text; a later text block of the same response (after a tool
+        use or a thinking block) streams a blank line first, as `Message.text` joins them."""
+        if not text:
+            return
+        if self._text_part is not None and self._text_part is not part:
+            self._on_text(PARAGRAPH_BREAK)
+        self._text_part = part
+        part.pieces.append(text)
+        self._on_text(text)
 
     @property
     def started(self) -> bool:

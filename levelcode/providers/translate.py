@@ -5,7 +5,8 @@ Pure: plain data in, plain JSON-ready data out. Never imports an SDK, never does
 Rules that are easy to get wrong and are load-bearing:
 - Anthropic: tool results travel as `tool_result` blocks in the user message that follows the
   assistant's `tool_use` blocks, *before* any text in that message; the system prompt is a
-  top-level parameter; empty text blocks are refused by the API, so none are sent.
+  top-level parameter; empty or blank (whitespace-only) text blocks are refused by the API, so
+  none are sent (a model may itself open with a blank line before a tool call).
 - OpenAI-shaped: each tool result is its own `role: tool` message (with `tool_call_id`) placed
   right after the assistant message that made the call; the system prompt is the first message;
   there is no `is_error` flag, so a failed result's text starts with `ERROR: `.
@@ -109,7 +110,7 @@ def _anthropic_content(message: Message, referable: frozenset[str]) -> list[Json
     results = [_anthropic_tool_result(block, referable) for block in message.tool_results]
     others: list[JsonObject] = []
     for block in message.content:
-        if isinstance(block, TextBlock) and block.text:
+        if isinstance(block, TextBlock) and block.text.strip():
             others.append({"type": "text", "text": block.text})
         elif isinstance(block, ToolUse):
             others.append(
@@ -127,9 +128,11 @@ def _anthropic_tool_result(result: ToolResult, referable: frozenset[str]) -> Jso
     if result.outcome.media or references:
         blocks: list[JsonObject] = []
         if result.outcome.media:  # a text block first: Anthropic refuses a result of media alone
-            blocks.append({"type": "text", "text": result.content or EMPTY_MESSAGE_TEXT})
+            blocks.append(
+                {"type": "text", "text": result.content if result.content.strip() else EMPTY_MESSAGE_TEXT}
+            )
             blocks.extend(_anthropic_media(media) for media in result.outcome.media)
-        elif result.content:
+        elif result.content.strip():
             blocks.append({"type": "text", "text": result.content})
         blocks.extend({"type": "tool_reference", "tool_name": name} for name in references)
         content = blocks

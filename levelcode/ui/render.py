@@ -24,9 +24,11 @@ from levelcode.agent.events import (
     ToolResultEvent,
     TurnFinished,
 )
+from levelcode.agent.spend import SpendReport
 from levelcode.core.messages import Usage
 from levelcode.core.outcome import media_summary
 from levelcode.ui.markdown_stream import MarkdownStream
+from levelcode.ui.spend_view import UNKNOWN_PRICE_HINT
 from levelcode.ui.visible import visible, visible_block
 
 MAX_SHOWN_ARG = 80
@@ -193,6 +195,8 @@ class JsonLinesSink:
             final: dict[str, object] = {"type": "final", "text": event.text, "stop_reason": event.stop_reason}
             if event.usage is not None:
                 final["usage"] = usage_json(event.usage)
+            if event.spend is not None:
+                final.update(spend_json(event.spend))
             self.write(final)
 
 
@@ -205,3 +209,17 @@ def usage_json(usage: Usage) -> dict[str, int]:
         "cache_creation_input_tokens": usage.cache_creation_input_tokens,
         "output_tokens": usage.output_tokens,
     }
+
+
+def spend_json(report: SpendReport) -> dict[str, object]:
+    """The model, the turn's cost in US dollars, and the session's tokens and cost; a cost is null
+    (with a note saying how to set a price) when the model has no known price."""
+    spent: dict[str, object] = {"model": report.model, "cost_usd": _dollars(report.turn.cost)}
+    if report.turn.cost is None:
+        spent["cost_note"] = UNKNOWN_PRICE_HINT
+    spent["session"] = {"usage": usage_json(report.session.usage), "cost_usd": _dollars(report.session.cost)}
+    return spent
+
+
+def _dollars(cost: float | None) -> float | None:
+    return None if cost is None else round(cost, 6)

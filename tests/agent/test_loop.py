@@ -202,3 +202,12 @@ async def test_an_escaping_base_exception_still_leaves_every_call_answered(
     assert agent.transcript.is_paired()
     answers = agent.transcript.messages[-1].tool_results
     assert [a.is_error for a in answers] == [False, True, True]
+
+
+async def test_blank_text_before_a_call_is_not_sent_back(api: Api, connect: Connect, tmp_path: Path) -> None:
+    """Models sometimes open with a blank line before a tool call; the API refuses a blank text
+    block in the transcript ("must contain non-whitespace text"), which would fail every request."""
+    calls = (ToolCall("list_directory", {"path": "."}),)
+    with _server(api, Reply(text="\n\n", tool_calls=calls), Reply(text="listed")) as server:
+        agent, _ = _agent(connect(server), tmp_path)
+        assert await agent.run_turn("list") == "listed"

@@ -72,6 +72,8 @@ def test_json_output_is_one_event_per_line(api: Api, isolated_home: Path, tmp_pa
     assert [r["is_error"] for r in results] == [False, False, False]
     assert "return 1" in results[0]["text"]
     usage = events[-1].pop("usage")
+    for priced in ("model", "cost_usd", "session"):  # tests/cli/test_run_cost.py checks them
+        events[-1].pop(priced)
     assert events[-1] == {
         "type": "final",
         "text": "Changed the return value to 2 and ran the script.",

@@ -6,7 +6,8 @@
 Refuses, in the API's own error shape, what the real API refuses and we could get wrong: tool
 names outside `^[a-zA-Z0-9_-]{1,128}$` (in `tools` and in the transcript), duplicate tool names,
 a `tool_use` not answered by a `tool_result` in the very next user message (ids matching, results
-first), a `tool_result` answering nothing, empty text blocks, a missing key (401), an unknown
+first), a `tool_result` answering nothing, a `tool_use` id used twice, empty or blank text blocks
+and messages, a missing key (401), an unknown
 model (404); and (tests/fakes/anthropic_prompt.py) more than four cache markers, a marker on a
 deferred tool, a `tool_reference` to anything but a deferred tool of the request, a prompt over
 `context_window` tokens. A scripted reply may not call a deferred tool the request has not loaded
@@ -285,8 +286,8 @@ def _check_block(where: str, role: str, block: Mapping[str, Any]) -> str | None:
     kind = block.get("type")
     if kind not in _BLOCK_TYPES:
         return f"{where}: Input tag '{kind}' found using 'type' does not match any of the expected tags"
-    if kind == "text" and not block.get("text"):
-        return "messages: text content blocks must be non-empty"
+    if kind == "text" and (problem := _check_text(block.get("text"))):
+        return problem
     if kind == "tool_use":
         if role != "assistant":
             return f"{where}: `tool_use` blocks can only be in `assistant` messages"
@@ -306,6 +307,14 @@ def _check_block(where: str, role: str, block: Mapping[str, Any]) -> str | None:
 _IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
 
+def _check_text(text: object) -> str | None:
+    if not text:
+        return "messages: text content blocks must be non-empty"
+    if isinstance(text, str) and not text.strip():
+        return "messages: text content blocks must contain non-whitespace text"
+    return None
+
+
 def _check_tool_result_content(where: str, content: object) -> str | None:
     """A tool result's content: a string, or a list of text, image and tool_reference blocks (no
     audio, no tool use); which tools a reference may name is checked with the request's tools."""
@@ -317,8 +326,8 @@ def _check_tool_result_content(where: str, content: object) -> str | None:
         kind = inner.get("type") if isinstance(inner, dict) else None
         if kind not in ("text", "image", "search_result", "document", "tool_reference"):
             return f"{where}.tool_result.content.{k}: Input tag '{kind}' found using 'type' does not match"
-        if kind == "text" and not inner.get("text"):
-            return "messages: text content blocks must be non-empty"
+        if kind == "text" and (problem := _check_text(inner.get("text"))):
+            return problem
         if kind == "image" and (problem := _check_image(f"{where}.tool_result.content.{k}", inner)):
             return problem
     return None
@@ -340,6 +349,13 @@ def _check_image(where: str, block: Mapping[str, Any]) -> str | None:
 
 def _check_pairing(body: Mapping[str, Any]) -> str | None:
     messages = body["messages"]
+    seen: set[str] = set()
+    for i, message in enumerate(messages):
+        for j, block in enumerate(_blocks(message)):
+            if block.get("type") == "tool_use" and block.get("id") in seen:
+                return f"messages.{i}.content.{j}: `tool_use` ids must be unique"
+            if block.get("type") == "tool_use":
+                seen.add(block.get("id"))
     for i, message in enumerate(messages):
         problem = _check_results(i, message, messages[i - 1] if i else None)
         if problem is None and message.get("role") == "assistant":

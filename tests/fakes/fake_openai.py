@@ -5,7 +5,8 @@
         OpenAIProvider(ProviderSettings("openai", "gpt-5.5", server.base_url, "test-key"))
 
 Refuses, in the API's own error shape, what the real API refuses and we could get wrong: tool
-names outside `^[a-zA-Z0-9_-]{1,64}$` (in `tools` and in the transcript), duplicate tool names, an
+names outside `^[a-zA-Z0-9_-]{1,64}$` (in `tools` and in the transcript), duplicate tool names, a
+message without content (an assistant message may leave it out only when it calls tools), an
 assistant message's `tool_calls` not each answered by a `role: tool` message right after it, a
 `tool` message answering nothing, `stream_options` without `stream`, a missing key (401), an
 unknown model (404), a prompt over `context_window` tokens (400 `context_length_exceeded`).
@@ -243,10 +244,23 @@ def _check_messages(messages: list[Any]) -> ApiError | None:
             )
             if error is not None:
                 return error
-        error = _check_content(i, role, message.get("content"))
+        error = _check_present(i, message) or _check_content(i, role, message.get("content"))
         if error is not None:
             return error
     return None
+
+
+def _check_present(i: int, message: Mapping[str, Any]) -> ApiError | None:
+    """Every message has content, except an assistant message that makes tool calls."""
+    if message.get("content") is not None:
+        return None
+    if message.get("role") == "assistant" and message.get("tool_calls"):
+        return None
+    if message.get("role") == "assistant":
+        text = "Invalid value for 'content': expected a string, got null."
+        return ApiError(400, text, param=f"messages.[{i}].content", code="invalid_value")
+    text = f"Missing required parameter: 'messages[{i}].content'."
+    return ApiError(400, text, param=f"messages[{i}].content", code="missing_required_parameter")
 
 
 _PART_TYPES = {"user": ("text", "image_url", "input_audio", "file"), "tool": ("text",), "system": ("text",)}

@@ -104,6 +104,24 @@ ANTHROPIC_REFUSED = {
         ]
     ),
     "empty text block": _anthropic([{"role": "user", "content": [{"type": "text", "text": ""}]}]),
+    "blank text block": _anthropic([{"role": "user", "content": [{"type": "text", "text": " \n\n"}]}]),
+    "blank assistant text before a tool use": _anthropic(
+        [
+            HI,
+            {"role": "assistant", "content": [{"type": "text", "text": "\n\n"}, _use("u1")]},
+            {"role": "user", "content": [_result("u1")]},
+        ]
+    ),
+    "empty user message": _anthropic([{"role": "user", "content": []}]),
+    "tool_use id used twice": _anthropic(
+        [
+            HI,
+            {"role": "assistant", "content": [_use("u1")]},
+            {"role": "user", "content": [_result("u1")]},
+            {"role": "assistant", "content": [_use("u1")]},
+            {"role": "user", "content": [_result("u1")]},
+        ]
+    ),
     "system role in messages": _anthropic([HI, {"role": "system", "content": "x"}]),
     "assistant first": _anthropic([{"role": "assistant", "content": "x"}, HI]),
     "no max_tokens": {"model": "fake-claude", "messages": [HI]},
@@ -131,6 +149,10 @@ ANTHROPIC_REASONS = {
     "text before results": "must come first",
     "illegal name in history": "messages.1.content.0.tool_use.name",
     "empty text block": "non-empty",
+    "blank text block": "non-whitespace",
+    "blank assistant text before a tool use": "non-whitespace",
+    "empty user message": "non-empty content",
+    "tool_use id used twice": "ids must be unique",
     "system role in messages": "messages.1.role",
     "assistant first": "first message",
     "no max_tokens": "max_tokens",
@@ -155,6 +177,10 @@ ANTHROPIC_ACCEPTED = {
         ]
     ),
     "final assistant prefill": _anthropic([HI, {"role": "assistant", "content": "Sure"}]),
+    "two user messages in a row (the API joins them)": _anthropic([HI, HI]),
+    "several text blocks in one user message": _anthropic(
+        [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]
+    ),
     "png image in a tool result": _anthropic(
         [
             HI,
@@ -203,6 +229,11 @@ OPENAI_REFUSED = {
     "unknown role": _openai([{"role": "critic", "content": "x"}]),
     "stream_options without stream": _openai([HI], stream_options={"include_usage": True}),
     "no messages": _openai([]),
+    "user message without content": _openai([{"role": "user"}]),
+    "user message with null content": _openai([{"role": "user", "content": None}]),
+    "assistant message with neither content nor calls": _openai(
+        [HI, {"role": "assistant", "content": None}, HI]
+    ),
     "image in a tool message": _openai([HI, _calls("c1"), {**_tool("c1"), "content": [_image_part()]}]),
     "image URL that is not https or data": _openai(
         [{"role": "user", "content": [_image_part("ftp://x/y.png")]}]
@@ -225,6 +256,9 @@ OPENAI_REASONS = {
     "unknown role": "'critic'",
     "stream_options without stream": "stream_options",
     "no messages": "too short",
+    "user message without content": "Missing required parameter: 'messages[0].content'",
+    "user message with null content": "Missing required parameter: 'messages[0].content'",
+    "assistant message with neither content nor calls": "expected a string, got null",
     "image in a tool message": "is not allowed for role 'tool'",
     "image URL that is not https or data": "Invalid image URL",
     "audio in an unknown format": "'wav' or 'mp3'",
@@ -237,6 +271,8 @@ OPENAI_ACCEPTED = {
         [{"role": "system", "content": "s"}, {"role": "developer", "content": "d"}, HI]
     ),
     "stream_options with stream": _openai([HI], stream=True, stream_options={"include_usage": True}),
+    "two user messages in a row": _openai([HI, HI]),
+    "assistant calls without content": _openai([HI, _calls("c1"), _tool("c1")]),
     "image after the tool messages": _openai(
         [
             HI,

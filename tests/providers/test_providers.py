@@ -235,3 +235,38 @@ def test_a_stream_that_ends_without_its_final_event_is_not_a_turn(module: Module
     settings = ProviderSettings("openai", "m", "http://127.0.0.1:9/v1", "k")
     with pytest.raises(ProviderError, match="ended the response before it was complete"):
         module._TurnBuilder(lambda _piece: None).finish(settings)
+
+
+def test_two_text_blocks_of_one_answer_stream_as_two_paragraphs() -> None:
+    """An Anthropic answer may hold several text blocks (around a tool use or a thinking block):
+    what streams to the screen and the turn's text both keep them apart, the same way."""
+    from anthropic.types import (
+        RawContentBlockDeltaEvent,
+        RawContentBlockStartEvent,
+        RawMessageStopEvent,
+        TextDelta,
+        ThinkingBlock,
+    )
+    from anthropic.types import TextBlock as SdkText
+
+    def text_block(index: int, text: str) -> list[object]:
+        start = RawContentBlockStartEvent(
+            type="content_block_start", index=index, content_block=SdkText(type="text", text="")
+        )
+        delta = RawContentBlockDeltaEvent(
+            type="content_block_delta", index=index, delta=TextDelta(type="text_delta", text=text)
+        )
+        return [start, delta]
+
+    thinking = RawContentBlockStartEvent(
+        type="content_block_start",
+        index=1,
+        content_block=ThinkingBlock(type="thinking", thinking="hm", signature="s"),
+    )
+    pieces: list[str] = []
+    builder = anthropic_provider._TurnBuilder(pieces.append)
+    for event in [*text_block(0, "First."), thinking, *text_block(2, "Second."), *text_block(3, "")]:
+        builder.feed(event)  # type: ignore[arg-type]
+    builder.feed(RawMessageStopEvent(type="message_stop"))
+    turn = builder.finish(ProviderSettings("anthropic", "m", None, "k"))
+    assert "".join(pieces) == turn.message.text == "First.\n\nSecond."
