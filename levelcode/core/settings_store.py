@@ -21,7 +21,7 @@ def update_user_settings(change: Callable[[JsonDoc], None], path: Path | None = 
         update_json(target, change, mode=mode)
     except UnreadableFile as exc:
         raise ConfigError(
-            f"{target} {exc}; fix it first (LevelCode does not overwrite a file it cannot read)",
+            f"{exc.problem}; fix it first (LevelCode does not overwrite a file it cannot read)",
             origin=str(target),
         ) from exc
     return target
