@@ -13,10 +13,11 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from levelcode.cli.printing import workspace_of
+from levelcode.cli.printing import say, workspace_of
 
 if TYPE_CHECKING:
     from levelcode.mcp.config.specs import ServerSpec
+    from levelcode.mcp.gates.overview import ListView
     from levelcode.mcp.runtime import McpRuntime
 
 
@@ -65,18 +66,19 @@ def progress(message: str) -> None:
 def one_server(args: argparse.Namespace) -> tuple[McpRuntime, ServerSpec] | None:
     """The runtime for only the server `args.server` names (the launch gate as ever, nobody to
     ask, notices said on stderr); None, and said, when no server has that name."""
+    from levelcode.cli.config_report import load_reported_config, unread_note
     from levelcode.core.approvals import HeadlessApprover
-    from levelcode.mcp.config.files import load_mcp_config
     from levelcode.mcp.runtime import McpRuntime
     from levelcode.tools.names import BUILTIN_TOOL_NAMES
     from levelcode.ui.mcp_words import notice_words
 
     workspace = workspace_of(args)
-    config = load_mcp_config(workspace)
+    config = load_reported_config(workspace)
     spec = config.server(args.server)
     if spec is None:
         names = ", ".join(s.name for s in config.servers) or "none"
         progress(f"no MCP server named {args.server!r} (configured: {names})")
+        say(*unread_note(config.problems), err=True)
         return None
     only = dataclasses.replace(config, servers=(spec,))
     notify = lambda notice: progress(notice_words(notice))  # noqa: E731
@@ -84,8 +86,24 @@ def one_server(args: argparse.Namespace) -> tuple[McpRuntime, ServerSpec] | None
     return runtime, spec
 
 
+# `levelcode mcp list`'s exit status (documented in its --help and the README): 0 when nothing is
+# wrong (servers awaiting approval, or disabled, are not failures); LIST_FAILED when a server
+# failed to start, or a configuration file or a server's entry could not be used; else
+# LIST_NEEDS_LOGIN when a remote server needs `levelcode mcp login`.
+LIST_FAILED = 1
+LIST_NEEDS_LOGIN = 3
+
+
+def list_status(view: ListView) -> int:
+    phases = {summary.status.phase for summary in view.summaries}
+    if "failed" in phases or any(p.whole_file or p.not_loaded for p in view.problems):
+        return LIST_FAILED
+    return LIST_NEEDS_LOGIN if "needs_login" in phases else 0
+
+
 def mcp_list(args: argparse.Namespace) -> int:
-    """Imports are lazy here: the user's own servers are spawned first, and boot meanwhile."""
+    """Imports are lazy here: the user's own servers are spawned first, and boot meanwhile. The
+    configuration files that could not be used are said first, on stderr."""
     from levelcode.core.settings import load_settings
     from levelcode.mcp.early_start import start_user_servers
 
@@ -99,12 +117,16 @@ def mcp_list(args: argparse.Namespace) -> int:
 
     runtime = runtime_for(workspace, settings)
     config = runtime.config
+    from levelcode.cli.config_report import say_unusable_files
+
+    unusable = say_unusable_files(config.problems)
 
     import asyncio
 
     async def main() -> int:
         if config.servers and sys.stderr.isatty():
-            progress(f"starting {len(config.servers)} MCP server(s)…")
+            count = len(config.servers)
+            progress(f"starting {count} MCP server{'' if count == 1 else 's'}…")
         await runtime.begin_trusted()  # they boot while the views are imported
         from levelcode.ui.mcp_views import print_list, summaries_json
 
@@ -117,10 +139,10 @@ def mcp_list(args: argparse.Namespace) -> int:
             else:
                 from rich.console import Console
 
-                print_list(Console(soft_wrap=False), view)
+                print_list(Console(soft_wrap=False), view, said=unusable)
         finally:
             await stopping
-        return 0
+        return list_status(view)
 
     return run_command(main, runtime.close)
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from levelcode.cli.config_report import load_reported_config, unread_note
 from levelcode.cli.mcp_live import sandbox_info
 from levelcode.cli.mcp_parser import add_server_options
 from levelcode.cli.printing import fail, say, workspace_of
@@ -36,7 +37,7 @@ from levelcode.mcp.config.edit import (
     with_server,
     without_server,
 )
-from levelcode.mcp.config.files import load_mcp_config, load_workspace_tier
+from levelcode.mcp.config.files import load_workspace_tier
 from levelcode.mcp.config.specs import (
     POLICY_KEY,
     McpConfig,
@@ -210,7 +211,7 @@ def _workspace_files_naming(workspace: Path, name: str) -> list[str]:
 
 def mcp_get(args: argparse.Namespace) -> int:
     workspace = workspace_of(args)
-    config = load_mcp_config(workspace)
+    config = load_reported_config(workspace)
     store = TrustStore()
     spec = config.server(args.name)
     if spec is None:
@@ -300,17 +301,12 @@ def _get_missing(args: argparse.Namespace, config: McpConfig, store: TrustStore,
             f"A stale approval for {name!r} is stored for {workspace} (approved: {stale});",
             f"forget it with: levelcode mcp revoke {name}",
         ]
-    return fail(_unknown(name, config), 2, *_unreadable(config), *more)
+    return fail(_unknown(name, config), 2, *unread_note(config.problems), *more)
 
 
 def _unknown(name: str, config: McpConfig) -> str:
     names = ", ".join(spec.name for spec in config.servers) or "none"
     return f"no MCP server named {name!r} (configured: {names})"
-
-
-def _unreadable(config: McpConfig) -> list[str]:
-    """Problems with a whole file (unparsable settings, say), which can hide a server."""
-    return [f"problem: {p}" for p in config.problems if p.key in ("(file)", "(top level)")]
 
 
 # --- remove, enable, disable --------------------------------------------------------------------
@@ -373,10 +369,10 @@ def mcp_toggle(args: argparse.Namespace) -> int:
 def _not_in_user_tier(args: argparse.Namespace) -> int:
     """The name is not in your settings: explain a repository's server, or list what there is."""
     name, workspace = args.name, workspace_of(args)
-    config = load_mcp_config(workspace)
+    config = load_reported_config(workspace)
     spec = config.server(name)
     if spec is None or not needs_launch_approval(spec):
-        return fail(_unknown(name, config), 2, *_unreadable(config))
+        return fail(_unknown(name, config), 2, *unread_note(config.problems))
     review = TrustStore().review(workspace, spec)
     trust = review.state
     file = spec.provenance.file

@@ -61,9 +61,25 @@ def _name(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", metavar="NAME")
 
 
+LIST_EPILOG = """\
+exit status:
+  0  nothing failed (servers awaiting your approval, or disabled, are not failures)
+  1  a server failed to start, or a configuration file or a server's entry could not be used
+  3  a remote server needs you to sign in (levelcode mcp login NAME), and nothing failed
+A configuration file that cannot be used is named first, on stderr, with the line and column.
+"""
+
+
 def add_inspect_parsers(actions: Any, common: AddOptions) -> None:
     actions.add_parser(
-        "list", fill=_with(common, _json_flag), help="list configured servers, their state and tools"
+        "list",
+        fill=_with(common, _json_flag),
+        help="list configured servers, their state and tools",
+        description="List every configured server (yours and the repository's): its state, how it "
+        "runs, and its tools under the names the model sees. Only servers that may start without "
+        "asking are started.",
+        epilog=LIST_EPILOG,
+        formatter_class=RawDescriptionFormatter,
     )
     actions.add_parser(
         "call",

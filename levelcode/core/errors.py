@@ -52,13 +52,15 @@ WHOLE_FILE_KEYS = ("(file)", "(top level)")
 class ConfigProblem:
     """One bad piece of configuration, reported as data: which file, which key, what is wrong.
 
-    `line` and `column` (1-based) say where a file's text is broken, as an editor counts them."""
+    `line` and `column` (1-based) say where a file's text is broken, as an editor counts them;
+    `not_loaded`: the server entry it names is left out (a problem of a whole file always is)."""
 
     file: str
     key: str
     message: str
     line: int | None = None
     column: int | None = None
+    not_loaded: bool = False
 
     @property
     def whole_file(self) -> bool:

@@ -3,12 +3,15 @@ plain text when piped, JSON for scripts. All three show the same facts from the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
 from levelcode.core import paths
+from levelcode.core.errors import ConfigProblem
 from levelcode.mcp.config.specs import Tier
 from levelcode.mcp.gates.overview import ListView, ServerSummary
 from levelcode.mcp.gates.server_box import ServerBox
@@ -96,11 +99,19 @@ def caps_json(summary: ServerSummary) -> dict[str, list[str]]:
     }
 
 
-def render_list(view: ListView) -> str:
-    """Plain text, for pipes and logs."""
+def empty_list_lines(view: ListView) -> list[str]:
+    """With no server to show: how to add one, unless a file that could not be read may hold some."""
+    unread = list(dict.fromkeys(problem.file for problem in view.problems if problem.whole_file))
+    if unread:
+        return [visible(f"No MCP servers listed: {' and '.join(unread)} could not be read.")]
+    return ["No MCP servers are configured.", ADD_HINT]
+
+
+def render_list(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> str:
+    """Plain text, for pipes and logs; `said`: problems the command has said already (not repeated)."""
     lines: list[str] = []
     if not view.summaries:
-        lines += ["No MCP servers are configured.", ADD_HINT]
+        lines += empty_list_lines(view)
     for summary in view.summaries:
         lines.append(visible(f"{summary.name} · {summary_state(summary)} · {summary.tier} · {summary.file}"))
         lines.append(f"  {visible(summary.launch)}")
@@ -114,11 +125,11 @@ def render_list(view: ListView) -> str:
         if summary.tools:
             lines.append(f"  {tools_line(summary)}:")
             lines.extend(f"    {tool.name}  [{tool.decision} · {tool.kind}]" for tool in summary.tools)
-    lines.extend(_footer(view))
+    lines.extend(_footer(view, said))
     return "\n".join(lines)
 
 
-def _footer(view: ListView) -> list[str]:
+def _footer(view: ListView, said: Sequence[ConfigProblem]) -> list[str]:
     lines: list[str] = []
     if view.stale:
         lines.append("Approved servers this workspace no longer configures")
@@ -126,7 +137,7 @@ def _footer(view: ListView) -> list[str]:
         lines.extend(f"  {name}: {visible(launch)}" for name, launch in view.stale)
     if view.warning:
         lines.append(f"warning: {visible(view.warning)}")
-    lines.extend(f"problem: {visible(str(problem))}" for problem in view.problems)
+    lines.extend(f"problem: {visible(str(problem))}" for problem in view.problems if problem not in said)
     lines.extend(visible(note) for note in view.notes)
     return lines
 
@@ -146,10 +157,10 @@ def _header(summary: ServerSummary) -> Text:
     return line
 
 
-def render_list_rich(view: ListView) -> RenderableType:
+def render_list_rich(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> RenderableType:
     parts: list[RenderableType] = []
     if not view.summaries:
-        parts += [Text("No MCP servers are configured."), Text(ADD_HINT, style="dim")]
+        parts += [Text(line, style="dim" if line == ADD_HINT else "") for line in empty_list_lines(view)]
     for summary in view.summaries:
         parts.append(_header(summary))
         parts.append(Text("  " + visible(summary.launch), style="cyan", overflow="fold"))
@@ -175,7 +186,7 @@ def render_list_rich(view: ListView) -> RenderableType:
         parts.append(Text(""))
     parts.extend(
         Text(line, style="yellow" if line.startswith(("warning", "problem")) else "")
-        for line in _footer(view)
+        for line in _footer(view, said)
     )
     return Group(*parts)
 
@@ -188,11 +199,11 @@ def _kind_mark(kind: str) -> tuple[str, str]:
     return (f" ({kind})", _KIND_STYLES.get(kind, "dim"))
 
 
-def print_list(console: Console, view: ListView) -> None:
+def print_list(console: Console, view: ListView, *, said: Sequence[ConfigProblem] = ()) -> None:
     if console.is_terminal:
-        console.print(render_list_rich(view))
+        console.print(render_list_rich(view, said=said))
     else:
-        console.out(render_list(view), highlight=False)
+        console.out(render_list(view, said=said), highlight=False)
 
 
 def sandbox_json(summary: ServerSummary) -> dict[str, object] | None:
