@@ -63,9 +63,9 @@ def make_sink(as_json: bool) -> EventSink:
 
     if as_json:
         return JsonLinesSink(sys.stdout)
-    from rich.console import Console
+    from levelcode.ui.output_console import OutputConsole
 
-    return ConsoleSink(Console(soft_wrap=True), Console(stderr=True, soft_wrap=True))
+    return ConsoleSink(OutputConsole(soft_wrap=True), OutputConsole(stderr=True, soft_wrap=True))
 
 
 async def close_start(start: SessionStart) -> None:

@@ -137,9 +137,9 @@ def mcp_list(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(summaries_json(view), indent=2))
             else:
-                from rich.console import Console
+                from levelcode.ui.output_console import OutputConsole
 
-                print_list(Console(soft_wrap=False), view, said=unusable)
+                print_list(OutputConsole(soft_wrap=False), view, said=unusable)
         finally:
             await stopping
         return list_status(view)
