@@ -24,17 +24,21 @@ if TYPE_CHECKING:
 def run_mcp_command(args: argparse.Namespace) -> int:
     if args.mcp_command == "list":  # first, before the other commands' imports: its servers start
         return mcp_list(args)
+    from levelcode.cli.mcp_add import mcp_add, mcp_add_json
     from levelcode.cli.mcp_content_commands import mcp_prompt, mcp_prompts, mcp_read, mcp_resources
-    from levelcode.cli.mcp_import import run_import_command
+    from levelcode.cli.mcp_import import run_claude_desktop_import, run_import_command
     from levelcode.cli.mcp_manage import ACTIONS, run_manage_command
     from levelcode.cli.mcp_trust_commands import mcp_revoke, mcp_trust
 
     handlers = {
         "list": mcp_list,
         "call": mcp_call,
+        "add": mcp_add,
+        "add-json": mcp_add_json,
         "trust": mcp_trust,
         "revoke": mcp_revoke,
         "import": run_import_command,
+        "add-from-claude-desktop": run_claude_desktop_import,
         "login": _sign_in_command,
         "logout": _sign_in_command,
         "resources": mcp_resources,

@@ -21,7 +21,7 @@ from levelcode.cli.printing import workspace_of
 from levelcode.core import paths
 from levelcode.core.config_files import parse_json_text
 from levelcode.core.errors import ConfigError, ConfigProblem
-from levelcode.core.json_store import JsonDoc, UnreadableFile, read_json_object
+from levelcode.core.json_store import NOT_OVERWRITTEN, JsonDoc, UnreadableFile, read_json_object
 from levelcode.core.settings_store import update_user_settings
 from levelcode.mcp.config.import_tools import TOOL_LABELS, TOOLS, Tool
 from levelcode.mcp.config.importers import (
@@ -70,6 +70,19 @@ def run_import_command(args: argparse.Namespace) -> int:
     return import_servers(
         options, machine_roots(workspace), paths.user_settings_path(), confirm=ask if interactive else None
     )
+
+
+def run_claude_desktop_import(args: argparse.Namespace) -> int:
+    """`mcp add-from-claude-desktop` (Claude Code's name): `mcp import --from claude-desktop`."""
+    if args.scope == "project":
+        print(
+            "levelcode: add-from-claude-desktop writes your own settings (-s user); for a repository's "
+            "server: levelcode mcp add -s project NAME -- COMMAND [ARGS...]",
+            file=sys.stderr,
+        )
+        return 2
+    args.sources = ["claude-desktop"]
+    return run_import_command(args)
 
 
 def machine_roots(workspace: Path) -> SearchRoots:
@@ -122,7 +135,7 @@ def current_servers(settings_path: Path) -> Mapping[str, object]:
         doc = read_json_object(settings_path)
     except UnreadableFile as exc:
         raise ConfigError(
-            f"{exc.problem}; fix it first (LevelCode does not overwrite a file it cannot read)",
+            f"{exc.problem}; {NOT_OVERWRITTEN}",
             origin=str(settings_path),
         ) from exc
     servers = doc.get(SERVERS_KEY)

@@ -21,6 +21,10 @@ from levelcode.core.errors import ConfigProblem
 JsonDoc = dict[str, Any]
 
 
+# What every writer says of a file it found unreadable: it is left exactly as it is.
+NOT_OVERWRITTEN = "fix it first (LevelCode does not overwrite a file it cannot read)"
+
+
 class UnreadableFile(Exception):
     """The file exists but is not a JSON object: `problem` names the file (and where its text is
     broken); the message says what is wrong, without the file's name."""

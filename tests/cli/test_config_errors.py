@@ -50,6 +50,8 @@ MCP_ACTIONS = [
     (["mcp", "login", "a"], 2),
     (["mcp", "revoke", "a"], 0),
     (["mcp", "add", "c", "--", "x"], 1),
+    (["mcp", "add", "--transport", "http", "c", "https://a.example"], 1),
+    (["mcp", "add-json", "c", '{"command": "x"}'], 1),
     (["mcp", "remove", "a"], 1),
     (["mcp", "enable", "a"], 1),
     (["mcp", "disable", "a"], 1),
