@@ -13,7 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from levelcode.cli.printing import say, workspace_of
+from levelcode.cli.printing import fail, say, workspace_of
 
 if TYPE_CHECKING:
     from levelcode.mcp.config.specs import ServerSpec
@@ -171,10 +171,52 @@ def mcp_call(args: argparse.Namespace) -> int:
     async def main() -> int:
         progress(f"starting {spec.name}…")
         await runtime.start()
+        tool = args.tool
         if runtime.hub.connection(spec.name) is not None:
-            progress(f"calling {spec.name}/{args.tool}…")
-        outcome = await runtime.hub.call(spec.name, args.tool, arguments)
+            names = tool_names(runtime, spec.name)
+            tool = resolve_tool(args.tool, names) if names else args.tool
+            if tool is None:
+                first, *more = unknown_tool_lines(spec.name, args.tool, names)
+                return fail(first, 2, *more)
+            progress(f"calling {spec.name}/{tool}…")
+        outcome = await runtime.hub.call(spec.name, tool, arguments)
         print(visible_block(outcome.text) if sys.stdout.isatty() else outcome.text)
         return 1 if outcome.is_error else 0
 
     return run_command(main, runtime.close)
+
+
+ToolNames = list[tuple[str, str]]  # (the name the model sees, or "" where it sees none; the server's)
+
+
+def tool_names(runtime: McpRuntime, server: str) -> ToolNames:
+    """Every tool the server listed, with the name the model sees it by where it sees one."""
+    seen = next((summary.tools for summary in runtime.summaries() if summary.name == server), ())
+    names = [(line.name, line.tool) for line in seen]
+    connection = runtime.hub.connection(server)
+    listed = [tool.get("name") for tool in connection.tools] if connection is not None else []
+    known = {tool for _, tool in names}
+    return names + [("", name) for name in listed if isinstance(name, str) and name not in known]
+
+
+def resolve_tool(typed: str, names: ToolNames) -> str | None:
+    """The server's own name for the tool typed by either name (the server's first)."""
+    if any(typed == tool for _, tool in names):
+        return typed
+    return next((tool for model, tool in names if model and typed == model), None)
+
+
+def unknown_tool_lines(server: str, typed: str, names: ToolNames) -> list[str]:
+    import difflib
+    import shlex
+
+    prefix = f"{server}__"  # compared without it: every model's name shares it
+    either = {tool: tool for _, tool in names} | {m.removeprefix(prefix): t for m, t in names if m}
+    close = difflib.get_close_matches(typed.removeprefix(prefix), list(either), n=3, cutoff=0.6)
+    near = dict.fromkeys(either[name] for name in close)
+    first = f"{server!r} has no tool named {typed!r}"
+    if near:
+        first += f"; did you mean {' or '.join(shlex.quote(tool) for tool in near)}?"
+    tools = sorted(tool for _, tool in names)
+    shown = ", ".join(shlex.quote(tool) for tool in tools[:30]) + (", …" if len(tools) > 30 else "")
+    return [first, f"Its tools: {shown} (the model's names, such as {server}__TOOL, work too)."]

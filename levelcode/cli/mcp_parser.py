@@ -77,8 +77,8 @@ def add_inspect_parsers(actions: Any, common: AddOptions) -> None:
         fill=_with(common, _json_flag),
         help="list configured servers, their state and tools",
         description="List every configured server (yours and the repository's): its state, how it "
-        "runs, and its tools under the names the model sees. Only servers that may start without "
-        "asking are started.",
+        "runs, and its tools under the names the model sees (with the server's own name where the "
+        "model's is not SERVER__TOOL). Only servers that may start without asking are started.",
         epilog=LIST_EPILOG,
         formatter_class=RawDescriptionFormatter,
     )
@@ -108,7 +108,9 @@ def _trust_arguments(trust: argparse.ArgumentParser) -> None:
 
 def _call_arguments(call: argparse.ArgumentParser) -> None:
     _one_server(call)
-    call.add_argument("tool", help="the server's own tool name")
+    call.add_argument(
+        "tool", help="the tool, by the server's own name or the model's (SERVER__TOOL, as mcp list shows)"
+    )
     call.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
 
 

@@ -3,6 +3,7 @@ plain text when piped, JSON for scripts. All three show the same facts from the 
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 
 from rich.columns import Columns
@@ -13,7 +14,8 @@ from rich.text import Text
 from levelcode.core import paths
 from levelcode.core.errors import ConfigProblem
 from levelcode.mcp.config.specs import Tier
-from levelcode.mcp.gates.overview import ListView, ServerSummary
+from levelcode.mcp.gates.naming import SEPARATOR
+from levelcode.mcp.gates.overview import ListView, ServerSummary, ToolLine
 from levelcode.mcp.gates.server_box import ServerBox
 from levelcode.mcp.gates.trust import TrustState
 from levelcode.ui.mcp_words import confinement_words, login_hint, sandbox_words, summary_state
@@ -35,10 +37,27 @@ def next_step(summary: ServerSummary) -> str | None:
     return None
 
 
+def own_name(server: str, tool: ToolLine) -> str | None:
+    """The server's own name for a tool the model sees under another name than `server__tool`
+    (renamed: sanitized, shortened, kept clear of a built-in), quoted as a shell reads it, so that
+    `mcp call` can be given either; None when the model's name says it already."""
+    if tool.name == f"{server}{SEPARATOR}{tool.tool}":
+        return None
+    return visible(shlex.quote(tool.tool))
+
+
+def tool_entry(server: str, tool: ToolLine) -> str:
+    """`    fs__read  [allow · read-only]`, and the server's own name where it differs."""
+    line = f"    {tool.name}  [{tool.decision} · {tool.kind}]"
+    own = own_name(server, tool)
+    return line if own is None else f"{line}  server's name: {own}"
+
+
 def tools_line(summary: ServerSummary) -> str:
     allowed = sum(1 for tool in summary.tools if tool.decision == "allow")
+    count = len(summary.tools)
     parts = [
-        f"{len(summary.tools)} tools",
+        f"{count} tool{'' if count == 1 else 's'}",
         f"~{summary.schema_tokens:,} tokens per turn",
         f"{allowed} allow-listed",
     ]
@@ -124,7 +143,7 @@ def render_list(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> str:
             lines.append(f"  {step}")
         if summary.tools:
             lines.append(f"  {tools_line(summary)}:")
-            lines.extend(f"    {tool.name}  [{tool.decision} · {tool.kind}]" for tool in summary.tools)
+            lines.extend(tool_entry(summary.name, tool) for tool in summary.tools)
     lines.extend(_footer(view, said))
     return "\n".join(lines)
 
@@ -179,6 +198,7 @@ def render_list_rich(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> R
                     ("✓ " if t.decision == "allow" else "? ", "green" if t.decision == "allow" else "dim"),
                     t.name,
                     _kind_mark(t.kind),
+                    _own_mark(summary.name, t),
                 )
                 for t in summary.tools
             ]
@@ -192,6 +212,11 @@ def render_list_rich(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> R
 
 
 _KIND_STYLES = {"destructive": "red", "read-only": "green"}
+
+
+def _own_mark(server: str, tool: ToolLine) -> tuple[str, str]:
+    own = own_name(server, tool)
+    return ("", "") if own is None else (f" server's name: {own}", "cyan")
 
 
 def _kind_mark(kind: str) -> tuple[str, str]:
