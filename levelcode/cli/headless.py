@@ -4,7 +4,9 @@ Anything that needs approval is denied (HeadlessApprover) unless `--autopilot` l
 without asking; flagged commands and MCP calls not allow-listed never run here. The answer goes
 to stdout, tool activity to stderr; `--json` writes one JSON event per line to stdout instead.
 Exit codes: 0 done, 1 the task failed (provider error, no final answer), 2 bad usage or
-configuration, 128+N ended by signal N.
+configuration (your settings.json cannot be used, no API key), 141 the reader of its output left
+(`| head`), 128+N ended by signal N. A repository's config file that cannot be used is reported
+first and its servers are not started; the task goes on.
 """
 
 from __future__ import annotations
@@ -61,9 +63,9 @@ def make_sink(as_json: bool) -> EventSink:
 
     if as_json:
         return JsonLinesSink(sys.stdout)
-    from rich.console import Console
+    from levelcode.ui.output_console import OutputConsole
 
-    return ConsoleSink(Console(soft_wrap=True), Console(stderr=True, soft_wrap=True))
+    return ConsoleSink(OutputConsole(soft_wrap=True), OutputConsole(stderr=True, soft_wrap=True))
 
 
 async def close_start(start: SessionStart) -> None:

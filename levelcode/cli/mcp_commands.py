@@ -13,27 +13,32 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from levelcode.cli.printing import workspace_of
+from levelcode.cli.printing import fail, say, workspace_of
 
 if TYPE_CHECKING:
     from levelcode.mcp.config.specs import ServerSpec
+    from levelcode.mcp.gates.overview import ListView
     from levelcode.mcp.runtime import McpRuntime
 
 
 def run_mcp_command(args: argparse.Namespace) -> int:
     if args.mcp_command == "list":  # first, before the other commands' imports: its servers start
         return mcp_list(args)
+    from levelcode.cli.mcp_add import mcp_add, mcp_add_json
     from levelcode.cli.mcp_content_commands import mcp_prompt, mcp_prompts, mcp_read, mcp_resources
-    from levelcode.cli.mcp_import import run_import_command
+    from levelcode.cli.mcp_import import run_claude_desktop_import, run_import_command
     from levelcode.cli.mcp_manage import ACTIONS, run_manage_command
     from levelcode.cli.mcp_trust_commands import mcp_revoke, mcp_trust
 
     handlers = {
         "list": mcp_list,
         "call": mcp_call,
+        "add": mcp_add,
+        "add-json": mcp_add_json,
         "trust": mcp_trust,
         "revoke": mcp_revoke,
         "import": run_import_command,
+        "add-from-claude-desktop": run_claude_desktop_import,
         "login": _sign_in_command,
         "logout": _sign_in_command,
         "resources": mcp_resources,
@@ -65,18 +70,19 @@ def progress(message: str) -> None:
 def one_server(args: argparse.Namespace) -> tuple[McpRuntime, ServerSpec] | None:
     """The runtime for only the server `args.server` names (the launch gate as ever, nobody to
     ask, notices said on stderr); None, and said, when no server has that name."""
+    from levelcode.cli.config_report import load_reported_config, unread_note
     from levelcode.core.approvals import HeadlessApprover
-    from levelcode.mcp.config.files import load_mcp_config
     from levelcode.mcp.runtime import McpRuntime
     from levelcode.tools.names import BUILTIN_TOOL_NAMES
     from levelcode.ui.mcp_words import notice_words
 
     workspace = workspace_of(args)
-    config = load_mcp_config(workspace)
+    config = load_reported_config(workspace)
     spec = config.server(args.server)
     if spec is None:
         names = ", ".join(s.name for s in config.servers) or "none"
         progress(f"no MCP server named {args.server!r} (configured: {names})")
+        say(*unread_note(config.problems), err=True)
         return None
     only = dataclasses.replace(config, servers=(spec,))
     notify = lambda notice: progress(notice_words(notice))  # noqa: E731
@@ -84,8 +90,24 @@ def one_server(args: argparse.Namespace) -> tuple[McpRuntime, ServerSpec] | None
     return runtime, spec
 
 
+# `levelcode mcp list`'s exit status (documented in its --help and the README): 0 when nothing is
+# wrong (servers awaiting approval, or disabled, are not failures); LIST_FAILED when a server
+# failed to start, or a configuration file or a server's entry could not be used; else
+# LIST_NEEDS_LOGIN when a remote server needs `levelcode mcp login`.
+LIST_FAILED = 1
+LIST_NEEDS_LOGIN = 3
+
+
+def list_status(view: ListView) -> int:
+    phases = {summary.status.phase for summary in view.summaries}
+    if "failed" in phases or any(p.whole_file or p.not_loaded for p in view.problems):
+        return LIST_FAILED
+    return LIST_NEEDS_LOGIN if "needs_login" in phases else 0
+
+
 def mcp_list(args: argparse.Namespace) -> int:
-    """Imports are lazy here: the user's own servers are spawned first, and boot meanwhile."""
+    """Imports are lazy here: the user's own servers are spawned first, and boot meanwhile. The
+    configuration files that could not be used are said first, on stderr."""
     from levelcode.core.settings import load_settings
     from levelcode.mcp.early_start import start_user_servers
 
@@ -99,12 +121,16 @@ def mcp_list(args: argparse.Namespace) -> int:
 
     runtime = runtime_for(workspace, settings)
     config = runtime.config
+    from levelcode.cli.config_report import say_unusable_files
+
+    unusable = say_unusable_files(config.problems)
 
     import asyncio
 
     async def main() -> int:
         if config.servers and sys.stderr.isatty():
-            progress(f"starting {len(config.servers)} MCP server(s)…")
+            count = len(config.servers)
+            progress(f"starting {count} MCP server{'' if count == 1 else 's'}…")
         await runtime.begin_trusted()  # they boot while the views are imported
         from levelcode.ui.mcp_views import print_list, summaries_json
 
@@ -115,12 +141,12 @@ def mcp_list(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(summaries_json(view), indent=2))
             else:
-                from rich.console import Console
+                from levelcode.ui.output_console import OutputConsole
 
-                print_list(Console(soft_wrap=False), view)
+                print_list(OutputConsole(soft_wrap=False), view, said=unusable)
         finally:
             await stopping
-        return 0
+        return list_status(view)
 
     return run_command(main, runtime.close)
 
@@ -145,10 +171,52 @@ def mcp_call(args: argparse.Namespace) -> int:
     async def main() -> int:
         progress(f"starting {spec.name}…")
         await runtime.start()
+        tool = args.tool
         if runtime.hub.connection(spec.name) is not None:
-            progress(f"calling {spec.name}/{args.tool}…")
-        outcome = await runtime.hub.call(spec.name, args.tool, arguments)
+            names = tool_names(runtime, spec.name)
+            tool = resolve_tool(args.tool, names) if names else args.tool
+            if tool is None:
+                first, *more = unknown_tool_lines(spec.name, args.tool, names)
+                return fail(first, 2, *more)
+            progress(f"calling {spec.name}/{tool}…")
+        outcome = await runtime.hub.call(spec.name, tool, arguments)
         print(visible_block(outcome.text) if sys.stdout.isatty() else outcome.text)
         return 1 if outcome.is_error else 0
 
     return run_command(main, runtime.close)
+
+
+ToolNames = list[tuple[str, str]]  # (the name the model sees, or "" where it sees none; the server's)
+
+
+def tool_names(runtime: McpRuntime, server: str) -> ToolNames:
+    """Every tool the server listed, with the name the model sees it by where it sees one."""
+    seen = next((summary.tools for summary in runtime.summaries() if summary.name == server), ())
+    names = [(line.name, line.tool) for line in seen]
+    connection = runtime.hub.connection(server)
+    listed = [tool.get("name") for tool in connection.tools] if connection is not None else []
+    known = {tool for _, tool in names}
+    return names + [("", name) for name in listed if isinstance(name, str) and name not in known]
+
+
+def resolve_tool(typed: str, names: ToolNames) -> str | None:
+    """The server's own name for the tool typed by either name (the server's first)."""
+    if any(typed == tool for _, tool in names):
+        return typed
+    return next((tool for model, tool in names if model and typed == model), None)
+
+
+def unknown_tool_lines(server: str, typed: str, names: ToolNames) -> list[str]:
+    import difflib
+    import shlex
+
+    prefix = f"{server}__"  # compared without it: every model's name shares it
+    either = {tool: tool for _, tool in names} | {m.removeprefix(prefix): t for m, t in names if m}
+    close = difflib.get_close_matches(typed.removeprefix(prefix), list(either), n=3, cutoff=0.6)
+    near = dict.fromkeys(either[name] for name in close)
+    first = f"{server!r} has no tool named {typed!r}"
+    if near:
+        first += f"; did you mean {' or '.join(shlex.quote(tool) for tool in near)}?"
+    tools = sorted(tool for _, tool in names)
+    shown = ", ".join(shlex.quote(tool) for tool in tools[:30]) + (", …" if len(tools) > 30 else "")
+    return [first, f"Its tools: {shown} (the model's names, such as {server}__TOOL, work too)."]

@@ -9,7 +9,6 @@ repository's files define are left out unless --include-repo says otherwise.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import stat
@@ -20,8 +19,9 @@ from pathlib import Path
 
 from levelcode.cli.printing import workspace_of
 from levelcode.core import paths
+from levelcode.core.config_files import parse_json_text
 from levelcode.core.errors import ConfigError, ConfigProblem
-from levelcode.core.json_store import JsonDoc, UnreadableFile, read_json_object
+from levelcode.core.json_store import NOT_OVERWRITTEN, JsonDoc, UnreadableFile, read_json_object
 from levelcode.core.settings_store import update_user_settings
 from levelcode.mcp.config.import_tools import TOOL_LABELS, TOOLS, Tool
 from levelcode.mcp.config.importers import (
@@ -70,6 +70,19 @@ def run_import_command(args: argparse.Namespace) -> int:
     return import_servers(
         options, machine_roots(workspace), paths.user_settings_path(), confirm=ask if interactive else None
     )
+
+
+def run_claude_desktop_import(args: argparse.Namespace) -> int:
+    """`mcp add-from-claude-desktop` (Claude Code's name): `mcp import --from claude-desktop`."""
+    if args.scope == "project":
+        print(
+            "levelcode: add-from-claude-desktop writes your own settings (-s user); for a repository's "
+            "server: levelcode mcp add -s project NAME -- COMMAND [ARGS...]",
+            file=sys.stderr,
+        )
+        return 2
+    args.sources = ["claude-desktop"]
+    return run_import_command(args)
 
 
 def machine_roots(workspace: Path) -> SearchRoots:
@@ -122,8 +135,7 @@ def current_servers(settings_path: Path) -> Mapping[str, object]:
         doc = read_json_object(settings_path)
     except UnreadableFile as exc:
         raise ConfigError(
-            f"your settings file {settings_path} {exc}; fix it first "
-            "(LevelCode does not overwrite a file it cannot read)",
+            f"{exc.problem}; {NOT_OVERWRITTEN}",
             origin=str(settings_path),
         ) from exc
     servers = doc.get(SERVERS_KEY)
@@ -172,18 +184,7 @@ def read_document(source: SourceFile) -> tuple[object, ConfigProblem | None]:
         return problem(f"cannot be read: not UTF-8 text ({exc.reason} at byte {exc.start})")
     if not text.strip():
         return None, None
-    return _parse_json(text, source, problem)
-
-
-def _parse_json(
-    text: str, source: SourceFile, problem: Callable[[str], tuple[object, ConfigProblem]]
-) -> tuple[object, ConfigProblem | None]:
-    try:
-        return json.loads(strip_comments(text) if source.comments else text), None
-    except json.JSONDecodeError as exc:
-        return problem(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
-    except RecursionError:
-        return problem("not valid JSON: nested too deeply")
+    return parse_json_text(strip_comments(text) if source.comments else text, file=str(path))
 
 
 def strip_comments(text: str) -> str:
@@ -264,14 +265,8 @@ def plan_lines(plan: ImportPlan, settings_path: Path) -> list[str]:
         sections[-1].extend(line for skipped in plan.skipped for line in skipped_lines(skipped))
     if plan.problems:
         sections.append(["Could not read:"])
-        sections[-1].extend(f"  {visible(_problem_text(problem))}" for problem in plan.problems)
+        sections[-1].extend(f"  {visible(str(problem))}" for problem in plan.problems)
     return [line for section in sections for line in (*section, "")]
-
-
-def _problem_text(problem: ConfigProblem) -> str:
-    if problem.key == "(file)":
-        return f"{problem.file}: {problem.message}"
-    return str(problem)
 
 
 def candidate_lines(candidate: Candidate) -> list[str]:

@@ -17,14 +17,21 @@ from typing import Any
 from levelcode.cli.aio import run_command
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
-from levelcode.mcp.gates.overview import ServerSummary
+from levelcode.mcp.gates.overview import ServerSummary, ToolLine
 from levelcode.mcp.gates.server_box import server_box
 from levelcode.mcp.gates.status import ServerStatus
 from levelcode.mcp.gates.trust import TrustState, needs_launch_approval
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.mcp.trust_store import TrustStore
 from levelcode.tools.names import BUILTIN_TOOL_NAMES
-from levelcode.ui.mcp_views import caps_json, confinement_json, facts_json, facts_line, tools_line
+from levelcode.ui.mcp_views import (
+    caps_json,
+    confinement_json,
+    facts_json,
+    facts_line,
+    tool_entry,
+    tools_line,
+)
 from levelcode.ui.mcp_words import state_words, summary_state
 
 
@@ -95,5 +102,7 @@ def live_lines(live: dict[str, Any]) -> list[str]:
         lines.append(f"  speaks:  {live['facts']}")
     if live.get("summary"):
         lines.append(f"  tools:   {live['summary']}")
-    lines.extend(f"    {t['name']}  [{t['decision']} · {t['kind']}]" for t in live["tools"])
+    for t in live["tools"]:
+        line = ToolLine(name=t["name"], tool=t["tool"], decision=t["decision"], reason="", kind=t["kind"])
+        lines.append(tool_entry(live["name"], line))
     return lines

@@ -18,11 +18,11 @@ import webbrowser
 from pathlib import Path
 
 from levelcode.cli.aio import run_command
+from levelcode.cli.config_report import load_reported_config
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core import paths
 from levelcode.core.errors import McpError
 from levelcode.core.settings import load_settings
-from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.connection import connect
@@ -113,7 +113,7 @@ def _login_problem(spec: ServerSpec | None, name: str, workspace: Path) -> str |
 def mcp_login(args: argparse.Namespace) -> int:
     workspace = workspace_of(args)
     settings = load_settings(workspace)
-    spec = load_mcp_config(workspace, settings).server(args.name)
+    spec = load_reported_config(workspace, settings).server(args.name)
     problem = _login_problem(spec, args.name, workspace)
     if problem is not None:
         return fail(problem, 2)

@@ -1,55 +1,41 @@
-"""`levelcode mcp add | get | remove | enable | disable`: manage servers without editing JSON.
+"""`levelcode mcp get | remove | enable | disable`: see and manage servers without editing JSON
+(`mcp add` and `add-json` are in mcp_add.py).
 
-They write the user tier only (settings.json), atomically, keeping
-the rest of the file; never a repository's file. Entries are built and validated in
-mcp/config/edit.py with the checks config loading applies; nothing typed is expanded or run.
+They write your settings.json, or with `remove -s project` the workspace's .mcp.json
+(cli/mcp_scope.py), atomically, keeping the rest of the file; a repository's file only when told
+to. Edits are made in mcp/config/edit.py; nothing typed is expanded or run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
+from levelcode.cli.config_report import load_reported_config, unread_note
+from levelcode.cli.mcp_add import workspace_files_naming
 from levelcode.cli.mcp_live import sandbox_info
-from levelcode.cli.mcp_parser import add_server_options
+from levelcode.cli.mcp_scope import PROJECT_FILE, edit_servers_file, servers_file
 from levelcode.cli.printing import fail, say, workspace_of
-from levelcode.core import paths
 from levelcode.core.config_files import read_json_file
 from levelcode.core.errors import ConfigError
 from levelcode.core.json_store import JsonDoc
-from levelcode.core.settings_store import update_user_settings
 from levelcode.mcp.config.edit import (
-    AddRequest,
-    ServerExists,
     ServerNotFound,
-    build_entry,
     entry_as_written,
     problems_for,
-    split_add_arguments,
     user_servers,
-    validate_entry,
     with_disabled,
-    with_server,
     without_server,
 )
-from levelcode.mcp.config.files import load_mcp_config, load_workspace_tier
-from levelcode.mcp.config.specs import (
-    POLICY_KEY,
-    McpConfig,
-    Provenance,
-    ServerSpec,
-    StdioServerSpec,
-    parse_server_entry,
-)
+from levelcode.mcp.config.specs import POLICY_KEY, McpConfig, Provenance, ServerSpec, parse_server_entry
 from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
 
-ACTIONS = ("add", "get", "remove", "enable", "disable")
+ACTIONS = ("get", "remove", "enable", "disable")
 
 TRUST_WORDS: dict[TrustState, str] = {
     "approved": "approved",
@@ -69,16 +55,8 @@ def trust_words(trust: TrustState, change: str | None) -> str:
     )
 
 
-class _OptionsParser(argparse.ArgumentParser):
-    """Parses the options typed after NAME; errors become ConfigError instead of exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        raise ConfigError(message)
-
-
 def run_manage_command(args: argparse.Namespace) -> int:
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
-        "add": mcp_add,
         "get": mcp_get,
         "remove": mcp_remove,
         "enable": mcp_toggle,
@@ -87,130 +65,12 @@ def run_manage_command(args: argparse.Namespace) -> int:
     return handlers[args.mcp_command](args)
 
 
-class _Unchanged(Exception):
-    """The edit found nothing to change: the file is left exactly as it is."""
-
-
-def _edit_settings(edit: Callable[[JsonDoc], JsonDoc | None]) -> tuple[Path, bool]:
-    """Apply a pure edit to settings.json under its lock; (path, whether anything was written)."""
-
-    def change(doc: JsonDoc) -> None:
-        new = edit(doc)
-        if new is None:
-            raise _Unchanged
-        doc.clear()
-        doc.update(new)
-
-    target = paths.user_settings_path()
-    try:
-        return update_user_settings(change, target), True
-    except _Unchanged:
-        return target, False
-    except ConfigError as exc:
-        if exc.origin is not None or isinstance(exc, ServerExists | ServerNotFound):
-            raise
-        raise ConfigError(f"{target}: {exc}", origin=str(target)) from exc
-
-
-# --- add ---------------------------------------------------------------------------------------
-
-
-def _add_request(args: argparse.Namespace) -> tuple[AddRequest, bool]:
-    options, command = split_add_arguments(args.rest)
-    parser = _OptionsParser(prog="levelcode mcp add", add_help=False, allow_abbrev=False)
-    add_server_options(parser)
-    parser.add_argument("-C", dest="workspace")
-    late, unknown = parser.parse_known_args(options)
-    if unknown:
-        raise ConfigError(
-            f"unexpected {unknown[0]!r}; put the server's command after --, as in: "
-            "levelcode mcp add NAME [-e KEY=VALUE]... -- COMMAND [ARGS...]"
-        )
-    if late.workspace:
-        args.workspace = late.workspace
-
-    def pick(key: str) -> Any:
-        value = getattr(late, key)
-        return value if value is not None else getattr(args, key)
-
-    request = AddRequest(
-        command=tuple(command),
-        env=(*(args.env or ()), *(late.env or ())),
-        cwd=pick("cwd"),
-        timeout=pick("timeout"),
-        startup_timeout=pick("startup_timeout"),
-        url=pick("url"),
-        headers=(*(args.headers or ()), *(late.headers or ())),
-        json_text=pick("json_text"),
-    )
-    return request, bool(args.replace or late.replace)
-
-
-def mcp_add(args: argparse.Namespace) -> int:
-    if any(word in ("-h", "--help") for word in split_add_arguments(args.rest)[0]):
-        print(args.add_help())
-        return 0
-    name = args.name
-    try:
-        request, replace = _add_request(args)
-        entry = build_entry(request, is_existing_path=os.path.exists)
-        spec = validate_entry(name, entry, file=str(paths.user_settings_path()))
-    except ConfigError as exc:
-        return fail(exc, 2)
-    existed: list[bool] = []
-
-    def add(doc: JsonDoc) -> JsonDoc:
-        existed.append(name in user_servers(doc))
-        return with_server(doc, name, entry, replace=replace)
-
-    try:
-        path, _ = _edit_settings(add)
-    except ServerExists as exc:
-        return fail(f"{exc}; see it with `levelcode mcp get {name}`, or add again with --replace", 1)
-    except ConfigError as exc:
-        return fail(exc, 1)
-    say(
-        f"{'Replaced' if existed[0] else 'Added'} MCP server {name!r} in {path}",
-        *_launch_lines(spec),
-        "It is your own server (user tier): LevelCode starts it without asking for approval,",
-        f"from your next session on. See it with: levelcode mcp get {name}",
-    )
-    if isinstance(spec, StdioServerSpec) and not spec.cwd:
-        say(
-            "It starts in its own empty directory, not in the workspace; if it needs the project,",
-            "add it with --cwd . (relative to the workspace) or ${workspaceFolder} in its arguments.",
-        )
-    for file in _workspace_files_naming(workspace_of(args), name):
-        say(f"note: {file} also names a server {name!r}; yours is the one that runs there.")
-    return 0
-
-
-def _launch_lines(spec: ServerSpec) -> list[str]:
-    lines = [f"  runs:    {launch_text(spec)}"]
-    if isinstance(spec, StdioServerSpec):
-        lines += [f"  env:     {key}={value}" for key, value in spec.env]
-        lines += [f"  cwd:     {spec.cwd}"] if spec.cwd else []
-    else:
-        lines += [f"  header:  {key}: {value}" for key, value in spec.headers]
-    timeouts = (("timeout:", spec.timeout), ("startup:", spec.startup_timeout))
-    return lines + [f"  {label:<9}{seconds:g} s" for label, seconds in timeouts if seconds is not None]
-
-
-def _workspace_files_naming(workspace: Path, name: str) -> list[str]:
-    return [
-        spec.provenance.file
-        for tier in load_workspace_tier(workspace)
-        for spec in tier.servers
-        if spec.name == name
-    ]
-
-
 # --- get ---------------------------------------------------------------------------------------
 
 
 def mcp_get(args: argparse.Namespace) -> int:
     workspace = workspace_of(args)
-    config = load_mcp_config(workspace)
+    config = load_reported_config(workspace)
     store = TrustStore()
     spec = config.server(args.name)
     if spec is None:
@@ -300,7 +160,7 @@ def _get_missing(args: argparse.Namespace, config: McpConfig, store: TrustStore,
             f"A stale approval for {name!r} is stored for {workspace} (approved: {stale});",
             f"forget it with: levelcode mcp revoke {name}",
         ]
-    return fail(_unknown(name, config), 2, *_unreadable(config), *more)
+    return fail(_unknown(name, config), 2, *unread_note(config.problems), *more)
 
 
 def _unknown(name: str, config: McpConfig) -> str:
@@ -308,49 +168,51 @@ def _unknown(name: str, config: McpConfig) -> str:
     return f"no MCP server named {name!r} (configured: {names})"
 
 
-def _unreadable(config: McpConfig) -> list[str]:
-    """Problems with a whole file (unparsable settings, say), which can hide a server."""
-    return [f"problem: {p}" for p in config.problems if p.key in ("(file)", "(top level)")]
-
-
 # --- remove, enable, disable --------------------------------------------------------------------
 
 
 def mcp_remove(args: argparse.Namespace) -> int:
-    name = args.name
+    name, workspace = args.name, workspace_of(args)
+    target = servers_file(getattr(args, "scope", None), workspace)
     before: list[object] = []
     after: list[JsonDoc] = []
 
     def remove(doc: JsonDoc) -> JsonDoc:
-        before.append(user_servers(doc).get(name))
-        after.append(without_server(doc, name))
+        before.append(user_servers(doc, target.doc).get(name))
+        after.append(without_server(doc, name, target.doc))
         return after[0]
 
     try:
-        path, _ = _edit_settings(remove)
-    except ServerNotFound:
-        return _not_in_user_tier(args)
+        edit_servers_file(target, remove)
+    except ServerNotFound as exc:
+        return fail(exc, 1) if target.repository else _not_in_user_tier(args)
     except ConfigError as exc:
         return fail(exc, 1)
-    say(f"Removed MCP server {name!r} from {path}")
-    spec = parse_server_entry(
-        name, before[0], provenance=Provenance("user", str(path)), key=name, problems=[]
-    )
+    say(f"Removed MCP server {name!r} from {target.path}")
+    tier = target.doc.tier
+    provenance = Provenance(tier, str(target.path))
+    spec = parse_server_entry(name, before[0], provenance=provenance, key=name, problems=[])
     if spec is not None:
         say(f"  it ran: {launch_text(spec)}")
+    if target.repository:
+        if name in TrustStore().approved_servers(workspace):
+            say(f"Its approval here is kept until you forget it: levelcode mcp revoke {name}")
+        return 0
     policy = after[0].get(POLICY_KEY)
     kept = sorted(k for k in policy if str(k).startswith(f"{name}__")) if isinstance(policy, dict) else []
     if kept:
-        say(f"{POLICY_KEY} still lists {', '.join(kept)}; edit {path} if you no longer want that.")
-    for file in _workspace_files_naming(workspace_of(args), name):
+        say(f"{POLICY_KEY} still lists {', '.join(kept)}; edit {target.path} if you no longer want that.")
+    for file in workspace_files_naming(workspace, name):
         say(f"note: {file} also names {name!r}; it starts there only if you approve it.")
     return 0
 
 
 def mcp_toggle(args: argparse.Namespace) -> int:
     name, disable = args.name, args.mcp_command == "disable"
+    settings = servers_file(None, workspace_of(args))
+    path = settings.path
     try:
-        path, changed = _edit_settings(lambda doc: with_disabled(doc, name, disable))
+        changed = edit_servers_file(settings, lambda doc: with_disabled(doc, name, disable))
     except ServerNotFound:
         return _not_in_user_tier(args)
     except ConfigError as exc:
@@ -373,10 +235,10 @@ def mcp_toggle(args: argparse.Namespace) -> int:
 def _not_in_user_tier(args: argparse.Namespace) -> int:
     """The name is not in your settings: explain a repository's server, or list what there is."""
     name, workspace = args.name, workspace_of(args)
-    config = load_mcp_config(workspace)
+    config = load_reported_config(workspace)
     spec = config.server(name)
     if spec is None or not needs_launch_approval(spec):
-        return fail(_unknown(name, config), 2, *_unreadable(config))
+        return fail(_unknown(name, config), 2, *unread_note(config.problems))
     review = TrustStore().review(workspace, spec)
     trust = review.state
     file = spec.provenance.file
@@ -395,6 +257,12 @@ def _not_in_user_tier(args: argparse.Namespace) -> int:
     else:
         steps.append(f"To keep it from starting here, forget the approval: levelcode mcp revoke {name}")
     if args.mcp_command == "remove":
-        steps.append(f"To remove it from the repository, edit {file} yourself.")
-    never_edits = "LevelCode never edits a repository's files, so nothing was changed."
+        steps.append(_how_to_remove_from(Path(file), workspace, name))
+    never_edits = "Nothing was changed: LevelCode edits a repository's file only when told to (-s project)."
     return fail(f"{name!r} comes from {file}, a repository's file.", 1, never_edits, *steps)
+
+
+def _how_to_remove_from(file: Path, workspace: Path, name: str) -> str:
+    if file == workspace / PROJECT_FILE:
+        return f"To remove it from the repository: levelcode mcp remove {name} -s project"
+    return f"To remove it from the repository, edit {file} yourself."

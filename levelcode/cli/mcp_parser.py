@@ -21,6 +21,7 @@ examples:
   levelcode mcp trust NAME                   review a repository's server and approve it here
   levelcode mcp login NAME                   sign in to a remote server (OAuth, in your browser)
   levelcode mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects
+  levelcode mcp add --transport http notion https://mcp.notion.com/mcp
   levelcode mcp import                       show servers configured for other tools; --yes adds them
 """
 
@@ -61,9 +62,25 @@ def _name(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", metavar="NAME")
 
 
+LIST_EPILOG = """\
+exit status:
+  0  nothing failed (servers awaiting your approval, or disabled, are not failures)
+  1  a server failed to start, or a configuration file or a server's entry could not be used
+  3  a remote server needs you to sign in (levelcode mcp login NAME), and nothing failed
+A configuration file that cannot be used is named first, on stderr, with the line and column.
+"""
+
+
 def add_inspect_parsers(actions: Any, common: AddOptions) -> None:
     actions.add_parser(
-        "list", fill=_with(common, _json_flag), help="list configured servers, their state and tools"
+        "list",
+        fill=_with(common, _json_flag),
+        help="list configured servers, their state and tools",
+        description="List every configured server (yours and the repository's): its state, how it "
+        "runs, and its tools under the names the model sees (with the server's own name where the "
+        "model's is not SERVER__TOOL). Only servers that may start without asking are started.",
+        epilog=LIST_EPILOG,
+        formatter_class=RawDescriptionFormatter,
     )
     actions.add_parser(
         "call",
@@ -91,7 +108,9 @@ def _trust_arguments(trust: argparse.ArgumentParser) -> None:
 
 def _call_arguments(call: argparse.ArgumentParser) -> None:
     _one_server(call)
-    call.add_argument("tool", help="the server's own tool name")
+    call.add_argument(
+        "tool", help="the tool, by the server's own name or the model's (SERVER__TOOL, as mcp list shows)"
+    )
     call.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
 
 
@@ -170,18 +189,35 @@ def _login_arguments(login: argparse.ArgumentParser) -> None:
 
 
 ADD_USAGE = """\
-levelcode mcp add NAME [-e KEY=VALUE]... [--cwd DIR] [--timeout S] [--startup-timeout S] -- COMMAND [ARGS...]
+levelcode mcp add [-s SCOPE] [-e KEY=VALUE]... [--cwd DIR] [--timeout S] NAME -- COMMAND [ARGS...]
+       levelcode mcp add [-s SCOPE] --transport http|sse [-H 'Key: Value']... NAME URL
        levelcode mcp add NAME --url URL [--header 'Key: Value']...
-       levelcode mcp add NAME --json ENTRY"""
+       levelcode mcp add NAME --json ENTRY      (or: levelcode mcp add-json NAME ENTRY)"""
 ADD_EPILOG = """\
 examples:
   levelcode mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects
   levelcode mcp add fs -- "npx -y pkg '/Users/me/My Documents'"    (one line: split, never run by a shell)
   levelcode mcp add github -e 'GITHUB_TOKEN=${GITHUB_TOKEN}' -- github-mcp-server stdio
+  levelcode mcp add --transport http notion https://mcp.notion.com/mcp
+  levelcode mcp add --transport sse linear https://mcp.linear.app/sse
   levelcode mcp add api --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${API_TOKEN}'
+  levelcode mcp add -s project fs -- npx -y @modelcontextprotocol/server-filesystem .
   levelcode mcp add time --json '{"command": "uvx", "args": ["mcp-server-time"]}'
 
-Values are stored as written: ${VAR} is expanded from your environment only when the server starts.
+Options go before or after NAME (as with Claude Code's `claude mcp add`); after the command, every
+word is the command's own. Values are stored as written: ${VAR} is expanded from your environment
+only when the server starts.
+
+scopes (-s, --scope):
+  user     your settings.json: starts without asking, in every workspace (the default)
+  local    the same (Claude Code's "this project, only for you": LevelCode has no such place)
+  project  the workspace's .mcp.json, the repository's file: asks before it starts (mcp trust)
+"""
+
+ADD_JSON_EPILOG = """\
+examples:
+  levelcode mcp add-json time '{"command": "uvx", "args": ["mcp-server-time"]}'
+  levelcode mcp add-json -s project notion '{"type": "http", "url": "https://mcp.notion.com/mcp"}'
 """
 
 IMPORT_EPILOG = """\
@@ -203,28 +239,61 @@ examples:
 """
 
 
-def add_server_options(parser: argparse.ArgumentParser) -> None:
-    """The options of `mcp add` (also re-parsed after NAME by mcp_manage)."""
+def _scope_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "-e", dest="env", action="append", metavar="KEY=VALUE", help="env entry, stored as written"
+        "-s",
+        "--scope",
+        choices=("user", "project", "local"),
+        help="user: your settings.json (the default); project: the workspace's .mcp.json; local: as user",
+    )
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """The options of `mcp add` (also re-parsed after NAME by mcp_add)."""
+    parser.add_argument(
+        "-t",
+        "--transport",
+        choices=("stdio", "http", "sse"),
+        help="stdio: a command (the default); http: a Streamable HTTP URL; sse: an older HTTP+SSE URL",
+    )
+    _scope_option(parser)
+    parser.add_argument(
+        "-e", "--env", dest="env", action="append", metavar="KEY=VALUE", help="env entry, stored as written"
     )
     parser.add_argument("--cwd", metavar="DIR", help="working directory (relative: to the workspace)")
     parser.add_argument("--timeout", metavar="S", help="seconds per call")
     parser.add_argument("--startup-timeout", dest="startup_timeout", metavar="S", help="seconds to start")
     parser.add_argument("--url", help="an HTTP (Streamable HTTP) server's URL")
-    parser.add_argument("--header", dest="headers", action="append", metavar="'KEY: VALUE'")
+    parser.add_argument(
+        "-H", "--header", dest="headers", action="append", metavar="'KEY: VALUE'", help="HTTP header"
+    )
     parser.add_argument("--json", dest="json_text", metavar="ENTRY", help="the whole entry as JSON")
     parser.add_argument("--replace", action="store_true", help="overwrite a server of the same name")
+    parser.add_argument("--client-id", dest="client_id", metavar="ID", help="OAuth client ID (HTTP)")
+    parser.add_argument(
+        "--callback-port", dest="callback_port", metavar="PORT", help="fixed OAuth callback port (HTTP)"
+    )
+    parser.add_argument("--client-secret", dest="client_secret", action="store_true", help=argparse.SUPPRESS)
 
 
 def add_manage_parsers(actions: Any, common: AddOptions) -> None:
     actions.add_parser(
         "add",
         fill=_with(common, _add_arguments),
-        help="add a server to your settings",
+        help="add a server to your settings (or, with -s project, to the workspace's .mcp.json)",
         usage=ADD_USAGE,
-        description="Add an MCP server to your own settings (user tier): it starts without asking.",
+        description="Add an MCP server to your own settings (user tier): it starts without asking. "
+        "With -s project it goes into the workspace's .mcp.json instead, where it asks first.",
         epilog=ADD_EPILOG,
+        formatter_class=RawDescriptionFormatter,
+    )
+    actions.add_parser(
+        "add-json",
+        fill=_with(common, _add_json_arguments),
+        help="add a server from its JSON entry (as Claude Code's `mcp add-json`)",
+        description="Add an MCP server from its whole entry, written as JSON: the same as "
+        "`levelcode mcp add NAME --json ENTRY`.",
+        epilog=ADD_JSON_EPILOG,
         formatter_class=RawDescriptionFormatter,
     )
     actions.add_parser(
@@ -235,8 +304,12 @@ def add_manage_parsers(actions: Any, common: AddOptions) -> None:
         "without asking (your own, or a repository's approved here), its live tools and where a cap on "
         "their text bit. A server that needs approval is never started.",
     )
+    actions.add_parser(
+        "remove",
+        fill=_with(common, _remove_arguments),
+        help="remove a server from your settings (or, with -s project, from the workspace's .mcp.json)",
+    )
     for name, text in (
-        ("remove", "remove a server from your settings"),
         ("enable", 'remove "disabled": true from a server in your settings'),
         ("disable", 'set "disabled": true on a server in your settings'),
     ):
@@ -248,6 +321,18 @@ def _add_arguments(add: CommandParser) -> None:
     add_server_options(add)
     add.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     add.set_defaults(add_help=add.format_help)
+
+
+def _add_json_arguments(add_json: argparse.ArgumentParser) -> None:
+    _name(add_json)
+    add_json.add_argument("entry", metavar="ENTRY", help="the server's entry as JSON")
+    _scope_option(add_json)
+    add_json.add_argument("--replace", action="store_true", help="overwrite a server of the same name")
+
+
+def _remove_arguments(remove: argparse.ArgumentParser) -> None:
+    _name(remove)
+    _scope_option(remove)
 
 
 def _get_arguments(get: argparse.ArgumentParser) -> None:
@@ -266,6 +351,19 @@ def add_import_parser(actions: Any, common: AddOptions) -> None:
         epilog=IMPORT_EPILOG,
         formatter_class=RawDescriptionFormatter,
     )
+    actions.add_parser(
+        "add-from-claude-desktop",
+        fill=_with(common, _claude_desktop_arguments),
+        help="import your Claude Desktop servers (as Claude Code's command of that name)",
+        description="Copy the MCP servers of your Claude Desktop into your settings.json, after "
+        "showing exactly what each one runs: the same as `levelcode mcp import --from claude-desktop`.",
+    )
+
+
+def _claude_desktop_arguments(parser: argparse.ArgumentParser) -> None:
+    _scope_option(parser)
+    parser.add_argument("--yes", action="store_true", help="write without asking (for scripts)")
+    parser.add_argument("--dry-run", action="store_true", help="show what would be added; write nothing")
 
 
 def _import_arguments(parser: argparse.ArgumentParser) -> None:

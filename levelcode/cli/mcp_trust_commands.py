@@ -13,9 +13,9 @@ from pathlib import Path
 from rich.console import Console
 
 from levelcode.cli.aio import run_command
+from levelcode.cli.config_report import load_reported_config
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.settings import load_settings
-from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig
 from levelcode.mcp.gates.cards import launch_card
 from levelcode.mcp.gates.overview import launch_text
@@ -33,7 +33,7 @@ STILL_RUNNING = (
 def mcp_trust(args: argparse.Namespace) -> int:
     """Show a repository server's literal launch and ask; record the approval for this workspace."""
     workspace = workspace_of(args)
-    config = load_mcp_config(workspace)
+    config = load_reported_config(workspace)
     spec = config.server(args.server)
     if spec is None:
         names = ", ".join(s.name for s in config.servers if needs_launch_approval(s)) or "none"
@@ -86,7 +86,7 @@ def mcp_revoke(args: argparse.Namespace) -> int:
     store = TrustStore()
     if store.warning:
         say(f"warning: {store.warning}", err=True)
-    config = load_mcp_config(workspace)
+    config = load_reported_config(workspace)
     if args.all:
         return _revoke_all(store, config, workspace)
     return _revoke_one(store, config, workspace, args.name)

@@ -11,7 +11,10 @@ from levelcode.core.errors import ConfigError
 
 
 def say(*lines: str, err: bool = False) -> None:
-    """Print line by line, each made safe for a terminal (a value's own newline stays escaped)."""
+    """Print line by line, each made safe for a terminal (a value's own newline stays escaped);
+    no lines, nothing printed."""
+    if not lines:
+        return
     from levelcode.ui.visible import visible  # not before `mcp list` spawns its servers (unicodedata)
 
     print("\n".join(visible(line) for line in lines), file=sys.stderr if err else sys.stdout)

@@ -57,11 +57,11 @@ class ChatSession:
     async def admit(self) -> list[ServerSpec]:
         """Say what the user must know first, and pass every server through the launch gate (which
         may ask): the servers that may start."""
+        for problem in self.mcp.config.problems:  # the settings' and the servers' problems, each once
+            self.agent.sink.emit(Notice(f"config problem: {problem}"))  # first: what follows may stem from it
         note = no_sandbox_notice(self.ctx)
         if note:
             self.agent.sink.emit(Notice(note))
-        for problem in self.mcp.config.problems:  # the settings' and the servers' problems, each once
-            self.agent.sink.emit(Notice(f"config problem: {problem}"))
         return await self.mcp.admit()
 
     async def launch(self, permitted: Sequence[ServerSpec]) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from levelcode.cli.printing import workspace_of
+from levelcode.core.errors import ConfigError
 from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.early_start import EarlyStart, start_user_servers
 from levelcode.providers.base import ProviderSettings
@@ -64,10 +65,13 @@ def prepare_session(args: argparse.Namespace) -> SessionStart:
 
 def light_start(args: argparse.Namespace, *, spawn_at_most: int | None = None) -> LightStart:
     """Settings, provider and key, then the user's servers spawned (`spawn_at_most` of them now,
-    the rest by `with_runtime`). Raises ConfigError, or ProviderAuthError when there is no key
-    (before any server starts)."""
+    the rest by `with_runtime`). Raises ConfigError (the user's settings file cannot be used), or
+    ProviderAuthError when there is no key (before any server starts)."""
     workspace = workspace_of(args)
     settings = load_settings(workspace)
+    unusable = settings.unusable_user_file()
+    if unusable is not None:  # not a session without the user's provider, servers and policy
+        raise ConfigError(f"{unusable} (your settings; fix it, then start again)")
     provider_settings = resolve_provider_settings(
         provider=getattr(args, "provider", None),
         model=getattr(args, "model", None),

@@ -45,15 +45,35 @@ class ConfigError(LevelCodeError):
         self.origin = origin
 
 
+WHOLE_FILE_KEYS = ("(file)", "(top level)")
+
+
 @dataclass(frozen=True)
 class ConfigProblem:
-    """One bad piece of configuration, reported as data: which file, which key, what is wrong."""
+    """One bad piece of configuration, reported as data: which file, which key, what is wrong.
+
+    `line` and `column` (1-based) say where a file's text is broken, as an editor counts them;
+    `not_loaded`: the server entry it names is left out (a problem of a whole file always is)."""
 
     file: str
     key: str
     message: str
+    line: int | None = None
+    column: int | None = None
+    not_loaded: bool = False
+
+    @property
+    def whole_file(self) -> bool:
+        """The file could not be used at all: nothing in it was read."""
+        return self.key in WHOLE_FILE_KEYS
 
     def __str__(self) -> str:
+        """`FILE:LINE:COLUMN: message` where the text is broken (the form editors and compilers
+        use), `FILE: message` for the whole file, `FILE: KEY: message` otherwise."""
+        if self.line is not None:
+            return f"{self.file}:{self.line}:{self.column}: {self.message}"
+        if self.key == "(file)":
+            return f"{self.file}: {self.message}"
         return f"{self.file}: {self.key}: {self.message}"
 
 

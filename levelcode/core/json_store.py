@@ -17,11 +17,24 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from levelcode.core.config_files import parse_json_text
+from levelcode.core.errors import ConfigProblem
+
 JsonDoc = dict[str, Any]
 
 
+# What every writer says of a file it found unreadable: it is left exactly as it is.
+NOT_OVERWRITTEN = "fix it first (LevelCode does not overwrite a file it cannot read)"
+
+
 class UnreadableFile(Exception):
-    """The file exists but is not a JSON object; the reason is the message."""
+    """The file exists but is not a JSON object: `problem` names the file (and where its text is
+    broken); the message says what is wrong, without the file's name."""
+
+    def __init__(self, problem: ConfigProblem) -> None:
+        where = f" (line {problem.line}, column {problem.column})" if problem.line is not None else ""
+        super().__init__(problem.message + where)
+        self.problem = problem
 
 
 def read_json_object(path: Path) -> JsonDoc:
@@ -31,17 +44,16 @@ def read_json_object(path: Path) -> JsonDoc:
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
-        raise UnreadableFile(f"cannot be read: {exc}") from exc
+        raise UnreadableFile(ConfigProblem(str(path), "(file)", f"cannot be read: {exc}")) from exc
     if not text.strip():
         return {}
-    try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise UnreadableFile(f"not valid JSON: {exc}") from exc
+    doc, problem = parse_json_text(text, file=str(path))
+    if problem is not None:
+        raise UnreadableFile(problem)
     if doc is None:
         return {}
     if not isinstance(doc, dict):
-        raise UnreadableFile("not a JSON object")
+        raise UnreadableFile(ConfigProblem(str(path), "(file)", "not a JSON object"))
     return doc
 
 

@@ -1,7 +1,9 @@
 """The user's own settings file (user tier) and a repository's `.levelcode/settings.json`, read once
 per session, with the keys a repository may never set.
 
-Read leniently: a broken file is reported and treated as empty, so LevelCode still starts.
+Read leniently: a broken file is reported and treated as empty, so that `mcp list` and the like
+still show the rest; a session (`levelcode`, `run`) refuses to start on a user file it cannot use
+(`unusable_user_file`), rather than run without the user's provider, servers and policy.
 Security-relevant keys (`mcpServers`, `mcpToolPolicy`, `autopilot`, `sandbox`, `provider`,
 `baseUrl`, `apiKey`), and `prices`, come from the user's file only; a repository's file that sets
 one is reported and the key ignored. Never writes (settings_store.py does).
@@ -50,6 +52,11 @@ class Settings:
         """`"sandbox": {"network": true}` in the user's own settings lets commands use the network."""
         sandbox = self.user.get("sandbox")
         return isinstance(sandbox, Mapping) and sandbox.get("network") is True
+
+    def unusable_user_file(self) -> ConfigProblem | None:
+        """Why the user's own file could not be used at all (not JSON, not an object, unreadable)."""
+        file = str(self.user_file)
+        return next((p for p in self.problems if p.whole_file and p.file == file), None)
 
     def allowed_directories(self) -> tuple[Path, ...]:
         raw = self.user.get("allowedDirectories")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from levelcode.core import paths
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import JsonDoc, UnreadableFile, update_json
+from levelcode.core.json_store import NOT_OVERWRITTEN, JsonDoc, UnreadableFile, update_json
 
 
 def update_user_settings(change: Callable[[JsonDoc], None], path: Path | None = None) -> Path:
@@ -21,7 +21,7 @@ def update_user_settings(change: Callable[[JsonDoc], None], path: Path | None = 
         update_json(target, change, mode=mode)
     except UnreadableFile as exc:
         raise ConfigError(
-            f"{target} {exc}; fix it first (LevelCode does not overwrite a file it cannot read)",
+            f"{exc.problem}; {NOT_OVERWRITTEN}",
             origin=str(target),
         ) from exc
     return target

@@ -3,14 +3,19 @@ plain text when piped, JSON for scripts. All three show the same facts from the 
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
+
 from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
 from levelcode.core import paths
+from levelcode.core.errors import ConfigProblem
 from levelcode.mcp.config.specs import Tier
-from levelcode.mcp.gates.overview import ListView, ServerSummary
+from levelcode.mcp.gates.naming import SEPARATOR
+from levelcode.mcp.gates.overview import ListView, ServerSummary, ToolLine
 from levelcode.mcp.gates.server_box import ServerBox
 from levelcode.mcp.gates.trust import TrustState
 from levelcode.ui.mcp_words import confinement_words, login_hint, sandbox_words, summary_state
@@ -32,10 +37,27 @@ def next_step(summary: ServerSummary) -> str | None:
     return None
 
 
+def own_name(server: str, tool: ToolLine) -> str | None:
+    """The server's own name for a tool the model sees under another name than `server__tool`
+    (renamed: sanitized, shortened, kept clear of a built-in), quoted as a shell reads it, so that
+    `mcp call` can be given either; None when the model's name says it already."""
+    if tool.name == f"{server}{SEPARATOR}{tool.tool}":
+        return None
+    return visible(shlex.quote(tool.tool))
+
+
+def tool_entry(server: str, tool: ToolLine) -> str:
+    """`    fs__read  [allow · read-only]`, and the server's own name where it differs."""
+    line = f"    {tool.name}  [{tool.decision} · {tool.kind}]"
+    own = own_name(server, tool)
+    return line if own is None else f"{line}  server's name: {own}"
+
+
 def tools_line(summary: ServerSummary) -> str:
     allowed = sum(1 for tool in summary.tools if tool.decision == "allow")
+    count = len(summary.tools)
     parts = [
-        f"{len(summary.tools)} tools",
+        f"{count} tool{'' if count == 1 else 's'}",
         f"~{summary.schema_tokens:,} tokens per turn",
         f"{allowed} allow-listed",
     ]
@@ -96,11 +118,19 @@ def caps_json(summary: ServerSummary) -> dict[str, list[str]]:
     }
 
 
-def render_list(view: ListView) -> str:
-    """Plain text, for pipes and logs."""
+def empty_list_lines(view: ListView) -> list[str]:
+    """With no server to show: how to add one, unless a file that could not be read may hold some."""
+    unread = list(dict.fromkeys(problem.file for problem in view.problems if problem.whole_file))
+    if unread:
+        return [visible(f"No MCP servers listed: {' and '.join(unread)} could not be read.")]
+    return ["No MCP servers are configured.", ADD_HINT]
+
+
+def render_list(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> str:
+    """Plain text, for pipes and logs; `said`: problems the command has said already (not repeated)."""
     lines: list[str] = []
     if not view.summaries:
-        lines += ["No MCP servers are configured.", ADD_HINT]
+        lines += empty_list_lines(view)
     for summary in view.summaries:
         lines.append(visible(f"{summary.name} · {summary_state(summary)} · {summary.tier} · {summary.file}"))
         lines.append(f"  {visible(summary.launch)}")
@@ -113,12 +143,12 @@ def render_list(view: ListView) -> str:
             lines.append(f"  {step}")
         if summary.tools:
             lines.append(f"  {tools_line(summary)}:")
-            lines.extend(f"    {tool.name}  [{tool.decision} · {tool.kind}]" for tool in summary.tools)
-    lines.extend(_footer(view))
+            lines.extend(tool_entry(summary.name, tool) for tool in summary.tools)
+    lines.extend(_footer(view, said))
     return "\n".join(lines)
 
 
-def _footer(view: ListView) -> list[str]:
+def _footer(view: ListView, said: Sequence[ConfigProblem]) -> list[str]:
     lines: list[str] = []
     if view.stale:
         lines.append("Approved servers this workspace no longer configures")
@@ -126,7 +156,7 @@ def _footer(view: ListView) -> list[str]:
         lines.extend(f"  {name}: {visible(launch)}" for name, launch in view.stale)
     if view.warning:
         lines.append(f"warning: {visible(view.warning)}")
-    lines.extend(f"problem: {visible(str(problem))}" for problem in view.problems)
+    lines.extend(f"problem: {visible(str(problem))}" for problem in view.problems if problem not in said)
     lines.extend(visible(note) for note in view.notes)
     return lines
 
@@ -146,10 +176,10 @@ def _header(summary: ServerSummary) -> Text:
     return line
 
 
-def render_list_rich(view: ListView) -> RenderableType:
+def render_list_rich(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> RenderableType:
     parts: list[RenderableType] = []
     if not view.summaries:
-        parts += [Text("No MCP servers are configured."), Text(ADD_HINT, style="dim")]
+        parts += [Text(line, style="dim" if line == ADD_HINT else "") for line in empty_list_lines(view)]
     for summary in view.summaries:
         parts.append(_header(summary))
         parts.append(Text("  " + visible(summary.launch), style="cyan", overflow="fold"))
@@ -168,6 +198,7 @@ def render_list_rich(view: ListView) -> RenderableType:
                     ("✓ " if t.decision == "allow" else "? ", "green" if t.decision == "allow" else "dim"),
                     t.name,
                     _kind_mark(t.kind),
+                    _own_mark(summary.name, t),
                 )
                 for t in summary.tools
             ]
@@ -175,7 +206,7 @@ def render_list_rich(view: ListView) -> RenderableType:
         parts.append(Text(""))
     parts.extend(
         Text(line, style="yellow" if line.startswith(("warning", "problem")) else "")
-        for line in _footer(view)
+        for line in _footer(view, said)
     )
     return Group(*parts)
 
@@ -183,16 +214,21 @@ def render_list_rich(view: ListView) -> RenderableType:
 _KIND_STYLES = {"destructive": "red", "read-only": "green"}
 
 
+def _own_mark(server: str, tool: ToolLine) -> tuple[str, str]:
+    own = own_name(server, tool)
+    return ("", "") if own is None else (f" server's name: {own}", "cyan")
+
+
 def _kind_mark(kind: str) -> tuple[str, str]:
     """What the tool's annotations say, after its name; destructive and read-only stand out."""
     return (f" ({kind})", _KIND_STYLES.get(kind, "dim"))
 
 
-def print_list(console: Console, view: ListView) -> None:
+def print_list(console: Console, view: ListView, *, said: Sequence[ConfigProblem] = ()) -> None:
     if console.is_terminal:
-        console.print(render_list_rich(view))
+        console.print(render_list_rich(view, said=said))
     else:
-        console.out(render_list(view), highlight=False)
+        console.out(render_list(view, said=said), highlight=False)
 
 
 def sandbox_json(summary: ServerSummary) -> dict[str, object] | None:

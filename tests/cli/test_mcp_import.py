@@ -266,7 +266,8 @@ def test_a_broken_file_is_listed_by_name_and_hides_nothing(isolated_home: Path, 
     assert "Could not read:" in out
     assert f"{home / '.config/Claude/claude_desktop_config.json'}: not a regular file; not read" in out
     assert f"{workspace / '.mcp.json'}: not a regular file; not read" in out
-    assert f"{home / '.claude.json'}: not valid JSON: Expecting value at line 1 column 22" in out
+    ends_early = "not valid JSON: the file ends in the middle of the JSON (a closing '}' or ']' missing?)"
+    assert f"{home / '.claude.json'}:1:22: {ends_early}" in out
     assert f"{workspace / '.vscode/mcp.json'}: (top level): expected a JSON object" in out
 
 
@@ -277,7 +278,8 @@ def test_an_unreadable_settings_file_is_never_overwritten(isolated_home: Path, w
     done = _import(isolated_home, workspace, "--yes")
     assert done.returncode == 1
     assert settings.read_text(encoding="utf-8") == '{"model": "x",}'
-    assert f"levelcode: your settings file {settings} not valid JSON" in done.stderr
+    trailing = "not valid JSON: a comma before '}'; JSON allows no trailing comma"
+    assert f"levelcode: {settings}:1:14: {trailing}; fix it first" in done.stderr
     assert "fix it first (LevelCode does not overwrite a file it cannot read)" in done.stderr
 
 

@@ -82,6 +82,7 @@ def test_needs_login_then_login_list_call_logout(
     before_json = _cli(isolated_home, "mcp", "list", "--json")
     call_before = _cli(isolated_home, "mcp", "call", "secured", "echo", '{"message": "hi"}')
     assert "secured · needs login" in before.stdout, before.stdout + before.stderr
+    assert (before.returncode, before_json.returncode) == (3, 3)  # `mcp list`: needs a sign-in
     assert "sign in with: levelcode mcp login secured" in before.stdout
     listed = {s["name"]: s for s in json.loads(before_json.stdout)["servers"]}
     assert (listed["secured"]["phase"], listed["secured"]["state"]) == ("needs_login", "needs login")
@@ -98,6 +99,7 @@ def test_needs_login_then_login_list_call_logout(
     after = _cli(isolated_home, "mcp", "list", "--json")
     call = _cli(isolated_home, "mcp", "call", "secured", "echo", '{"message": "signed in"}')
     assert {s["name"]: s for s in json.loads(after.stdout)["servers"]}["secured"]["state"] == "running"
+    assert after.returncode == 0
     assert (call.returncode, call.stdout) == (0, "Echo: signed in\n"), call.stderr
 
     tokens = _tokens(auth)

@@ -1,6 +1,7 @@
 """`levelcode mcp add | get | remove | enable | disable | revoke` as a user runs them (real processes,
-an isolated LEVELCODE_HOME). Load-bearing direction: no command ever writes a repository's files
-(.mcp.json, .levelcode/*: byte-identical after every command); nothing typed is expanded or seen
+an isolated LEVELCODE_HOME). Load-bearing direction: no command writes a repository's files unless
+told to with -s project (test_mcp_add.py) (.mcp.json, .levelcode/*: byte-identical after every
+command); nothing typed is expanded or seen
 by a shell (`${VAR}`, `$(…)`, backticks, `;`, globs stay literal, nothing runs); a settings.json
 that cannot be parsed is never overwritten; an entry config loading would complain about is
 refused and nothing is written. The second corpus: the user's settings.json gets exactly the
@@ -135,7 +136,7 @@ def test_a_repository_server_is_explained_not_edited(
     for done in (never, approved):
         assert done.returncode == 1
         assert f"'deep' comes from {repo / '.levelcode' / 'mcp.json'}, a repository's file." in done.stderr
-        assert "LevelCode never edits a repository's files, so nothing was changed." in done.stderr
+        assert "Nothing was changed: LevelCode edits a repository's file only when told to" in done.stderr
     assert "now: never approved." in never.stderr
     assert "do not approve it" in never.stderr
     assert "now: approved." in approved.stderr
@@ -450,7 +451,7 @@ def test_add_says_what_where_and_that_it_starts_without_approval(isolated_home: 
     ]
     again = mcp(isolated_home, repo, "add", "repo", "--", "other")
     assert again.returncode == 1
-    assert "already have a server named 'repo'" in again.stderr
+    assert "already a server named 'repo' in your settings" in again.stderr
     assert "--replace" in again.stderr
     replaced = mcp(isolated_home, repo, "add", "repo", "--replace", "--", "other")
     assert replaced.stdout.startswith(f"Replaced MCP server 'repo' in {path}\n")

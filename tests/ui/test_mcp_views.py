@@ -105,7 +105,7 @@ def test_where_a_cap_bit_is_named_in_every_view() -> None:
     view = ListView((capped,))
     text = render_list(view)
     assert (
-        "1 tools · ~0 tokens per turn · 0 allow-listed · 1 description cut (a) · "
+        "1 tool · ~0 tokens per turn · 0 allow-listed · 1 description cut (a) · "
         "2 schemas trimmed (a, b\\x1b[2J) · 1 left out over the definition cap (c):"
     ) in text
     assert "    big__a  [ask · destructive]" in text
@@ -164,3 +164,16 @@ def test_what_a_server_said_of_itself_and_its_errors_are_shown() -> None:
     assert record["protocol"] == "2025-11-25"
     assert record["serverInfo"] == {"name": "evil\x1b[2J", "version": "1.0"}
     assert record["offers"] == ["tools", "logging"]
+
+
+def test_one_tool_is_one_tool_and_a_renamed_ones_own_name_is_shown_escaped() -> None:
+    renamed = ToolLine("fs__x_1a2b3c4d", "x \x1b[31m/y", "ask", "r")
+    one = dataclasses.replace(RUNNING, tools=(renamed,))
+    text = render_list(ListView((one,)))
+    assert "  1 tool · " in text
+    assert "    fs__x_1a2b3c4d  [ask · unannotated]  server's name: 'x \\x1b[31m/y'" in text
+    assert "\x1b" not in text
+    terminal = Console(record=True, force_terminal=True, width=200)
+    print_list(terminal, ListView((one,)))
+    assert "server's name: 'x \\x1b[31m/y'" in terminal.export_text()
+    assert "server's name" not in render_list(VIEW)  # fs__read is fs's `read`: nothing to add

@@ -1,8 +1,11 @@
-"""Editing the user tier's `mcpServers` for `levelcode mcp add | remove | enable | disable`.
+"""Editing a file's `mcpServers` for `levelcode mcp add | add-json | remove | enable | disable`: the
+user's settings.json, or (`-s project`) a workspace's `.mcp.json`, in either of its shapes
+(`{"mcpServers": {…}}` or the bare map of servers).
 
-Pure: builds a server entry from command-line input, validates it with exactly the checks config
-loading applies (`parse_server_entry`), and returns new settings documents. Never reads or writes
-a file, never expands `${VAR}`, never lets a shell see a command line.
+Pure: builds a server entry from command-line input (LevelCode's forms and Claude Code's:
+`--transport stdio|http|sse`), validates it with exactly the checks config loading applies
+(`parse_server_entry`), and returns new documents. Never reads or writes a file, never expands
+`${VAR}`, never lets a shell see a command line.
 """
 
 from __future__ import annotations
@@ -37,6 +40,13 @@ class ServerNotFound(ConfigError):
     """The name is not in your settings' `mcpServers`."""
 
 
+TRANSPORTS = ("stdio", "http", "sse")
+ONE_FORM = (
+    "give exactly one of: -- COMMAND [ARGS...] (a stdio server), --transport http URL (an HTTP "
+    "server; sse for the older SSE transport), or --json ENTRY"
+)
+
+
 @dataclass(frozen=True)
 class AddRequest:
     """What `mcp add` was given, as typed: exactly one of command, url or json_text."""
@@ -49,6 +59,20 @@ class AddRequest:
     url: str | None = None
     headers: tuple[str, ...] = ()
     json_text: str | None = None
+    transport: str | None = None  # "stdio", "http" or "sse"; None: what the other input says
+    client_id: str | None = None  # a remote server's pre-registered OAuth client
+    callback_port: str | None = None
+
+    @property
+    def remote_only(self) -> list[str]:
+        """The options given that only a remote server takes."""
+        given = {"--header": bool(self.headers), "--client-id": self.client_id is not None}
+        given["--callback-port"] = self.callback_port is not None
+        return [option for option, value in given.items() if value]
+
+
+def is_url(word: str) -> bool:
+    return word.lower().startswith(("http://", "https://"))
 
 
 def split_add_arguments(rest: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -95,32 +119,21 @@ def parse_seconds(text: str, option: str) -> int | float:
         raise ConfigError(f"{option} {text!r}: expected a number of seconds") from None
 
 
-def build_entry(request: AddRequest, *, is_existing_path: Callable[[str], bool]) -> Entry:
-    """The `mcpServers` entry for one `mcp add`, not yet validated."""
+def build_entry(request: AddRequest, *, is_existing_path: Callable[[str], bool], name: str = "NAME") -> Entry:
+    """The `mcpServers` entry for one `mcp add`, not yet validated (`name`: for the advice)."""
     forms = [bool(request.command), request.url is not None, request.json_text is not None]
     if sum(forms) != 1:
-        raise ConfigError(
-            "give exactly one of: -- COMMAND [ARGS...] (a stdio server), --url URL (an HTTP server), "
-            "or --json ENTRY"
-        )
+        raise ConfigError(ONE_FORM)
     if request.json_text is not None:
-        extras = request.env or request.headers or request.cwd or request.timeout or request.startup_timeout
-        if extras:
+        extras = request.env or request.cwd or request.timeout or request.startup_timeout
+        if extras or request.transport or request.remote_only:
             raise ConfigError("--json takes the whole entry; put the other settings inside the JSON")
         return entry_from_json(request.json_text)
     if request.url is not None:
-        if request.env or request.cwd is not None:
-            raise ConfigError(
-                "-e and --cwd are for stdio servers; an HTTP server takes --header 'Key: Value'"
-            )
-        entry: Entry = {"url": request.url}
-        headers = parse_assignments(request.headers, separator=":", option="--header", form="'Key: Value'")
-        if headers:
-            entry["headers"] = headers
+        entry = remote_entry(request.url, request)
     else:
-        if request.headers:
-            raise ConfigError("--header is for HTTP servers (--url); a stdio server takes -e KEY=VALUE")
-        entry = stdio_entry(command_words(request.command, is_existing_path=is_existing_path), request)
+        words = command_words(request.command, is_existing_path=is_existing_path)
+        entry = stdio_entry(words, request, name=name)
     for option, key, text in (
         ("--timeout", "timeout", request.timeout),
         ("--startup-timeout", "startupTimeout", request.startup_timeout),
@@ -130,7 +143,48 @@ def build_entry(request: AddRequest, *, is_existing_path: Callable[[str], bool])
     return entry
 
 
-def stdio_entry(words: Sequence[str], request: AddRequest) -> Entry:
+def remote_entry(url: str, request: AddRequest) -> Entry:
+    """`{"url": …}` (Streamable HTTP) or `{"type": "sse", "url": …}`, with headers and sign-in."""
+    if request.transport == "stdio":
+        raise ConfigError(f"{url} is a URL; --transport stdio runs a command (a URL takes --transport http)")
+    if request.env or request.cwd is not None:
+        raise ConfigError("-e and --cwd are for stdio servers; an HTTP server takes --header 'Key: Value'")
+    entry: Entry = {"type": "sse", "url": url} if request.transport == "sse" else {"url": url}
+    headers = parse_assignments(request.headers, separator=":", option="--header", form="'Key: Value'")
+    if headers:
+        entry["headers"] = headers
+    oauth: Entry = {}
+    if request.client_id is not None:
+        oauth["clientId"] = request.client_id
+    if request.callback_port is not None:
+        oauth["callbackPort"] = parse_port(request.callback_port)
+    if oauth:
+        entry["oauth"] = oauth
+    return entry
+
+
+def parse_port(text: str) -> int:
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise ConfigError(f"--callback-port {text!r}: expected a port number (1-65535)")
+    return int(text)
+
+
+def stdio_entry(words: Sequence[str], request: AddRequest, *, name: str = "NAME") -> Entry:
+    if request.transport in ("http", "sse"):
+        raise ConfigError(
+            f"--transport {request.transport} takes the server's URL, not a command: "
+            f"levelcode mcp add --transport {request.transport} {name} https://…"
+        )
+    if request.remote_only:
+        raise ConfigError(
+            f"{', '.join(request.remote_only)}: for HTTP servers (--transport http NAME URL); "
+            "a stdio server takes -e KEY=VALUE"
+        )
+    if is_url(words[0]):
+        raise ConfigError(
+            f"{words[0]} is a URL, not a command: for a remote server, "
+            f"levelcode mcp add --transport http {name} {words[0]}"
+        )
     entry: Entry = {"command": words[0]}
     if len(words) > 1:
         entry["args"] = list(words[1:])
@@ -152,57 +206,80 @@ def entry_from_json(text: str) -> Entry:
     return entry
 
 
-def validate_entry(name: str, entry: object, *, file: str) -> ServerSpec:
+def validate_entry(name: str, entry: object, *, file: str, tier: Tier = "user") -> ServerSpec:
     """The spec config loading would build, or EntryRefused if loading would report anything at
-    all about the entry (a problem, or a value it would ignore)."""
+    all about the entry (a problem, or a value it would ignore in this tier)."""
     key = f"{SERVERS_KEY}.{name}"
     problems: list[ConfigProblem] = []
     if isinstance(entry, Mapping) and isinstance(entry.get("type"), list | dict):
         # config.py's type check raises TypeError on an unhashable `type`; refuse it here instead.
         raise EntryRefused(name, [ConfigProblem(file, f"{key}.type", 'expected "stdio" or "http"')])
-    spec = parse_server_entry(name, entry, provenance=Provenance("user", file), key=key, problems=problems)
+    provenance = Provenance(tier, file)
+    spec = parse_server_entry(name, entry, provenance=provenance, key=key, problems=problems)
     if spec is None or problems:
         raise EntryRefused(name, problems)
     return spec
 
 
-def user_servers(doc: Mapping[str, Any]) -> dict[str, object]:
-    """The settings' `mcpServers` object (empty when absent or null)."""
+@dataclass(frozen=True)
+class ServersDoc:
+    """Which document an edit is for: its tier (a workspace file may be a bare map of servers)
+    and how messages name it."""
+
+    tier: Tier = "user"
+    where: str = "your settings"
+
+    def bare(self, doc: Mapping[str, Any]) -> bool:
+        """A workspace file written as the bare map of servers, as config loading reads it."""
+        return self.tier == "workspace" and bool(doc) and SERVERS_KEY not in doc
+
+
+USER_SETTINGS = ServersDoc()
+
+
+def user_servers(doc: Mapping[str, Any], of: ServersDoc = USER_SETTINGS) -> dict[str, object]:
+    """The document's servers (empty when absent or null)."""
+    if of.bare(doc):
+        return dict(doc)
     servers = doc.get(SERVERS_KEY)
     if servers is None:
         return {}
     if not isinstance(servers, dict):
-        raise ConfigError(f'"{SERVERS_KEY}" in your settings is not an object; fix it first')
+        raise ConfigError(f'"{SERVERS_KEY}" in {of.where} is not an object; fix it first')
     return servers
 
 
-def _with_servers(doc: Mapping[str, Any], servers: dict[str, object]) -> JsonDoc:
+def _with_servers(doc: Mapping[str, Any], servers: dict[str, object], of: ServersDoc) -> JsonDoc:
+    if of.bare(doc):
+        return dict(servers)
     new = dict(doc)
     new[SERVERS_KEY] = servers  # an existing key keeps its place; a new one goes last
     return new
 
 
-def with_server(doc: Mapping[str, Any], name: str, entry: Entry, *, replace: bool) -> JsonDoc:
-    servers = dict(user_servers(doc))
+def with_server(
+    doc: Mapping[str, Any], name: str, entry: Entry, *, replace: bool, of: ServersDoc = USER_SETTINGS
+) -> JsonDoc:
+    servers = dict(user_servers(doc, of))
     if name in servers and not replace:
-        raise ServerExists(f"your settings already have a server named {name!r}")
+        raise ServerExists(f"there is already a server named {name!r} in {of.where}")
     servers[name] = entry
-    return _with_servers(doc, servers)
+    return _with_servers(doc, servers, of)
 
 
-def without_server(doc: Mapping[str, Any], name: str) -> JsonDoc:
-    servers = dict(user_servers(doc))
+def without_server(doc: Mapping[str, Any], name: str, of: ServersDoc = USER_SETTINGS) -> JsonDoc:
+    servers = dict(user_servers(doc, of))
     if servers.pop(name, _MISSING) is _MISSING:
-        raise ServerNotFound(f"your settings have no server named {name!r}")
-    return _with_servers(doc, servers)
+        raise ServerNotFound(f"there is no server named {name!r} in {of.where}")
+    return _with_servers(doc, servers, of)
 
 
 def with_disabled(doc: Mapping[str, Any], name: str, disabled: bool) -> JsonDoc | None:
-    """`"disabled": true` set (or removed); None when the entry already says so."""
+    """`"disabled": true` set (or removed) in the user's settings; None when the entry already says so."""
     servers = dict(user_servers(doc))
     entry = servers.get(name, _MISSING)
     if entry is _MISSING:
-        raise ServerNotFound(f"your settings have no server named {name!r}")
+        raise ServerNotFound(f"there is no server named {name!r} in your settings")
     if not isinstance(entry, dict):
         raise ConfigError(f"the entry for {name!r} in your settings is not an object; fix it first")
     if entry.get("disabled", False) is disabled:
@@ -213,7 +290,7 @@ def with_disabled(doc: Mapping[str, Any], name: str, disabled: bool) -> JsonDoc 
     else:
         changed.pop("disabled", None)
     servers[name] = changed
-    return _with_servers(doc, servers)
+    return _with_servers(doc, servers, USER_SETTINGS)
 
 
 def entry_as_written(doc: object, name: str, tier: Tier) -> object:

@@ -175,7 +175,8 @@ def parse_server_map(
     if raw is None:
         return [], []
     if not isinstance(raw, Mapping):
-        return [], [ConfigProblem(provenance.file, key or "(top level)", "expected an object of servers")]
+        message = "expected an object of servers"
+        return [], [ConfigProblem(provenance.file, key or "(top level)", message, not_loaded=True)]
     servers: list[ServerSpec] = []
     problems: list[ConfigProblem] = []
     for name, entry in raw.items():
@@ -257,11 +258,12 @@ class _Reporter:
     def __init__(self, file: str, key: str, problems: list[ConfigProblem]) -> None:
         self.file, self.key, self.problems = file, key, problems
 
-    def note(self, sub: str, message: str) -> None:
-        self.problems.append(ConfigProblem(self.file, f"{self.key}.{sub}" if sub else self.key, message))
+    def note(self, sub: str, message: str, *, not_loaded: bool = False) -> None:
+        key = f"{self.key}.{sub}" if sub else self.key
+        self.problems.append(ConfigProblem(self.file, key, message, not_loaded=not_loaded))
 
     def fail(self, sub: str, message: str) -> None:
-        self.note(sub, message + "; this server is not loaded")
+        self.note(sub, message + "; this server is not loaded", not_loaded=True)
 
 
 def _transport_kind(entry: Mapping[object, object], report: _Reporter) -> Literal["stdio", "http"] | None:

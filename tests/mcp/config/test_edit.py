@@ -1,4 +1,5 @@
-"""Building and validating `mcp add` entries, and editing the user tier's `mcpServers`. Load-bearing
+"""Building and validating `mcp add` entries (LevelCode's forms and Claude Code's `--transport`),
+and editing the `mcpServers` of your settings or a workspace's .mcp.json. Load-bearing
 direction: an entry is refused whenever config loading would report anything about it (the check
 is the loader's own `parse_server_entry`, never a copy), and nothing typed is ever expanded or
 handed to a shell (`${VAR}`, `$(id)`, backticks, `;`, globs and `~` stay literal text). The
@@ -20,6 +21,7 @@ from levelcode.mcp.config.edit import (
     EntryRefused,
     ServerExists,
     ServerNotFound,
+    ServersDoc,
     build_entry,
     command_words,
     entry_as_written,
@@ -270,11 +272,55 @@ def test_timeouts_are_numbers_and_the_loader_judges_them() -> None:
         AddRequest(url="https://a.example", env=("A=b",)),
         AddRequest(url="https://a.example", cwd="/tmp"),
         AddRequest(command=("srv",), headers=("A: b",)),
+        AddRequest(command=("srv",), client_id="abc"),
+        AddRequest(command=("srv",), transport="http"),
+        AddRequest(command=("srv",), transport="sse"),
+        AddRequest(url="https://a.example", transport="stdio"),
+        AddRequest(json_text='{"command": "x"}', transport="stdio"),
+        AddRequest(url="https://a.example", callback_port="99999"),
+        AddRequest(command=("https://a.example/mcp",)),
     ],
 )
 def test_mixed_or_missing_forms_are_refused(request_: AddRequest) -> None:
     with pytest.raises(ConfigError):
         build_entry(request_, is_existing_path=no_paths)
+
+
+TRANSPORTS = {
+    "http": (
+        AddRequest(url="https://a.example/mcp", transport="http"),
+        {"url": "https://a.example/mcp"},
+    ),
+    "sse": (
+        AddRequest(url="https://a.example/sse", transport="sse", headers=("X-Key: ${K}",)),
+        {"type": "sse", "url": "https://a.example/sse", "headers": {"X-Key": "${K}"}},
+    ),
+    "stdio": (
+        AddRequest(command=("npx", "-y", "pkg"), transport="stdio"),
+        {"command": "npx", "args": ["-y", "pkg"]},
+    ),
+    "oauth": (
+        AddRequest(url="https://a.example/mcp", transport="http", client_id="abc", callback_port="8976"),
+        {"url": "https://a.example/mcp", "oauth": {"clientId": "abc", "callbackPort": 8976}},
+    ),
+}
+
+
+@pytest.mark.parametrize(("request_", "entry"), TRANSPORTS.values(), ids=TRANSPORTS.keys())
+def test_each_transport_builds_the_entry_config_loading_reads(request_: AddRequest, entry: object) -> None:
+    built = build_entry(request_, is_existing_path=no_paths)
+    assert built == entry
+    spec = validate_entry("s", built, file=FILE)
+    assert spec.transport == ("stdio" if request_.transport == "stdio" else "http")
+
+
+def test_a_url_where_a_command_goes_is_refused_with_the_right_form() -> None:
+    with pytest.raises(ConfigError) as refused:
+        build_entry(AddRequest(command=("https://a.example/mcp",)), is_existing_path=no_paths, name="api")
+    assert "levelcode mcp add --transport http api https://a.example/mcp" in str(refused.value)
+    with pytest.raises(ConfigError) as refused:
+        build_entry(AddRequest(command=("npx",), transport="http"), is_existing_path=no_paths, name="api")
+    assert "--transport http takes the server's URL, not a command" in str(refused.value)
 
 
 @pytest.mark.parametrize("text", ["{not json", "[1]", '"npx"', "null", "1"])
@@ -348,6 +394,40 @@ def test_an_existing_name_needs_replace_and_a_missing_one_is_reported() -> None:
         without_server(doc, "nope")
     with pytest.raises(ServerNotFound):
         with_disabled(doc, "nope", True)
+
+
+def test_a_repository_file_keeps_its_shape() -> None:
+    """A workspace's .mcp.json may be the bare map of servers: an edit keeps it bare, as loading
+    reads it; the wrapped shape, and an empty file, get `mcpServers`."""
+    project = ServersDoc("workspace", "/repo/.mcp.json")
+    bare = {"a": {"command": "x"}}
+    assert with_server(bare, "b", {"command": "y"}, replace=False, of=project) == {
+        "a": {"command": "x"},
+        "b": {"command": "y"},
+    }
+    assert without_server(bare, "a", of=project) == {}
+    wrapped = {"mcpServers": {"a": {"command": "x"}}, "other": 1}
+    assert with_server(wrapped, "b", {"command": "y"}, replace=False, of=project) == {
+        "mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}},
+        "other": 1,
+    }
+    assert with_server({}, "b", {"command": "y"}, replace=False, of=project) == {
+        "mcpServers": {"b": {"command": "y"}}
+    }
+    with pytest.raises(ServerNotFound, match=r"in /repo/\.mcp\.json"):
+        without_server(bare, "nope", of=project)
+    # the user's settings are never a bare map: a key there is a setting, not a server
+    assert with_server({"model": "m"}, "b", {"command": "y"}, replace=False) == {
+        "model": "m",
+        "mcpServers": {"b": {"command": "y"}},
+    }
+
+
+def test_a_repository_entry_is_checked_by_the_repository_tiers_rules() -> None:
+    entry = {"command": "x", "alwaysLoad": True}  # only your own settings may set it
+    validate_entry("s", entry, file=FILE)
+    with pytest.raises(EntryRefused, match="alwaysLoad"):
+        validate_entry("s", entry, file="/repo/.mcp.json", tier="workspace")
 
 
 @pytest.mark.parametrize("servers", [[], "x", 1])

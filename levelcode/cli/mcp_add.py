@@ -1,0 +1,219 @@
+"""`levelcode mcp add` and `levelcode mcp add-json`: add a server without editing JSON, in LevelCode's
+own forms (`NAME -- COMMAND [ARGS...]`, `--url URL`, `--json ENTRY`) and as Claude Code's
+`claude mcp add` is written in the wild (`--transport stdio|http|sse NAME COMMAND_OR_URL [ARGS...]`,
+options before or after NAME, `-s/--scope`, `-e/--env`, `-H/--header`, `add-json NAME JSON`).
+
+Writes the one file the scope names (cli/mcp_scope.py), keeping the rest of it. Entries are built
+and validated in mcp/config/edit.py with the checks config loading applies; nothing typed is
+expanded or run. A mistake gets the right form in the error, with the user's own name and URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any, NoReturn
+
+from levelcode.cli.mcp_parser import add_server_options
+from levelcode.cli.mcp_scope import LOCAL_NOTE, ServersFile, edit_servers_file, servers_file
+from levelcode.cli.printing import fail, say, workspace_of
+from levelcode.core.errors import ConfigError
+from levelcode.core.json_store import JsonDoc
+from levelcode.mcp.config.edit import (
+    AddRequest,
+    ServerExists,
+    build_entry,
+    is_url,
+    split_add_arguments,
+    user_servers,
+    validate_entry,
+    with_server,
+)
+from levelcode.mcp.config.files import load_mcp_config, load_workspace_tier
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
+from levelcode.mcp.gates.overview import launch_text
+
+
+class _OptionsParser(argparse.ArgumentParser):
+    """Parses the options typed after NAME; errors become ConfigError instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ConfigError(message)
+
+
+def mcp_add(args: argparse.Namespace) -> int:
+    if any(word in ("-h", "--help") for word in split_add_arguments(args.rest)[0]):
+        print(args.add_help())
+        return 0
+    try:
+        request, replace, scope = add_request(args)
+    except ConfigError as exc:
+        return fail(exc, 2)
+    return add_server(args, request, replace=replace, scope=scope)
+
+
+def mcp_add_json(args: argparse.Namespace) -> int:
+    """`mcp add-json NAME JSON`, as Claude Code's: the same as `mcp add NAME --json JSON`."""
+    return add_server(args, AddRequest(json_text=args.entry), replace=args.replace, scope=args.scope)
+
+
+def add_request(args: argparse.Namespace) -> tuple[AddRequest, bool, str | None]:
+    """What was typed, before NAME (parsed by argparse into `args`) and after it (`args.rest`)."""
+    options, words = split_add_arguments(args.rest)
+    if words and is_url(words[0]):  # a URL takes no arguments: what follows it are options
+        options, words = [*options, *words[1:]], words[:1]
+    late, stray = _late_options().parse_known_args(options)
+    if stray:
+        if words or len(stray) > 1 or not is_url(stray[0]):
+            raise ConfigError(_unexpected(stray[0]))
+        words = stray  # `-t http URL`: the URL among the options
+    if late.workspace:
+        args.workspace = late.workspace
+
+    def pick(key: str) -> Any:
+        value = getattr(late, key)
+        return value if value is not None else getattr(args, key)
+
+    url, transport = pick("url"), pick("transport")
+    if words and is_url(words[0]):
+        url, words = _positional_url(words[0], url, transport, args.name), []
+    if args.client_secret or late.client_secret:
+        raise ConfigError(CLIENT_SECRET)
+    request = AddRequest(
+        command=tuple(words),
+        env=(*(args.env or ()), *(late.env or ())),
+        cwd=pick("cwd"),
+        timeout=pick("timeout"),
+        startup_timeout=pick("startup_timeout"),
+        url=url,
+        headers=(*(args.headers or ()), *(late.headers or ())),
+        json_text=pick("json_text"),
+        transport=transport,
+        client_id=pick("client_id"),
+        callback_port=pick("callback_port"),
+    )
+    return request, bool(args.replace or late.replace), pick("scope")
+
+
+CLIENT_SECRET = (
+    "--client-secret: LevelCode reads an OAuth client secret from your environment when the server "
+    'starts; put it in the entry as "oauth": {"clientId": "…", "clientSecret": "${MY_SECRET}"} '
+    "(mcp add-json NAME '{…}')"
+)
+
+
+def _late_options() -> _OptionsParser:
+    parser = _OptionsParser(prog="levelcode mcp add", add_help=False, allow_abbrev=False)
+    add_server_options(parser)
+    parser.add_argument("-C", dest="workspace")
+    return parser
+
+
+def _positional_url(url: str, given: str | None, transport: str | None, name: str) -> str:
+    if given is not None:
+        raise ConfigError(f"two URLs ({given} and {url}); give one, after NAME or with --url")
+    if transport is None:
+        raise ConfigError(
+            f"{url} is a URL: say how to reach it, as in: levelcode mcp add --transport http {name} "
+            f"{url} (Streamable HTTP), or --transport sse for the older HTTP+SSE transport"
+        )
+    return url
+
+
+def _unexpected(word: str) -> str:
+    if "=" in word:
+        return f"unexpected {word!r}: give each env entry its own -e, as in: -e A=1 -e B=2"
+    if ":" in word:
+        return f"unexpected {word!r}: give each header its own -H, as in: -H 'A: 1' -H 'B: 2'"
+    return (
+        f"unexpected {word!r}; put the server's command after --, as in: "
+        "levelcode mcp add NAME [-e KEY=VALUE]... -- COMMAND [ARGS...]"
+    )
+
+
+def add_server(args: argparse.Namespace, request: AddRequest, *, replace: bool, scope: str | None) -> int:
+    name = args.name
+    try:
+        if "=" in name:
+            raise ConfigError(
+                f"{name!r} is not a server name but looks like an env entry: give each one its own -e"
+            )
+        target = servers_file(scope, workspace_of(args))
+        entry = build_entry(request, is_existing_path=os.path.exists, name=name)
+        spec = validate_entry(name, entry, file=str(target.path), tier=target.doc.tier)
+    except ConfigError as exc:
+        return fail(exc, 2)
+    existed: list[bool] = []
+
+    def add(doc: JsonDoc) -> JsonDoc:
+        existed.append(name in user_servers(doc, target.doc))
+        return with_server(doc, name, entry, replace=replace, of=target.doc)
+
+    try:
+        edit_servers_file(target, add)
+    except ServerExists as exc:
+        return fail(f"{exc}; see it with `levelcode mcp get {name}`, or add again with --replace", 1)
+    except ConfigError as exc:
+        return fail(exc, 1)
+    verb = "Replaced" if existed[0] else "Added"
+    say(f"{verb} MCP server {name!r} in {target.path}", *launch_lines(spec), *_what_now(spec, target))
+    say(*(LOCAL_NOTE if scope == "local" else ()), *_also_named(args, name, target))
+    return 0
+
+
+def launch_lines(spec: ServerSpec) -> list[str]:
+    lines = [f"  runs:    {launch_text(spec)}"]
+    if isinstance(spec, StdioServerSpec):
+        lines += [f"  env:     {key}={value}" for key, value in spec.env]
+        lines += [f"  cwd:     {spec.cwd}"] if spec.cwd else []
+    else:
+        lines += ["  via:     the older HTTP+SSE transport"] if spec.legacy_sse else []
+        lines += [f"  header:  {key}: {value}" for key, value in spec.headers]
+        if spec.oauth is not None and spec.oauth.client_id is not None:
+            lines.append(f"  sign-in: OAuth client {spec.oauth.client_id}")
+    timeouts = (("timeout:", spec.timeout), ("startup:", spec.startup_timeout))
+    return lines + [f"  {label:<9}{seconds:g} s" for label, seconds in timeouts if seconds is not None]
+
+
+def _what_now(spec: ServerSpec, target: ServersFile) -> list[str]:
+    name = spec.name
+    if target.repository:
+        return [
+            "It is a repository's server (workspace tier): LevelCode asks before it starts it, here",
+            "and wherever this file is; commit the file to share it. Review and approve it here with:",
+            f"levelcode mcp trust {name}",
+        ]
+    lines = [
+        "It is your own server (user tier): LevelCode starts it without asking for approval,",
+        f"from your next session on. See it with: levelcode mcp get {name}",
+    ]
+    if isinstance(spec, StdioServerSpec) and not spec.cwd:
+        lines += [
+            "It starts in its own empty directory, not in the workspace; if it needs the project,",
+            "add it with --cwd . (relative to the workspace) or ${workspaceFolder} in its arguments.",
+        ]
+    return lines
+
+
+def _also_named(args: argparse.Namespace, name: str, target: ServersFile) -> list[str]:
+    """Another file naming the same server, and which of the two runs."""
+    workspace = workspace_of(args)
+    if not target.repository:
+        return [
+            f"note: {file} also names a server {name!r}; yours is the one that runs there."
+            for file in workspace_files_naming(workspace, name)
+        ]
+    spec = load_mcp_config(workspace).server(name)
+    if spec is None or spec.provenance.file == str(target.path):
+        return []
+    return [f"note: {spec.provenance.file} also names a server {name!r}; that one runs here, not this."]
+
+
+def workspace_files_naming(workspace: Path, name: str) -> list[str]:
+    return [
+        spec.provenance.file
+        for tier in load_workspace_tier(workspace)
+        for spec in tier.servers
+        if spec.name == name
+    ]
