@@ -24,7 +24,9 @@ MISSING = "missing"  # the digest of a file the launch would run if it were ther
 MAX_NAMED_CHANGES = 3
 OLD_APPROVAL = "approved before LevelCode checked the files it runs"
 
-TrustState = Literal["never_approved", "approved", "changed"]
+# "denied": the user said no to exactly this launch here, and it is not asked about again until
+# they ask for it (`levelcode mcp trust NAME`); a changed launch is asked about as ever.
+TrustState = Literal["never_approved", "approved", "changed", "denied"]
 
 
 @dataclass(frozen=True)
@@ -93,12 +95,21 @@ def approved_launch(
     )
 
 
-def check_trust(spec: ServerSpec, facts: LaunchFacts | None, recorded: ApprovedLaunch | None) -> TrustCheck:
-    """Never approved, approved, or approved once and then changed — and what changed."""
+def check_trust(
+    spec: ServerSpec,
+    facts: LaunchFacts | None,
+    recorded: ApprovedLaunch | None,
+    denied: str | None = None,
+) -> TrustCheck:
+    """Never approved, approved, or approved once and then changed — and what changed; or denied,
+    when `denied` (the fingerprint of the launch the user said no to) is this very launch."""
+    fingerprint = launch_fingerprint(spec, facts)
+    if recorded is not None and recorded.fingerprint == fingerprint:
+        return TrustCheck("approved")
+    if denied == fingerprint:
+        return TrustCheck("denied")
     if recorded is None:
         return TrustCheck("never_approved")
-    if recorded.fingerprint == launch_fingerprint(spec, facts):
-        return TrustCheck("approved")
     return TrustCheck("changed", describe_change(spec, facts, recorded))
 
 
