@@ -25,6 +25,7 @@ from typing import Literal
 
 from levelcode.core.approvals import ApprovalRequest, Approver, decide_or_deny
 from levelcode.mcp.config.environment import provider_keys_withheld, withheld_references
+from levelcode.mcp.config.expanded_fields import expanded_fields
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.gates.cards import launch_card, many_launches_card
 from levelcode.mcp.gates.overview import launch_text
@@ -38,11 +39,10 @@ MANY_SERVERS = 3  # more cards than this at once are preceded by one card that l
 
 
 def kept_from(spec: ServerSpec, extra_values: Collection[str]) -> list[str]:
-    """The provider keys a repository's server asks for through `${VAR}` and will not receive."""
-    if not isinstance(spec, StdioServerSpec):
-        return []
+    """The provider keys a repository's server asks for through `${VAR}` in any expanded field
+    and will not receive."""
     withheld = provider_keys_withheld(os.environ, extra_values)
-    return withheld_references((value for _key, value in spec.env), os.environ, withheld)
+    return withheld_references((f.value for f in expanded_fields(spec)), os.environ, withheld)
 
 
 def sandbox_missing(spec: ServerSpec, confinement: Confinement | None = None) -> str | None:
