@@ -86,6 +86,7 @@ class TrustStore:
             program if isinstance(program, str) else None,
             {str(k): v for k, v in files.items() if isinstance(v, str)} if isinstance(files, dict) else {},
             next((choice for choice in SANDBOX_CHOICES if choice == sandbox), None),
+            imports=entry.get("imports") is True,
         )
 
     def denial(self, workspace: Path, server: str) -> str | None:
@@ -167,6 +168,7 @@ class TrustStore:
             "command": approved.command,
             "program": approved.program,
             "files": dict(approved.files),
+            "imports": True,  # the files include what it can import (older approvals did not)
             "launch": launch_text,
             "approvedAt": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         }

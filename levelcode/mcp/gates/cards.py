@@ -18,11 +18,19 @@ from levelcode.mcp.gates.launch_summary import PLAINTEXT_LINE, launch_summary
 from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.gates.policy import McpVerdict
 from levelcode.mcp.gates.server_box import asks_for_sandbox, launch_answers
-from levelcode.mcp.gates.trust import MISSING, OLD_APPROVAL, LaunchFacts, LaunchReview, since_approval
+from levelcode.mcp.gates.trust import (
+    MISSING,
+    OLD_APPROVAL,
+    LaunchFacts,
+    LaunchReview,
+    is_cut_note,
+    since_approval,
+)
 
 MASK = "<masked>"
 MAX_ARGUMENT_CHARS = 300
 MAX_ARGUMENT_LINES = 30
+MAX_CHECKED_SHOWN = 12  # files named on a launch card; the rest counted (all are checked)
 MAX_SUMMARY_LAUNCH = 90  # one server's launch on the card that lists many; its own card shows all
 
 
@@ -133,11 +141,20 @@ def _unconfined_note(spec: ServerSpec, sandbox_missing: str | None) -> str | Non
 
 def fact_lines(facts: LaunchFacts | None) -> list[str]:
     """What the approval covers beyond the text: the program the command resolves to, and the
-    workspace files it runs, whose content is checked again before every start."""
+    workspace files it runs or can import, whose content is checked again before every start
+    (the first MAX_CHECKED_SHOWN named, with where a listing was cut)."""
     if facts is None:
         return []
     lines = [f"program: {facts.program or '(not found on its PATH)'}"]
-    lines.extend(f"checks:  {name}" for name, digest in facts.files if digest != MISSING)
+    checked = [name for name, digest in facts.files if digest != MISSING and not is_cut_note(digest)]
+    lines.extend(f"checks:  {name}" for name in checked[:MAX_CHECKED_SHOWN])
+    if len(checked) > MAX_CHECKED_SHOWN:
+        lines.append(f"checks:  … and {len(checked) - MAX_CHECKED_SHOWN} more files it runs or can import")
+    lines.extend(
+        f"checks:  {name.rpartition('/')[0] or '.'}/: {note}"
+        for name, note in facts.files
+        if is_cut_note(note)
+    )
     return lines
 
 

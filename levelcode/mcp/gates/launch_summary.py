@@ -37,6 +37,7 @@ LOADER_VARIABLES = frozenset(
         "PYTHONHOME",
         "PYTHONUSERBASE",
         "PYTHONINSPECT",
+        "PYTHONPYCACHEPREFIX",
         "BASH_ENV",
         "ENV",
         "ZDOTDIR",
