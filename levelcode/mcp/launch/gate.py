@@ -30,7 +30,7 @@ from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.gates.cards import launch_card, many_launches_card
 from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.gates.server_box import SandboxChoice, asks_for_sandbox, sandbox_choice_of
-from levelcode.mcp.gates.status import LaunchesDenied, LaunchHeld, McpNotice, ServerStatus
+from levelcode.mcp.gates.status import LaunchesDenied, LaunchHeld, McpNote, McpNotice, ServerStatus
 from levelcode.mcp.gates.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
 from levelcode.sandbox.confinement import Confinement, current_confinement
@@ -97,6 +97,7 @@ class LaunchGate:
         self.workspace = workspace
         self.store = store
         self.denied: set[str] = set()  # denied in this process: not asked again, even if changed
+        self.unsaved: list[McpNote] = []  # denials the trust store could not record, to be said
 
     def review(self, spec: ServerSpec) -> LaunchReview | None:
         """A repository server's launch as it is on disk now, checked; None for the user's own."""
@@ -134,6 +135,8 @@ class LaunchGate:
             settled[review.spec.name] = await self._ask(review, approver, confinement, provider_keys)
         admission = Admission([settled[spec.name] for spec in specs])
         admission.notices.extend(self._held_notices(admission.verdicts))
+        admission.notices.extend(self.unsaved)
+        self.unsaved.clear()
         return admission
 
     def _unasked(
@@ -190,7 +193,12 @@ class LaunchGate:
     def _deny(self, review: LaunchReview, card: ApprovalRequest | None) -> Verdict:
         spec = review.spec
         self.denied.add(spec.name)
-        self.store.deny(self.workspace, spec, launch_text(spec), review.facts)
+        try:
+            self.store.deny(self.workspace, spec, launch_text(spec), review.facts)
+        except OSError as exc:  # held back all the same; only the memory of the answer is lost
+            self.unsaved.append(
+                McpNote(f"could not remember that you denied {spec.name!r}: {exc}", warning=True)
+            )
         return Verdict(spec, False, held=ServerStatus("denied"), review=review, card=card)
 
     def _held_notices(self, verdicts: Sequence[Verdict]) -> list[McpNotice]:

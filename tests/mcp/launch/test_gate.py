@@ -173,3 +173,15 @@ def test_mcp_list_and_get_say_denied_and_how_to_reconsider(isolated_home: Path, 
     listed = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
     assert "helper · running · workspace" in listed.stdout  # the second corpus: approved, it starts
     assert marker.exists()
+
+
+async def test_a_denial_the_store_cannot_record_still_holds_the_server_back_and_is_said(
+    tmp_path: Path,
+) -> None:
+    spec = repo_spec(tmp_path)
+    (tmp_path / "state").write_text("a file where the store's folder should be\n")
+    gate = LaunchGate(tmp_path, TrustStore(tmp_path / "state" / "trust.json"))
+    admission = await gate.admit((spec,), ScriptedApprover("deny"))
+    assert admission.starting == []
+    (note,) = admission.notices
+    assert "could not remember that you denied 'helper'" in notice_words(note)
