@@ -21,6 +21,7 @@ from levelcode.mcp.gates.overview import ServerSummary, ToolLine
 from levelcode.mcp.gates.server_box import server_box
 from levelcode.mcp.gates.status import ServerStatus
 from levelcode.mcp.gates.trust import TrustState, needs_launch_approval
+from levelcode.mcp.launch.gate import LaunchGate
 from levelcode.mcp.runtime import McpRuntime
 from levelcode.mcp.trust_store import TrustStore
 from levelcode.tools.names import BUILTIN_TOOL_NAMES
@@ -46,9 +47,7 @@ def sandbox_info(
 
 
 def may_start_without_asking(spec: ServerSpec, store: TrustStore, workspace: Path) -> bool:
-    if spec.disabled:
-        return False
-    return not needs_launch_approval(spec) or store.state(workspace, spec) == "approved"
+    return LaunchGate(workspace, store).may_start_unasked(spec)
 
 
 def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path) -> dict[str, Any]:
@@ -57,7 +56,8 @@ def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace:
         review = store.review(workspace, spec) if needs_launch_approval(spec) else None
         status = ServerStatus("disabled" if spec.disabled else "waiting_approval")
         trust, change = (review.state, review.check.change) if review else (None, None)
-        return {"state": state_words(status, trust, change), "tools": [], "caps": None, "schemaTokens": 0}
+        state = state_words(status, trust, change, server=spec.name)
+        return {"state": state, "tools": [], "caps": None, "schemaTokens": 0}
     summary = _start_and_summarize(spec, config, store, workspace)
     return {
         "state": summary_state(summary),

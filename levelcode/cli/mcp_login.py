@@ -1,8 +1,9 @@
 """`levelcode mcp login NAME` and `levelcode mcp logout NAME`: sign in to a remote server through
 the browser (or, on a machine without one, a printed URL), and forget a sign-in.
 
-Login contacts only a server that may start without asking — your own, or a repository's that
-you approved here — and names the authorization server before the browser opens. What is kept
+Login contacts only a server the launch gate lets start without asking (mcp/launch/gate.py) —
+your own, or a repository's that you approved here — and names the authorization server before
+the browser opens. What is kept
 (tokens, the registered client) goes to the system keyring or a 0600 file under the state dir;
 nothing of it is ever printed.
 """
@@ -26,10 +27,10 @@ from levelcode.core.settings import load_settings
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.connection import connect
-from levelcode.mcp.gates.trust import needs_launch_approval
 from levelcode.mcp.http.oauth.callback import params_from_pasted
 from levelcode.mcp.http.oauth.metadata import canonical_resource
 from levelcode.mcp.http.oauth.store import STORE_FILE, CredentialStore, store_key
+from levelcode.mcp.launch.gate import LaunchGate
 from levelcode.mcp.protocol.sign_in import DEFAULT_SIGN_IN_SECONDS, Deliver, SignIn, SignInPrompt
 from levelcode.mcp.runtime import settings_api_key
 from levelcode.mcp.trust_store import TrustStore
@@ -102,7 +103,7 @@ def _login_problem(spec: ServerSpec | None, name: str, workspace: Path) -> str |
         return f"{name!r} sends its own Authorization header ({spec.provenance.file}); no sign-in is used"
     if spec.disabled:
         return f"{name!r} is disabled; enable it first: levelcode mcp enable {name}"
-    if needs_launch_approval(spec) and TrustStore().state(workspace, spec) != "approved":
+    if not LaunchGate(workspace, TrustStore()).may_start_unasked(spec):  # nobody is asked here
         return (
             f"{name!r} comes from {spec.provenance.file} and is not approved here, so LevelCode does "
             f"not contact it; review and approve it first: levelcode mcp trust {name}"

@@ -41,6 +41,7 @@ TRUST_WORDS: dict[TrustState, str] = {
     "approved": "approved",
     "never_approved": "never approved",
     "changed": "approved, then the command changed",
+    "denied": "denied, remembered (levelcode mcp trust asks again)",
 }
 
 
@@ -141,6 +142,8 @@ def _trust_step(name: str, trust: TrustState) -> str:
         return f"to forget the approval: levelcode mcp revoke {name}"
     if trust == "changed":
         return f"review the new command: levelcode mcp trust {name}"
+    if trust == "denied":
+        return f"you denied it; to reconsider: levelcode mcp trust {name}"
     return f"review and approve it: levelcode mcp trust {name}"
 
 

@@ -1,7 +1,9 @@
 """`levelcode mcp trust` and `levelcode mcp revoke`: the user's side of the launch gate (G1).
 
-`trust` shows a repository server's literal launch and asks; `revoke` forgets approvals — one,
-stale ones included, or every one for this workspace. Both write the trust store only.
+`trust` asks about a repository server through the launch gate (mcp/launch/gate.py), the
+terminal as its approver: the literal launch, and the answer recorded (a denial it forgets first);
+`revoke` forgets approvals — one, stale ones included, or every one for this workspace. Both write
+the trust store only; the wording is theirs.
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ from rich.console import Console
 from levelcode.cli.aio import run_command
 from levelcode.cli.config_report import load_reported_config
 from levelcode.cli.printing import fail, say, workspace_of
+from levelcode.core.approvals import HeadlessApprover
 from levelcode.core.settings import load_settings
-from levelcode.mcp.config.specs import McpConfig
-from levelcode.mcp.gates.cards import launch_card
+from levelcode.mcp.config.specs import McpConfig, ServerSpec
 from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.gates.server_box import asks_for_sandbox, sandbox_choice_of
 from levelcode.mcp.gates.trust import needs_launch_approval, since_approval
-from levelcode.mcp.runtime import kept_from, sandbox_missing, settings_api_key
+from levelcode.mcp.launch.gate import LaunchGate, Reconsidered
+from levelcode.mcp.runtime import settings_api_key
 from levelcode.mcp.trust_store import TrustStore
 
 STILL_RUNNING = (
@@ -31,52 +33,58 @@ STILL_RUNNING = (
 
 
 def mcp_trust(args: argparse.Namespace) -> int:
-    """Show a repository server's literal launch and ask; record the approval for this workspace."""
+    """Show a repository server's literal launch and ask (through the launch gate, which forgets a
+    denial first); record the answer for this workspace."""
     workspace = workspace_of(args)
     config = load_reported_config(workspace)
     spec = config.server(args.server)
     if spec is None:
         names = ", ".join(s.name for s in config.servers if needs_launch_approval(s)) or "none"
         return fail(f"no MCP server named {args.server!r} here (repository servers: {names})", 2)
-    if not needs_launch_approval(spec):
+    from levelcode.ui.approval_card import TerminalApprover
+
+    terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    approver = TerminalApprover(Console()) if terminal else HeadlessApprover()
+    keys = settings_api_key(config.settings or load_settings(workspace))
+    gate = LaunchGate(workspace, TrustStore())
+
+    async def main() -> int:
+        return _said(await gate.reconsider(spec, approver, provider_keys=keys), spec, workspace)
+
+    return run_command(main)
+
+
+def _said(answer: Reconsidered, spec: ServerSpec, workspace: Path) -> int:
+    """`mcp trust`'s words for what the gate made of the user's request."""
+    how = "in the sandbox" if answer.sandbox is not None else "unconfined"
+    if answer.outcome == "own_server":
         say(f"{spec.name!r} is your own server ({spec.provenance.file}); it starts without approval.")
         return 0
-    store = TrustStore()
-    review = store.review(workspace, spec)
-    if review.state == "approved":
-        how = "in the sandbox" if store.sandbox_choice(workspace, spec) else "unconfined"
+    if answer.outcome == "already_approved":
         say(
             f"{spec.name!r} is already approved for {workspace}, {how}: {launch_text(spec)}",
             f"To answer again: levelcode mcp revoke {spec.name}, then levelcode mcp trust {spec.name}",
         )
         return 0
-    missing = sandbox_missing(spec)
-    if missing is not None and asks_for_sandbox(spec):
+    if answer.outcome == "no_sandbox":
         return fail(
-            f"{spec.name!r} asks to run in the sandbox, but no sandbox can be set up here: {missing}", 1
+            f"{spec.name!r} asks to run in the sandbox, but no sandbox can be set up here: {answer.reason}", 1
         )
-    withheld = kept_from(spec, settings_api_key(config.settings or load_settings(workspace)))
-    card = launch_card(review, workspace, withheld, sandbox_missing=missing)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if answer.outcome == "unanswered" and answer.card is not None:
+        card = answer.card
         say(card.title, *(f"! {line}" for line in card.summary), *card.body)
         return fail(f"nothing approved: run `levelcode mcp trust {spec.name}` in a terminal to answer", 1)
-    from levelcode.ui.approval_card import TerminalApprover
-
-    async def main() -> int:
-        choice = await TerminalApprover(Console()).decide(card)
-        if choice == "deny":
-            say(f"Not approved: LevelCode will not start {spec.name!r} in {workspace}.")
-            return 1
-        sandbox = sandbox_choice_of(choice)
-        store.approve(workspace, spec, launch_text(spec), review.facts, sandbox=sandbox)
-        how = "in the sandbox" if sandbox is not None else "unconfined"
+    if answer.outcome == "denied":
         say(
-            f"Approved: LevelCode will start {spec.name!r} in {workspace}, {how}.",
-            "If its command, arguments or env, or the files it runs, change, it will ask again.",
+            f"Not approved: LevelCode will not start {spec.name!r} in {workspace}.",
+            f"It will not ask about this launch again until you run levelcode mcp trust {spec.name}.",
         )
-        return 0
-
-    return run_command(main)
+        return 1
+    say(
+        f"Approved: LevelCode will start {spec.name!r} in {workspace}, {how}.",
+        "If its command, arguments or env, or the files it runs, change, it will ask again.",
+    )
+    return 0
 
 
 def mcp_revoke(args: argparse.Namespace) -> int:

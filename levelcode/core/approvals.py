@@ -12,8 +12,9 @@ from typing import Literal, Protocol
 
 ApprovalKind = Literal["command", "edit", "mcp_call", "mcp_launch", "mcp_sampling"]
 # "sandboxed" / "sandboxed_workspace": approve an MCP server's launch inside the sandbox (its own
-# folder only / the workspace as well); offered only where a request lists them in `answers`.
-Choice = Literal["once", "always", "deny", "sandboxed", "sandboxed_workspace"]
+# folder only / the workspace as well); "review_each": approves nothing, the servers a summary card
+# lists are asked about one card at a time. Offered only where a request lists them in `answers`.
+Choice = Literal["once", "always", "deny", "sandboxed", "sandboxed_workspace", "review_each"]
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from levelcode.core.settings import Settings
 from levelcode.mcp.config.environment import NOTHING_WITHHELD
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, parse_user_settings
 from levelcode.mcp.gates.server_box import server_box
-from levelcode.mcp.launch import server_launch
+from levelcode.mcp.launch.resolve import server_launch
 from levelcode.mcp.protocol.limits import DEFAULT_MAX_MESSAGE_BYTES
 from levelcode.mcp.stdio.early import spawn_early
 from levelcode.mcp.stdio.launch_spec import StdioLaunch

@@ -1,11 +1,15 @@
 """Finds and hashes what a repository server's launch runs, right before it starts: the program
-after the same PATH lookup the server's own spawn does, and the workspace files its words name
-(launch_entries.py reads the words). Returns plain data, `LaunchFacts`; trust.py judges it.
+after the same PATH lookup the server's own spawn does, the workspace files its words name
+(launch_entries.py reads the words), and the files the interpreter can import from the folder it
+looks in first — a Python script's folder (the cwd for `python -m`/`-c`, the project for `uv run`
+and `uvx --from .`), a node script's folder and the `node_modules` beside it
+(launch/importable_files.py lists them). Returns plain data, `LaunchFacts`; trust.py judges it.
 
 Reads files, and only those inside the workspace (the user's own files elsewhere are theirs: a
 symlink leaving the workspace is recorded by where it points); never runs anything, never opens
 a FIFO or device. What it hashed can still change in the moment between this check and the spawn
-(a check-to-use window), and modules the entry files import are not covered.
+(a check-to-use window); modules found through other path entries (a venv's site-packages,
+`PYTHONPATH`, `NODE_PATH`) are not covered.
 """
 
 from __future__ import annotations
@@ -23,13 +27,22 @@ from levelcode.mcp.config.environment import expand_references
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.gates.launch_entries import plan_command
 from levelcode.mcp.gates.launch_plan import launch_argv, launch_cwd
-from levelcode.mcp.gates.trust import MISSING, LaunchFacts, needs_launch_approval
+from levelcode.mcp.gates.trust import CUT_NOTE, MISSING, LaunchFacts, needs_launch_approval
+from levelcode.mcp.launch.importable_files import (
+    NODE_MODULES,
+    Listing,
+    node_loadable,
+    node_packages,
+    python_importable,
+)
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_PACKAGE_FILES = 200  # a package directory run with `python -m`: its first .py files, sorted
 MAX_MANIFEST_BYTES = 1024 * 1024
 NODE_SUFFIXES = ("", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", "/index.js")
 DIRECTORY = "directory"
+PYTHON_PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "uv.lock")
+CUT_MARK = "…"  # the name under which a folder's cut listing is recorded
 
 
 def inspect_launch(spec: ServerSpec, workspace: Path, environ: Mapping[str, str]) -> LaunchFacts | None:
@@ -88,6 +101,22 @@ class _Found:
         if name is not None and name not in self.files:
             self.files[name] = self.digest(path)
 
+    def add_listing(self, folder: Path, listing: Listing, what: str) -> None:
+        """Each listed file; where a bound cut the listing, one entry that says so. The walk
+        followed no link to a folder, so only `folder` itself needs resolving (a link among the
+        files is resolved on its own)."""
+        base = Path(os.path.realpath(folder))
+        if not base.is_relative_to(self.root):
+            return
+        for path in listing.files:
+            located = base / path.relative_to(folder)
+            name = located.relative_to(self.root).as_posix()
+            if name not in self.files:
+                self.files[name] = self.digest(path) if path.is_symlink() else file_digest(located)
+        if listing.cut:
+            where = self.relative(folder / CUT_MARK) or str(folder / CUT_MARK)
+            self.files[where] = f"{CUT_NOTE}: the first {len(listing.files)} {what} files"
+
     def add_missing(self, path: Path) -> None:
         name = self.relative(path)
         if name is not None:
@@ -127,18 +156,65 @@ def _script(found: _Found, cwd: Path, name: str) -> None:
         found.add(path)
 
 
+def _python_script(found: _Found, cwd: Path, name: str) -> None:
+    """The script, and what it can import from its folder: Python puts the folder of the script
+    (its real path, links followed) first on `sys.path`, before the standard library."""
+    _script(found, cwd, name)
+    path = Path(os.path.realpath(cwd / name))
+    _importable(found, path if path.is_dir() else path.parent)
+
+
+def _python_folder(found: _Found, cwd: Path, name: str) -> None:
+    """A folder first on `sys.path` (the cwd for `python -c`): what can be imported from it."""
+    _importable(found, cwd / name)
+
+
+def _python_project(found: _Found, cwd: Path, name: str) -> None:
+    """A project `uv run` installs (editable) or `uvx --from PATH` builds: its build files and
+    what can be imported from it (`src/` too)."""
+    project = cwd / name
+    for file in PYTHON_PROJECT_FILES:
+        found.add(project / file)
+    _importable(found, project)
+    _importable(found, project / "src")
+
+
+def _importable(found: _Found, folder: Path) -> None:
+    if found.relative(folder / "x") is not None:  # a folder outside the workspace is the user's
+        found.add_listing(folder, python_importable(folder), "Python")
+
+
 def _node_script(found: _Found, cwd: Path, name: str) -> None:
-    """Node's lookup for a path: as written, then with its extensions, then dir/index.js."""
+    """Node's lookup for a path: as written, then with its extensions, then dir/index.js; and
+    what the script can load beside it."""
     for suffix in NODE_SUFFIXES:
         candidate = Path(str(cwd / name) + suffix)
         if candidate.is_file():
             found.add(candidate)
+            _node_neighbours(found, Path(os.path.realpath(candidate)).parent)
             return
     found.add_missing(cwd / name)
 
 
+def _node_neighbours(found: _Found, folder: Path) -> None:
+    """The script files of the script's folder (relative imports), and the packages of every
+    `node_modules` node looks in, from that folder up to the workspace's root."""
+    if found.relative(folder / "x") is None:
+        return
+    found.add_listing(folder, node_loadable(folder), "script")
+    directory = folder
+    while found.relative(directory / "x") is not None:
+        modules = directory / NODE_MODULES
+        if modules.is_dir():
+            found.add_listing(modules, node_packages(modules), "package")
+        if directory.parent == directory:
+            break
+        directory = directory.parent
+
+
 def _python_module(found: _Found, cwd: Path, name: str) -> None:
-    """`python -m a.b` looks in the cwd first: `a.py`, or the package directory `a/`."""
+    """`python -m a.b` looks in the cwd first: `a.py`, or the package directory `a/`; and the cwd
+    is first on `sys.path` for everything it imports."""
     top = name.split(".", 1)[0]
     found.add(cwd / f"{top}.py")
     package = cwd / top
@@ -146,6 +222,7 @@ def _python_module(found: _Found, cwd: Path, name: str) -> None:
         _python_tree(found, package)
     else:
         found.add_missing(package)
+    _importable(found, cwd)
 
 
 def _python_tree(found: _Found, directory: Path) -> None:
@@ -214,6 +291,9 @@ def _file(found: _Found, cwd: Path, name: str) -> None:
 
 _RESOLVERS: dict[str, Callable[[_Found, Path, str], None]] = {
     "script": _script,
+    "python_script": _python_script,
+    "python_folder": _python_folder,
+    "python_project": _python_project,
     "node_script": _node_script,
     "python_module": _python_module,
     "node_module": _node_module,

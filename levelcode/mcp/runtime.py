@@ -1,56 +1,41 @@
-"""The MCP layer for one workspace: config → launch gate (G1) → hub → router, and the summary
-every view shows.
+"""The MCP layer for one workspace: config → launch gate (G1, mcp/launch/gate.py) → hub → router,
+and the summary every view shows.
 
-The gate fails closed. User-tier servers start without asking. A repository's server starts
-only when the trust store holds the fingerprint of exactly this launch — its text, the program
-it resolves to and the workspace files it runs, hashed again right before the spawn; otherwise
-an interactive approver shows the consent card (literal command, every argument and env entry),
-and with nobody to ask it is not started, and the notice names what changed and the command
-that approves it.
+The gate decides, asking the session's approver; the runtime applies its verdicts (the hub holds
+what may not start, the notices go to the session) and starts the rest.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 from levelcode.core import paths
-from levelcode.core.approvals import Approver, decide_or_deny
+from levelcode.core.approvals import Approver
 from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.client_features import UserAnswers, WorkspaceRoots, features_for, workspace_roots
-from levelcode.mcp.config.environment import provider_keys_withheld, withheld_references
 from levelcode.mcp.config.files import load_mcp_config
-from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
+from levelcode.mcp.config.specs import McpConfig, ServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.gates.cards import launch_card
 from levelcode.mcp.gates.overview import (
     ListView,
     ServerFacts,
     ServerSummary,
-    launch_text,
     stale_approvals,
     summarize,
 )
-from levelcode.mcp.gates.server_box import SandboxChoice, asks_for_sandbox, sandbox_choice_of
-from levelcode.mcp.gates.status import (
-    LaunchHeld,
-    LoginNeeded,
-    McpNote,
-    McpNotice,
-    ServerFailed,
-    ServerStatus,
-)
+from levelcode.mcp.gates.server_box import SandboxChoice
+from levelcode.mcp.gates.status import LoginNeeded, McpNote, McpNotice, ServerFailed
 from levelcode.mcp.gates.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.hub import McpHub
+from levelcode.mcp.launch.gate import Admission, LaunchGate
 from levelcode.mcp.protocol.sign_in import SignIn
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.router import McpRouter
 from levelcode.mcp.trust_store import TrustStore
-from levelcode.sandbox.confinement import Confinement, current_confinement
 
 Notify = Callable[[McpNotice], None]  # the session words them (ui/mcp_words.py)
 
@@ -90,22 +75,6 @@ def settings_api_key(settings: Settings) -> list[str]:
     return [key] if isinstance(key, str) and key else []
 
 
-def kept_from(spec: ServerSpec, extra_values: Collection[str]) -> list[str]:
-    """The provider keys a repository's server asks for through `${VAR}` and will not receive."""
-    if not isinstance(spec, StdioServerSpec):
-        return []
-    withheld = provider_keys_withheld(os.environ, extra_values)
-    return withheld_references((value for _key, value in spec.env), os.environ, withheld)
-
-
-def sandbox_missing(spec: ServerSpec, confinement: Confinement | None = None) -> str | None:
-    """Why a launch card cannot offer the sandbox here; None when it can (or the server is remote)."""
-    if not isinstance(spec, StdioServerSpec):
-        return None
-    confinement = confinement or current_confinement(network=False)
-    return None if confinement.available else confinement.reason
-
-
 class McpRuntime:
     def __init__(
         self,
@@ -127,10 +96,10 @@ class McpRuntime:
         self.config = config
         self.approver = approver
         self.notify = notify
-        self.store = store or TrustStore()
         self.roots = roots or workspace_roots(workspace)
         self.answers = answers or UserAnswers()
         self.hub = make_hub(workspace, self.settings, roots=self.roots, answers=self.answers)
+        self.gate = LaunchGate(workspace, store or TrustStore())
         self.router = McpRouter(
             self.hub,
             dict(config.tool_policy),
@@ -138,12 +107,15 @@ class McpRuntime:
             reserved=reserved,
             settings_file=self.settings.user_file,
             workspace=workspace,
-            store=self.store,
+            store=self.gate.store,
         )
-        self.denied: set[str] = set()
         self.sandbox_choices: dict[str, SandboxChoice] = {}  # this session's repository servers
         # wraps the concurrent start of the permitted servers (the REPL shows a spinner there)
         self.starting: Callable[[Sequence[str]], AbstractContextManager[object]] = _no_progress
+
+    @property
+    def store(self) -> TrustStore:
+        return self.gate.store
 
     def attach(self, approver: Approver, notify: Notify, *, answers: UserAnswers | None = None) -> None:
         """Who answers the launch gate's and the router's questions, who hears the notices, and who
@@ -157,11 +129,7 @@ class McpRuntime:
 
     def reviews(self) -> dict[str, LaunchReview]:
         """Each repository server's launch as it is on disk now, checked against the trust store."""
-        return {
-            s.name: self.store.review(self.workspace, s)
-            for s in self.config.servers
-            if needs_launch_approval(s)
-        }
+        return {s.name: review for s in self.config.servers if (review := self.gate.review(s)) is not None}
 
     async def begin_trusted(self) -> None:
         """Start the servers that start without asking (the user's own, not disabled) and return
@@ -178,11 +146,27 @@ class McpRuntime:
         """The launch gate for every server (it may ask the user): the servers that may start."""
         if self.store.warning:
             self.notify(McpNote(self.store.warning, warning=True))
-        permitted: list[ServerSpec] = []
-        for spec in self.config.servers:
-            if await self._may_start(spec):
-                permitted.append(spec)
-        return self._still_as_approved(permitted)
+        admission = await self.gate.admit(
+            self.config.servers,
+            self.approver,
+            confinement=self.hub.options.sandbox,
+            provider_keys=self.hub.options.provider_key_values,
+        )
+        self._apply(admission)
+        for verdict in admission.verdicts:
+            if verdict.starts:
+                self._remember_sandbox(verdict.spec.name, verdict.sandbox)
+        checked = self.gate.still_as_approved(admission.starting)
+        self._apply(checked)
+        return checked.starting
+
+    def _apply(self, admission: Admission) -> None:
+        """The hub holds what the gate held back; the session hears the gate's notices."""
+        for verdict in admission.verdicts:
+            if verdict.held is not None:
+                self.hub.hold(verdict.spec, verdict.held)
+        for notice in admission.notices:
+            self.notify(notice)
 
     async def launch(self, permitted: Sequence[ServerSpec]) -> None:
         """Start the permitted servers (those begun already are waited for), then say what failed."""
@@ -199,63 +183,11 @@ class McpRuntime:
         for note in catalog.notes:
             self.notify(McpNote(note))
 
-    async def _may_start(self, spec: ServerSpec) -> bool:
-        if spec.disabled or not needs_launch_approval(spec):
-            return True
-        review = self.store.review(self.workspace, spec)
-        if review.state == "approved":
-            self._remember_sandbox(spec.name, self.store.sandbox_choice(self.workspace, spec))
-            return True
-        if spec.name in self.denied:
-            self.hub.hold(spec, ServerStatus("denied"))
-            return False
-        if not self.approver.interactive:
-            self._refuse(review)
-            return False
-        missing = sandbox_missing(spec, self.hub.options.sandbox)
-        if missing is not None and asks_for_sandbox(spec):  # fail closed: never unconfined instead
-            detail = f"its entry asks for the sandbox, but no sandbox can be set up here: {missing}"
-            self.hub.hold(spec, ServerStatus("failed", detail + "; not started"))
-            return False
-        withheld = kept_from(spec, self.hub.options.provider_key_values)
-        card = launch_card(review, self.workspace, withheld, sandbox_missing=missing)
-        choice = await decide_or_deny(self.approver, card)
-        if choice == "deny":
-            self.denied.add(spec.name)
-            self.hub.hold(spec, ServerStatus("denied"))
-            return False
-        sandbox = sandbox_choice_of(choice)
-        self.store.approve(self.workspace, spec, launch_text(spec), review.facts, sandbox=sandbox)
-        self._remember_sandbox(spec.name, sandbox)
-        return True
-
     def _remember_sandbox(self, name: str, choice: SandboxChoice | None) -> None:
         if choice is None:
             self.sandbox_choices.pop(name, None)
         else:
             self.sandbox_choices[name] = choice
-
-    def _still_as_approved(self, permitted: list[ServerSpec]) -> list[ServerSpec]:
-        """Hash the repository servers' files again right before the spawn: what changed since the
-        check, or while a card was open, is not what was approved. (The moment between this and
-        the spawn itself remains: a check-to-use window.)"""
-        kept = []
-        for spec in permitted:
-            review = (
-                None
-                if spec.disabled or not needs_launch_approval(spec)
-                else self.store.review(self.workspace, spec)
-            )
-            if review is None or review.state == "approved":
-                kept.append(spec)
-            else:
-                self._refuse(review)
-        return kept
-
-    def _refuse(self, review: LaunchReview) -> None:
-        spec = review.spec
-        self.hub.hold(spec, ServerStatus("waiting_approval"))
-        self.notify(LaunchHeld(spec.name, spec.provenance.file, review.state, review.check.change))
 
     def summaries(self) -> tuple[ServerSummary, ...]:
         statuses = {name: s.status for name, s in self.hub.states.items()}
@@ -316,7 +248,7 @@ class McpRuntime:
         self.hub.options = make_hub(
             self.workspace, self.settings, roots=self.roots, answers=self.answers
         ).options
-        self.store = TrustStore(self.store.path)
+        self.gate.store = TrustStore(self.store.path)
         self.router.allowances.store = self.store
         self.router.tool_policy.clear()
         self.router.tool_policy.update(self.config.tool_policy)

@@ -20,7 +20,7 @@ from levelcode.mcp.config.environment import (
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.server_box import server_box
-from levelcode.mcp.launch import server_launch
+from levelcode.mcp.launch.resolve import server_launch
 from levelcode.mcp.protocol.handshake import Era, ServerInfo, SessionFactory, negotiate, negotiate_in_turn
 from levelcode.mcp.protocol.session import McpSession
 from levelcode.mcp.protocol.transport import Authorizer, HookAuthorizer, Transport

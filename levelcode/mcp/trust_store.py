@@ -6,6 +6,9 @@ digest, so that a change can be named ("server.py changed"), plus the literal co
 it runs in the sandbox (the user's answer: its own folder, or the workspace too); and the
 tools the user answered "always" for while that launch was approved (gate G2: each with the
 definition it covers). A new approval replaces the entry, so it starts with no tool allowances.
+Beside the approvals, the launches the user denied (their fingerprints, under "denials"): such a
+launch is not asked about again until the user asks (`levelcode mcp trust`, which forgets the
+denial) or it changes; an approval forgets it too.
 Written atomically with mode 0600 under a lock, so two LevelCode processes approving at once both
 land. A corrupt or unreadable store means nothing is trusted — fail closed — with a warning; the
 next approval sets the bad file aside and starts anew.
@@ -31,11 +34,14 @@ from levelcode.mcp.gates.trust import (
     TrustState,
     approved_launch,
     check_trust,
+    launch_fingerprint,
     trust_state,
 )
 from levelcode.mcp.launch_inspection import inspect_launch
 
 STORE_VERSION = 1
+APPROVALS = "workspaces"  # workspace → server → the approved launch
+DENIALS = "denials"  # workspace → server → the launch the user said no to
 
 
 def workspace_key(workspace: Path) -> str:
@@ -63,8 +69,8 @@ class TrustStore:
             return {}
         return doc
 
-    def _entries(self, doc: JsonDoc, workspace: Path) -> dict[str, object]:
-        workspaces = doc.get("workspaces")
+    def _entries(self, doc: JsonDoc, workspace: Path, part: str = APPROVALS) -> dict[str, object]:
+        workspaces = doc.get(part)
         entries = workspaces.get(workspace_key(workspace)) if isinstance(workspaces, dict) else None
         return entries if isinstance(entries, dict) else {}
 
@@ -80,14 +86,22 @@ class TrustStore:
             program if isinstance(program, str) else None,
             {str(k): v for k, v in files.items() if isinstance(v, str)} if isinstance(files, dict) else {},
             next((choice for choice in SANDBOX_CHOICES if choice == sandbox), None),
+            imports=entry.get("imports") is True,
         )
+
+    def denial(self, workspace: Path, server: str) -> str | None:
+        """The fingerprint of the launch the user denied for `server` here, if any."""
+        entry = self._entries(self._doc, workspace, DENIALS).get(server)
+        fingerprint = entry.get("fingerprint") if isinstance(entry, dict) else None
+        return fingerprint if isinstance(fingerprint, str) else None
 
     def review(
         self, workspace: Path, spec: ServerSpec, environ: Mapping[str, str] | None = None
     ) -> LaunchReview:
         """The launch as it is on disk now (repository servers: program and files), checked."""
         facts = inspect_launch(spec, workspace, os.environ if environ is None else environ)
-        return LaunchReview(spec, facts, check_trust(spec, facts, self.recorded(workspace, spec.name)))
+        recorded, denied = self.recorded(workspace, spec.name), self.denial(workspace, spec.name)
+        return LaunchReview(spec, facts, check_trust(spec, facts, recorded, denied))
 
     def state(self, workspace: Path, spec: ServerSpec) -> TrustState:
         return self.review(workspace, spec).state
@@ -154,6 +168,7 @@ class TrustStore:
             "command": approved.command,
             "program": approved.program,
             "files": dict(approved.files),
+            "imports": True,  # the files include what it can import (older approvals did not)
             "launch": launch_text,
             "approvedAt": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         }
@@ -162,8 +177,34 @@ class TrustStore:
 
         def record(doc: JsonDoc) -> None:
             self._workspace_entries(doc, workspace)[spec.name] = entry
+            self._workspace_entries(doc, workspace, DENIALS).pop(spec.name, None)
 
         self._update(record)
+
+    def deny(self, workspace: Path, spec: ServerSpec, launch_text: str, facts: LaunchFacts | None) -> None:
+        """Remember that the user said no to exactly this launch (`facts`: those they were shown)."""
+        entry: dict[str, object] = {
+            "fingerprint": launch_fingerprint(spec, facts),
+            "launch": launch_text,
+            "deniedAt": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        }
+
+        def record(doc: JsonDoc) -> None:
+            self._workspace_entries(doc, workspace, DENIALS)[spec.name] = entry
+
+        self._update(record)
+
+    def forget_denial(self, workspace: Path, server: str) -> bool:
+        """Ask about `server` again here; whether a denial was remembered."""
+        if self.denial(workspace, server) is None:  # as read when this store was opened
+            return False
+        removed: list[object] = []
+
+        def forget(doc: JsonDoc) -> None:
+            removed.append(self._workspace_entries(doc, workspace, DENIALS).pop(server, None))
+
+        self._update(forget)
+        return removed[0] is not None
 
     def revoke(self, workspace: Path, server: str) -> bool:
         """Forget one approval; whether there was one (counted on the file as it is now)."""
@@ -187,8 +228,10 @@ class TrustStore:
         self._update(clear)
         return counted[0]
 
-    def _workspace_entries(self, doc: JsonDoc, workspace: Path) -> dict[str, object]:
-        workspaces: dict[str, object] = doc.setdefault("workspaces", {})
+    def _workspace_entries(self, doc: JsonDoc, workspace: Path, part: str = APPROVALS) -> dict[str, object]:
+        workspaces = doc.get(part)
+        if not isinstance(workspaces, dict):
+            workspaces = doc[part] = {}
         entries = workspaces.get(workspace_key(workspace))
         if not isinstance(entries, dict):
             entries = workspaces[workspace_key(workspace)] = {}

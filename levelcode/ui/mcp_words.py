@@ -12,11 +12,19 @@ from collections.abc import Sequence
 from levelcode.mcp.config.specs import Tier
 from levelcode.mcp.gates.overview import ServerSummary
 from levelcode.mcp.gates.server_box import ServerBox
-from levelcode.mcp.gates.status import LaunchHeld, LoginNeeded, McpNotice, ServerFailed, ServerStatus
+from levelcode.mcp.gates.status import (
+    LaunchesDenied,
+    LaunchHeld,
+    LoginNeeded,
+    McpNotice,
+    ServerFailed,
+    ServerStatus,
+)
 from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState, since_approval
 
 NEEDS_APPROVAL = "needs approval"
 NEEDS_LOGIN = "needs login"
+MAX_NAMED_DENIALS = 8
 
 
 def login_hint(server: str) -> str:
@@ -34,10 +42,18 @@ def waiting_words(trust: TrustState | None, change: str | None) -> str:
     return f"{change} since you approved — {NEEDS_APPROVAL}"
 
 
-def state_words(status: ServerStatus, trust: TrustState | None = None, change: str | None = None) -> str:
+def reconsider_hint(server: str) -> str:
+    return f"`levelcode mcp trust {server}` to reconsider"
+
+
+def state_words(
+    status: ServerStatus, trust: TrustState | None = None, change: str | None = None, *, server: str = "NAME"
+) -> str:
     phase = status.phase
     if phase == "failed":
         return f"failed: {status.detail}" if status.detail else "failed"
+    if trust == "denied" and phase in ("waiting_approval", "denied", "not_started", "stopped"):
+        return f"denied — {reconsider_hint(server)}"
     if phase == "waiting_approval":
         return waiting_words(trust, change)
     if phase == "denied":
@@ -50,7 +66,7 @@ def state_words(status: ServerStatus, trust: TrustState | None = None, change: s
 
 
 def summary_state(summary: ServerSummary) -> str:
-    return state_words(summary.status, summary.trust, summary.change)
+    return state_words(summary.status, summary.trust, summary.change, server=summary.name)
 
 
 def sandbox_words(summary: ServerSummary) -> str | None:
@@ -88,9 +104,23 @@ def approval_hint(held: LaunchHeld) -> str:
     )
 
 
+def denied_before_words(notice: LaunchesDenied) -> str:
+    names = notice.servers
+    shown = ", ".join(names[:MAX_NAMED_DENIALS]) + (
+        f" and {len(names) - MAX_NAMED_DENIALS} more" if len(names) > MAX_NAMED_DENIALS else ""
+    )
+    which = "MCP server" if len(names) == 1 else f"{len(names)} MCP servers"
+    return (
+        f"{which} you denied here before not started: {shown}. "
+        f"To reconsider one: levelcode mcp trust {names[0] if len(names) == 1 else 'NAME'}"
+    )
+
+
 def notice_words(notice: McpNotice) -> str:
     if isinstance(notice, LaunchHeld):
         return approval_hint(notice)
+    if isinstance(notice, LaunchesDenied):
+        return denied_before_words(notice)
     if isinstance(notice, ServerFailed):
         return f"MCP server {notice.server!r} failed: {notice.detail}"
     if isinstance(notice, LoginNeeded):

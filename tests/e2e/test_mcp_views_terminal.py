@@ -87,8 +87,8 @@ def test_slash_mcp_and_slash_context_in_the_repl(
         terminal.type("/mcp")
         terminal.send("Enter")
         screen = terminal.wait_for("gone: npx old-server")
-        assert "repo  command changed — you said no this session" in screen
-        assert "fresh  not approved — you said no this session" in screen
+        assert "repo  denied — `levelcode mcp trust repo` to reconsider" in screen  # remembered
+        assert "fresh  denied — `levelcode mcp trust fresh` to reconsider" in screen
         assert "16 tools · ~" in screen
         terminal.type("/context")
         terminal.send("Enter")

@@ -517,3 +517,84 @@ def test_the_sandbox_answer_is_kept_with_the_approval_and_replaced_by_the_next(
     doc["workspaces"][os.path.realpath(workspace)]["fs"]["sandbox"] = "everything"
     store_path.write_text(json.dumps(doc), encoding="utf-8")
     assert TrustStore(store_path).sandbox_choice(workspace, SPEC) is None  # unknown: not a choice
+
+
+# --- denials: remembered for exactly the launch denied ---------------------------------------------
+
+
+def _deny(store: TrustStore, workspace: Path, spec: StdioServerSpec = SPEC) -> None:
+    store.deny(workspace, spec, launch_text(spec), store.review(workspace, spec).facts)
+
+
+def test_a_denial_is_remembered_for_a_new_process_in_an_owner_only_file(
+    store_path: Path, workspace: Path
+) -> None:
+    _deny(TrustStore(store_path), workspace)
+    store = TrustStore(store_path)
+    assert store.state(workspace, SPEC) == "denied"
+    assert store.denial(workspace, "fs") == launch_fingerprint(
+        SPEC, inspect_launch(SPEC, workspace, os.environ)
+    )
+    assert store.approved_servers(workspace) == {}  # a denial is no approval, nor a stale one
+    assert store_path.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("changed", CHANGES.values(), ids=CHANGES.keys())
+def test_a_changed_launch_is_asked_about_again_after_a_denial(
+    store_path: Path, workspace: Path, changed: StdioServerSpec
+) -> None:
+    _deny(TrustStore(store_path), workspace)
+    assert TrustStore(store_path).state(workspace, changed) == "never_approved"
+
+
+def test_a_file_the_launch_runs_that_changes_is_asked_about_again(store_path: Path, workspace: Path) -> None:
+    spec = dataclasses.replace(SPEC, command="python3", args=("server.py",))
+    (workspace / "server.py").write_text("print('one')\n")
+    _deny(TrustStore(store_path), workspace, spec)
+    assert TrustStore(store_path).state(workspace, spec) == "denied"
+    (workspace / "server.py").write_text("print('two')\n")
+    assert TrustStore(store_path).state(workspace, spec) == "never_approved"
+
+
+def test_forgetting_a_denial_asks_again_and_says_whether_there_was_one(
+    store_path: Path, workspace: Path
+) -> None:
+    _deny(TrustStore(store_path), workspace)
+    store = TrustStore(store_path)
+    assert store.forget_denial(workspace, "fs") is True
+    assert TrustStore(store_path).state(workspace, SPEC) == "never_approved"
+    assert TrustStore(store_path).forget_denial(workspace, "fs") is False
+
+
+def test_an_approval_replaces_a_denial_and_a_denial_of_a_changed_launch_keeps_the_old_approval(
+    store_path: Path, workspace: Path
+) -> None:
+    _deny(TrustStore(store_path), workspace)
+    _approve(TrustStore(store_path), workspace)
+    store = TrustStore(store_path)
+    assert (store.state(workspace, SPEC), store.denial(workspace, "fs")) == ("approved", None)
+    changed = dataclasses.replace(SPEC, args=("-y", "other-server"))
+    _deny(store, workspace, changed)
+    fresh = TrustStore(store_path)
+    assert fresh.state(workspace, changed) == "denied"
+    assert fresh.state(workspace, SPEC) == "approved"  # the approved launch, back as it was, still starts
+
+
+def test_a_denial_is_for_one_workspace_and_one_server_name(
+    store_path: Path, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other-repo"
+    other.mkdir()
+    _deny(TrustStore(store_path), workspace)
+    store = TrustStore(store_path)
+    assert store.state(other, SPEC) == "never_approved"
+    assert store.state(workspace, dataclasses.replace(SPEC, name="fs2")) == "never_approved"
+
+
+def test_denials_of_the_wrong_shape_are_no_denials(store_path: Path, workspace: Path) -> None:
+    store_path.parent.mkdir(parents=True)
+    store_path.write_text(json.dumps({"workspaces": {}, "denials": ["fs"]}), encoding="utf-8")
+    store = TrustStore(store_path)
+    assert (store.state(workspace, SPEC), store.warning) == ("never_approved", None)
+    _deny(store, workspace)  # the bad part is replaced, the rest kept
+    assert TrustStore(store_path).state(workspace, SPEC) == "denied"

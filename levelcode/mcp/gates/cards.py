@@ -8,21 +8,30 @@ written — nothing summarised — so what the user approves is what the fingerp
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
-from levelcode.core.approvals import ApprovalRequest
+from levelcode.core.approvals import Answer, ApprovalRequest
 from levelcode.mcp.config.remote_urls import is_plaintext_remote
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.gates.launch_summary import PLAINTEXT_LINE, launch_summary
 from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.gates.policy import McpVerdict
 from levelcode.mcp.gates.server_box import asks_for_sandbox, launch_answers
-from levelcode.mcp.gates.trust import MISSING, OLD_APPROVAL, LaunchFacts, LaunchReview, since_approval
+from levelcode.mcp.gates.trust import (
+    MISSING,
+    OLD_APPROVAL,
+    LaunchFacts,
+    LaunchReview,
+    is_cut_note,
+    since_approval,
+)
 
 MASK = "<masked>"
 MAX_ARGUMENT_CHARS = 300
 MAX_ARGUMENT_LINES = 30
+MAX_CHECKED_SHOWN = 12  # files named on a launch card; the rest counted (all are checked)
+MAX_SUMMARY_LAUNCH = 90  # one server's launch on the card that lists many; its own card shows all
 
 
 def launch_card(
@@ -45,6 +54,7 @@ def launch_card(
     body.extend(fact_lines(review.facts))
     body.extend(sandbox_lines(spec, sandbox_missing))
     body.extend(["", "Approve to let LevelCode start exactly this in this workspace; any change asks again."])
+    body.append(denial_kept(spec.name))
     changed = review.state == "changed"
     change = review.check.change or "command changed"
     warning = (
@@ -63,6 +73,50 @@ def launch_card(
         note=_unconfined_note(spec, sandbox_missing),
         answers=launch_answers(spec, sandbox_missing=sandbox_missing is not None),
     )
+
+
+def denial_kept(name: str) -> str:
+    return f"Deny is remembered for exactly this launch: not asked again until `levelcode mcp trust {name}`."
+
+
+def many_launches_card(reviews: Sequence[LaunchReview], workspace: Path) -> ApprovalRequest:
+    """One card before many servers' cards: each name and command on one line, and the choice of
+    reviewing them one card at a time or denying them all (remembered, as each card's denial)."""
+    count = len(reviews)
+    files = sorted({review.spec.provenance.file for review in reviews})
+    body = [
+        f"asked for by {', '.join(files)} — written by the repository, not by you",
+        f"for: {workspace}",
+        "",
+    ]
+    width = max(len(review.spec.name) for review in reviews)
+    body.extend(f"{review.spec.name:<{width}}  {_one_line(review)}" for review in reviews)
+    body.extend(
+        [
+            "",
+            "None of them starts unless you approve it on its own card.",
+            "A denied one is not asked about again until `levelcode mcp trust NAME`.",
+            f"n, Esc or Ctrl-C deny all {count} as well.",
+        ]
+    )
+    return ApprovalRequest(
+        "mcp_launch",
+        f"{count} MCP servers want to start",
+        tuple(body),
+        warning=f"a repository wants to run {count} programs on your machine",
+        full_view="levelcode mcp list",
+        answers=(
+            Answer("r", "review_each", f"review each of the {count}, one card at a time"),
+            Answer("d", "deny", f"deny all {count} (remembered)"),
+        ),
+    )
+
+
+def _one_line(review: LaunchReview) -> str:
+    """The launch in one line, cut: every card that approves shows it whole."""
+    state = {"changed": "changed · ", "never_approved": ""}.get(review.state, "")
+    text = state + launch_text(review.spec)
+    return text if len(text) <= MAX_SUMMARY_LAUNCH else text[: MAX_SUMMARY_LAUNCH - 1] + "…"
 
 
 def sandbox_lines(spec: ServerSpec, sandbox_missing: str | None) -> list[str]:
@@ -87,11 +141,20 @@ def _unconfined_note(spec: ServerSpec, sandbox_missing: str | None) -> str | Non
 
 def fact_lines(facts: LaunchFacts | None) -> list[str]:
     """What the approval covers beyond the text: the program the command resolves to, and the
-    workspace files it runs, whose content is checked again before every start."""
+    workspace files it runs or can import, whose content is checked again before every start
+    (the first MAX_CHECKED_SHOWN named, with where a listing was cut)."""
     if facts is None:
         return []
     lines = [f"program: {facts.program or '(not found on its PATH)'}"]
-    lines.extend(f"checks:  {name}" for name, digest in facts.files if digest != MISSING)
+    checked = [name for name, digest in facts.files if digest != MISSING and not is_cut_note(digest)]
+    lines.extend(f"checks:  {name}" for name in checked[:MAX_CHECKED_SHOWN])
+    if len(checked) > MAX_CHECKED_SHOWN:
+        lines.append(f"checks:  … and {len(checked) - MAX_CHECKED_SHOWN} more files it runs or can import")
+    lines.extend(
+        f"checks:  {name.rpartition('/')[0] or '.'}/: {note}"
+        for name, note in facts.files
+        if is_cut_note(note)
+    )
     return lines
 
 

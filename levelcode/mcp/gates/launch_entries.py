@@ -1,6 +1,7 @@
 """What a command line runs besides its program, read from the words alone: interpreters (see
 launch_interpreters.py), `env` in front of one, and package runners — the `node_modules/.bin`
-entry `npx`/`bunx`/`pnpm exec`/`yarn` would pick, the project files `uv run` reads, and whether
+entry `npx`/`bunx`/`pnpm exec`/`yarn` would pick, the project files `uv run` reads and the local
+project it (or `uvx --from PATH`, `pipx run --spec PATH`) installs, and whether
 `npx`, `uvx`, `pipx run`, `bunx`, `pnpm dlx`, `yarn dlx` or `docker run` is pinned.
 
 Pure: never looks at a file (launch_inspection.py finds and hashes them). Wrappers other than
@@ -194,6 +195,13 @@ def _uvx(args: list[str], plan: PlanBuilder, runner: str = "uvx") -> None:
     spec = froms[-1] if froms else (args[at] if at < len(args) else None)
     if spec and not python_spec_pinned(spec):
         plan.unpinned = f"{runner} {spec}"
+    if froms and is_local_project(froms[-1]):
+        plan.add("python_project", froms[-1])
+
+
+def is_local_project(spec: str) -> bool:
+    """`.`, `./tools/server`, `/abs/path`: a project folder built from the workspace, not a package."""
+    return spec.startswith((".", "/"))
 
 
 def python_spec_pinned(spec: str) -> bool:
@@ -215,6 +223,8 @@ def _uv_run(args: list[str], plan: PlanBuilder, recurse: Recurse) -> None:
     pairs, at = walk_options(args, UV_RUN)
     for name in UV_PROJECT_FILES:
         plan.add("file", name)
+    projects = _values(pairs, "--project", "--directory")
+    plan.add("python_project", projects[-1] if projects else ".")  # installed editable: imported
     for module in _values(pairs, "-m", "--module"):
         plan.add("python_module", module)
     for spec in _values(pairs, "--with", "-w"):
@@ -222,7 +232,7 @@ def _uv_run(args: list[str], plan: PlanBuilder, recurse: Recurse) -> None:
             plan.unpinned = f"uv run --with {spec}"
     rest = args[at:]
     if rest and (rest[0].endswith(".py") or "/" in rest[0]):
-        plan.add("script", rest[0])
+        plan.add("python_script", rest[0])
     elif rest:
         recurse(rest)
 
@@ -234,6 +244,8 @@ def _pipx(args: list[str], plan: PlanBuilder, recurse: Recurse) -> None:
     specs = _values(pairs, "--spec") or args[1 + at : 2 + at]
     if specs and not python_spec_pinned(specs[-1]):
         plan.unpinned = f"pipx run {specs[-1]}"
+    if specs and is_local_project(specs[-1]):
+        plan.add("python_project", specs[-1])
 
 
 def _docker(args: list[str], plan: PlanBuilder, recurse: Recurse) -> None:

@@ -13,7 +13,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-EntryKind = Literal["script", "node_script", "python_module", "node_module", "bin", "package", "file"]
+EntryKind = Literal[
+    "script",
+    "python_script",  # a Python script: its folder goes first on the import path too
+    "python_folder",  # a folder first on Python's import path (the cwd for `-c`)
+    "python_project",  # a project folder `uv run` installs or `uvx --from PATH` builds
+    "node_script",
+    "python_module",
+    "node_module",
+    "bin",
+    "package",
+    "file",
+]
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,7 @@ class Options:
     files: frozenset[str] = frozenset()  # the value is a file read first (--env-file, --rcfile)
     clusters: bool = False  # `-uBc code`: flags run together, a value-taking letter takes the rest
     script_kind: EntryKind = "script"
+    folder_first: bool = False  # inline code or stdin imports from the cwd first (Python's '')
 
     def takes_value(self, option: str) -> bool:
         sets = (self.value, self.code, self.module, self.script, self.preload, self.files)
@@ -70,6 +82,8 @@ PYTHON = Options(
     code=option_set("-c"),
     module=option_set("-m"),
     clusters=True,
+    script_kind="python_script",
+    folder_first=True,
 )
 NODE = Options(
     value=option_set(
@@ -156,7 +170,9 @@ def interpret(args: Sequence[str], options: Options, plan: PlanBuilder) -> None:
         if word == "--":
             plan.add(options.script_kind, args[index + 1] if index + 1 < len(args) else None)
             return
-        if word == "-":  # the script comes from stdin: nothing to find
+        if word == "-":  # the script comes from stdin: nothing to find but where it imports from
+            if options.folder_first:
+                plan.add("python_folder", ".")
             return
         if not word.startswith(("-", "+")) or (word.startswith("+") and options is not SHELL):
             plan.add(options.script_kind, word)
@@ -195,6 +211,8 @@ def _apply(option: str, value: str | None, options: Options, plan: PlanBuilder) 
     """Record what one option means; True when nothing after it is the program's own."""
     if option in options.code:
         plan.code.append((option, value or ""))
+        if options.folder_first:
+            plan.add("python_folder", ".")
         return True
     if option in options.module:
         plan.add("python_module", value)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
-from levelcode.mcp.config.environment import references
+from levelcode.mcp.config.expanded_fields import variables_received
 from levelcode.mcp.config.remote_urls import is_plaintext_remote
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec
 from levelcode.mcp.gates.launch_entries import plan_command
@@ -37,6 +37,7 @@ LOADER_VARIABLES = frozenset(
         "PYTHONHOME",
         "PYTHONUSERBASE",
         "PYTHONINSPECT",
+        "PYTHONPYCACHEPREFIX",
         "BASH_ENV",
         "ENV",
         "ZDOTDIR",
@@ -108,19 +109,13 @@ def _inline_code(argv: tuple[str, ...]) -> Iterator[str]:
 
 
 def _secrets(spec: ServerSpec, withheld: Collection[str]) -> Iterator[str]:
-    """One line per variable the launch refers to: sent (your GITHUB_TOKEN), or kept back."""
-    where = spec.headers if isinstance(spec, HttpServerSpec) else spec.env
-    label = "header" if isinstance(spec, HttpServerSpec) else "env"
-    seen: set[str] = set()
-    for key, value in where:
-        for name in references(value):
-            if name in seen:
-                continue
-            seen.add(name)
-            if name in withheld:
-                yield (
-                    f"{label} {key} asks for {name}, LevelCode's own provider key: a repository's "
-                    "server never receives it (treated as unset)"
-                )
-            else:
-                yield f"will receive your {name} ({label} {key})"
+    """One line per variable any expanded field refers to (config/expanded_fields.py): sent (your
+    GITHUB_TOKEN), or kept back."""
+    for name, field in variables_received(spec):
+        if name in withheld:
+            yield (
+                f"{field.label} asks for {name}, LevelCode's own provider key: a repository's "
+                "server never receives it (treated as unset)"
+            )
+        else:
+            yield f"will receive your {name} ({field.label})"

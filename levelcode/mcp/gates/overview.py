@@ -149,6 +149,8 @@ def _status(spec: ServerSpec, status: ServerStatus | None, trust: TrustState | N
         return status
     if trust in ("never_approved", "changed"):
         return ServerStatus("waiting_approval")
+    if trust == "denied":
+        return ServerStatus("denied")
     return status or NOT_STARTED
 
 

@@ -21,7 +21,7 @@ Phase = Literal[
     "disabled",  # `"disabled": true` in its entry
     "stopped",  # ended in this session (`/mcp stop`, a new chat)
     "waiting_approval",  # the launch gate holds it: never approved, or changed since (see trust)
-    "denied",  # the user said no to its card this session
+    "denied",  # the user said no to its card (this session, or to this very launch before)
     "needs_login",  # a remote server wants the user to sign in, and nobody could be asked here
 ]
 
@@ -50,6 +50,13 @@ class LaunchHeld:
 
 
 @dataclass(frozen=True)
+class LaunchesDenied:
+    """Repository servers not started because the user denied exactly these launches before."""
+
+    servers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ServerFailed:
     server: str
     detail: str
@@ -72,4 +79,4 @@ class LoginNeeded:
     detail: str
 
 
-McpNotice = LaunchHeld | ServerFailed | LoginNeeded | McpNote
+McpNotice = LaunchHeld | LaunchesDenied | ServerFailed | LoginNeeded | McpNote

@@ -21,10 +21,13 @@ from levelcode.mcp.gates.server_box import SandboxChoice
 
 FACTS_SCHEME = "levelcode-launch/2"
 MISSING = "missing"  # the digest of a file the launch would run if it were there
+CUT_NOTE = "more files than are checked"  # where a folder's listing stopped at its bound
 MAX_NAMED_CHANGES = 3
 OLD_APPROVAL = "approved before LevelCode checked the files it runs"
 
-TrustState = Literal["never_approved", "approved", "changed"]
+# "denied": the user said no to exactly this launch here, and it is not asked about again until
+# they ask for it (`levelcode mcp trust NAME`); a changed launch is asked about as ever.
+TrustState = Literal["never_approved", "approved", "changed", "denied"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,9 @@ class ApprovedLaunch:
     program: str | None = None
     files: Mapping[str, str] = field(default_factory=dict[str, str])
     sandbox: SandboxChoice | None = None  # approved sandboxed ("own", "workspace"), or unconfined
+    # whether its files include what the interpreter can import from its folder (approvals before
+    # LevelCode checked those did not list them: their first appearance is no change of the files)
+    imports: bool = True
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,10 @@ class LaunchReview:
     @property
     def state(self) -> TrustState:
         return self.check.state
+
+
+def is_cut_note(digest: str) -> bool:
+    return digest.startswith(CUT_NOTE)
 
 
 def launch_fingerprint(spec: ServerSpec, facts: LaunchFacts | None = None) -> str:
@@ -93,12 +103,21 @@ def approved_launch(
     )
 
 
-def check_trust(spec: ServerSpec, facts: LaunchFacts | None, recorded: ApprovedLaunch | None) -> TrustCheck:
-    """Never approved, approved, or approved once and then changed — and what changed."""
+def check_trust(
+    spec: ServerSpec,
+    facts: LaunchFacts | None,
+    recorded: ApprovedLaunch | None,
+    denied: str | None = None,
+) -> TrustCheck:
+    """Never approved, approved, or approved once and then changed — and what changed; or denied,
+    when `denied` (the fingerprint of the launch the user said no to) is this very launch."""
+    fingerprint = launch_fingerprint(spec, facts)
+    if recorded is not None and recorded.fingerprint == fingerprint:
+        return TrustCheck("approved")
+    if denied == fingerprint:
+        return TrustCheck("denied")
     if recorded is None:
         return TrustCheck("never_approved")
-    if recorded.fingerprint == launch_fingerprint(spec, facts):
-        return TrustCheck("approved")
     return TrustCheck("changed", describe_change(spec, facts, recorded))
 
 
@@ -118,7 +137,15 @@ def describe_change(spec: ServerSpec, facts: LaunchFacts | None, recorded: Appro
         return "command changed"
     if recorded.program != facts.program:
         return f"{spec.command} now resolves to {facts.program or 'nothing (not found)'}"
-    return describe_files(recorded.files, facts.digests()) or "command changed"
+    now = facts.digests()
+    if not recorded.imports and _only_added(recorded.files, now):
+        return OLD_APPROVAL
+    return describe_files(recorded.files, now) or "command changed"
+
+
+def _only_added(before: Mapping[str, str], now: Mapping[str, str]) -> bool:
+    """Every difference is a file listed now that the approval did not list at all."""
+    return all(name not in before for name in before.keys() | now.keys() if before.get(name) != now.get(name))
 
 
 def describe_files(before: Mapping[str, str], now: Mapping[str, str]) -> str | None:

@@ -23,7 +23,9 @@ from levelcode.mcp.gates.cards import (
     MASK,
     MAX_ARGUMENT_CHARS,
     MAX_ARGUMENT_LINES,
+    MAX_CHECKED_SHOWN,
     call_card,
+    fact_lines,
     format_arguments,
     launch_card,
     mask_arguments,
@@ -383,3 +385,12 @@ def test_a_launch_card_is_never_shortened_and_shows_control_characters_escaped()
     assert "\x1b" not in shown
     assert "\\x1b[2K\\x1b[1Aerase" in shown
     assert not any(line.startswith("env:     SAFE") for line in shown.splitlines())
+
+
+def test_a_launch_card_names_the_first_checked_files_and_counts_the_rest() -> None:
+    files = tuple((f"m{index:02}.py", "a" * 64) for index in range(MAX_CHECKED_SHOWN + 8))
+    lines = fact_lines(LaunchFacts("/usr/bin/python3", (*files, ("gone.py", "missing"))))
+    assert lines[1 : MAX_CHECKED_SHOWN + 1] == [
+        f"checks:  m{index:02}.py" for index in range(MAX_CHECKED_SHOWN)
+    ]
+    assert lines[MAX_CHECKED_SHOWN + 1 :] == ["checks:  … and 8 more files it runs or can import"]

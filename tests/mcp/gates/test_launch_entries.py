@@ -1,9 +1,10 @@
 """Reading what a command line runs from its words. Load-bearing direction: the script, module,
-preload or package an interpreter or runner really runs is found — past value-taking options
-(`node --title x server.js` runs server.js), through `env`, inside clusters (`python -Bc`) — so
-an approval can cover its content, inline code is always reported, and a runner without an exact
-version is called unpinned. The second corpus: option values are not taken for scripts, and a
-pinned runner is not called unpinned."""
+preload or package an interpreter or runner really runs is found — and for Python the folder it
+imports from first (`-c`, stdin) and the local project `uv run`/`uvx --from .` install — past
+value-taking options (`node --title x server.js` runs server.js), through `env`, inside clusters
+(`python -Bc`), so an approval can cover its content; inline code is always reported, and a
+runner without an exact version is called unpinned. The second corpus: option values are not
+taken for scripts, and a pinned runner is not called unpinned."""
 
 from __future__ import annotations
 
@@ -12,15 +13,18 @@ import pytest
 from levelcode.mcp.gates.launch_entries import npm_spec_pinned, plan_command, python_spec_pinned
 from levelcode.mcp.gates.launch_interpreters import Entry
 
-S, N = "script", "node_script"
+S, N, P = "script", "node_script", "python_script"
+UV_FILES = [("file", f) for f in ("pyproject.toml", "uv.lock", "uv.toml", ".python-version")]
 
 FOUND = [
-    (["python3", "server.py", "--port", "1"], [(S, "server.py")]),
-    (["python3.12", "-u", "-W", "ignore", "-X", "dev", "srv/main.py"], [(S, "srv/main.py")]),
-    (["/usr/bin/python", "-Wignore", "-I", "run.py"], [(S, "run.py")]),
+    (["python3", "server.py", "--port", "1"], [(P, "server.py")]),
+    (["python3.12", "-u", "-W", "ignore", "-X", "dev", "srv/main.py"], [(P, "srv/main.py")]),
+    (["/usr/bin/python", "-Wignore", "-I", "run.py"], [(P, "run.py")]),
     (["python3", "-um", "mcp_server_git"], [("python_module", "mcp_server_git")]),
     (["pypy3", "-m", "pkg.sub"], [("python_module", "pkg.sub")]),
-    (["python3", "--", "-odd.py"], [(S, "-odd.py")]),
+    (["python3", "--", "-odd.py"], [(P, "-odd.py")]),
+    (["python3", "-c", "import srv"], [("python_folder", ".")]),  # '' (the cwd) is first on sys.path
+    (["python3", "-"], [("python_folder", ".")]),
     (["node", "--title", "x", "server.js"], [(N, "server.js")]),
     (["node", "--title=x", "--max-old-space-size=4096", "dist/index"], [(N, "dist/index")]),
     (
@@ -38,20 +42,13 @@ FOUND = [
     (["php", "-d", "x=1", "-f", "s.php"], [(S, "s.php")]),
     (["lua", "-l", "mod", "s.lua"], [(S, "s.lua")]),
     (["env", "-i", "A=1", "-u", "B", "node", "x.js"], [(N, "x.js")]),
-    (
-        ["uv", "run", "--with", "x==1", "server.py"],
-        [
-            *[("file", f) for f in ("pyproject.toml", "uv.lock", "uv.toml", ".python-version")],
-            (S, "server.py"),
-        ],
-    ),
-    (
-        ["uv", "run", "-m", "srv"],
-        [
-            *[("file", f) for f in ("pyproject.toml", "uv.lock", "uv.toml", ".python-version")],
-            ("python_module", "srv"),
-        ],
-    ),
+    (["uv", "run", "--with", "x==1", "server.py"], [*UV_FILES, ("python_project", "."), (P, "server.py")]),
+    (["uv", "run", "-m", "srv"], [*UV_FILES, ("python_project", "."), ("python_module", "srv")]),
+    (["uv", "run", "--directory", "tools", "srv"], [*UV_FILES, ("python_project", "tools")]),
+    (["uvx", "--from", ".", "srv"], [("python_project", ".")]),
+    (["uv", "tool", "run", "--from", "./tools/srv", "srv"], [("python_project", "./tools/srv")]),
+    (["pipx", "run", "--spec", "./srv", "srv"], [("python_project", "./srv")]),
+    (["uvx", "--from", "srv==1.0", "srv"], []),
     (["yarn", "mcp"], [("file", "package.json"), ("bin", "mcp")]),
     (["pnpm", "exec", "mcp"], [("bin", "mcp")]),
     (["docker", "run", "--env-file", "x.env", "img@sha256:ab"], [("file", "x.env")]),
@@ -99,7 +96,7 @@ def test_inline_code_is_reported(argv: list[str], code: tuple[str, str] | None) 
     plan = plan_command(argv)
     assert plan.inline_code == ((code,) if code else ())
     if code:
-        assert not [e for e in plan.entries if e.kind in ("script", "node_script")]
+        assert not [e for e in plan.entries if e.kind in ("script", "python_script", "node_script")]
 
 
 UNPINNED = [
@@ -170,5 +167,4 @@ def test_unknown_programs_and_empty_lines_run_nothing_we_can_name() -> None:
     assert plan_command([]).entries == ()
     assert plan_command(["github-mcp-server", "stdio"]).entries == ()
     assert plan_command(["python3"]).entries == ()
-    assert plan_command(["python3", "-"]).entries == ()
     assert plan_command(["env", "-S", "node x.js"]).entries == ()

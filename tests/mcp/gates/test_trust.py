@@ -172,3 +172,16 @@ def test_facts_are_part_of_the_fingerprint_but_the_text_alone_is_kept_apart() ->
     assert launch_fingerprint(BASE, FACTS) != launch_fingerprint(BASE)
     assert launch_fingerprint(BASE, LaunchFacts()) != launch_fingerprint(BASE)
     assert _approved().command == launch_fingerprint(BASE)
+
+
+def test_an_approval_from_before_imports_were_checked_asks_once_more_and_says_why() -> None:
+    """Files the approval did not list (what the script can import, checked since) are no change of
+    theirs; a file it did list that changed is still named."""
+    old = dataclasses.replace(_approved(), imports=False)
+    more = LaunchFacts(FACTS.program, (*FACTS.files, ("helper.py", "c" * 64)))
+    assert check_trust(BASE, more, old) == TrustCheck("changed", OLD_APPROVAL)
+    assert check_trust(BASE, more, _approved()) == TrustCheck("changed", "helper.py appeared")
+    edited = LaunchFacts(
+        FACTS.program, (("lib.py", "b" * 64), ("server.py", "d" * 64), ("helper.py", "c" * 64))
+    )
+    assert check_trust(BASE, edited, old) == TrustCheck("changed", "helper.py appeared, server.py changed")

@@ -2,6 +2,11 @@
 environment (the allowlist plus its own `env`, `${VAR}` expanded, a repository's server kept from
 LevelCode's provider keys), its working directory and its log.
 
+A repository's server gets `PYTHONPYCACHEPREFIX` (unless its entry sets it, which its card shows):
+Python then reads and writes bytecode in the server's own folder, never in the workspace's
+`__pycache__`, where anything that writes the workspace could plant bytecode stamped like a
+module's source, which the approval's hash of that source would not see.
+
 Reads nothing but the given environment mapping; `prepare_private_dir` creates the one directory a
 user's server starts in. Whether the server may start was decided before (the launch gate).
 """
@@ -18,6 +23,8 @@ from levelcode.mcp.config.specs import StdioServerSpec
 from levelcode.mcp.gates.launch_plan import launch_argv, launch_cwd, uses_private_dir
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
 
+BYTECODE_VARIABLE = "PYTHONPYCACHEPREFIX"
+
 
 def resolve_launch(
     spec: StdioServerSpec,
@@ -28,9 +35,13 @@ def resolve_launch(
     log_path: Path | None,
     max_message_bytes: int,
     withheld: Withheld,
+    bytecode_dir: Path | None = None,
 ) -> StdioLaunch:
-    """Raises ServerStartError naming a `${VAR}` in env that is not set (or withheld, unset)."""
+    """Raises ServerStartError naming a `${VAR}` in env that is not set (or withheld, unset).
+    `bytecode_dir`: where Python keeps its bytecode (a repository's server: not the workspace)."""
     env = server_environment(spec.env, parent_env, server=spec.name, withheld=withheld)
+    if bytecode_dir is not None:
+        env.setdefault(BYTECODE_VARIABLE, str(bytecode_dir))
     cwd = launch_cwd(spec, workspace, private_dir)
     argv = launch_argv(spec, workspace)
     return StdioLaunch(spec.name, argv, env, str(cwd), max_message_bytes, log_path)
@@ -56,9 +67,19 @@ def server_launch(
         log_path=log_dir / paths.server_log_name(spec.name) if log_dir else None,
         max_message_bytes=max_message_bytes,
         withheld=withheld,
+        bytecode_dir=_bytecode_dir(spec, workspace, servers_dir),
     )
     prepare_private_dir(spec, launch)
     return launch
+
+
+def _bytecode_dir(spec: StdioServerSpec, workspace: Path, servers_dir: Path | None) -> Path | None:
+    """A repository's server's bytecode goes to its own folder; the user's own servers keep theirs."""
+    if spec.provenance.tier != "workspace":
+        return None
+    from levelcode.mcp.server_sandbox import own_folder  # only for a repository's server
+
+    return own_folder(spec, workspace, servers_dir) / "pycache"
 
 
 def prepare_private_dir(spec: StdioServerSpec, launch: StdioLaunch) -> None:
