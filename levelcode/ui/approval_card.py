@@ -135,10 +135,11 @@ def options_for(request: ApprovalRequest) -> list[tuple[str, Choice, str]]:
 def confirmations(request: ApprovalRequest) -> dict[Choice, str]:
     """The answers that take a second, deliberate key, and why: any approval of a launch (kept
     in the trust store), "always" (kept in settings or the store, or for the session), and any
-    yes to a run outside the sandbox."""
+    yes to a run outside the sandbox. A denial, and "review each" (which only opens the next
+    cards, each confirmed on its own), widen nothing and stay one key."""
     needed: dict[Choice, str] = {}
     for _key, choice, _label in options_for(request):
-        if choice == "deny":
+        if choice in ("deny", "review_each"):
             continue
         if request.kind == "mcp_launch":
             needed[choice] = REMEMBERED

@@ -84,7 +84,7 @@ def test_deny_all_starts_none_and_the_next_session_asks_nothing(
         assert "[r] review each of the 5, one card at a time" in screen
         assert "[d] deny all 5 (remembered)" in screen
         assert "MCP server 'alpha'" not in screen  # no server's own card before the answer
-        terminal.send("d")
+        terminal.answer("d")
         terminal.wait_for_prompt()
         terminal.type("/mcp")
         terminal.send("Enter")
@@ -113,8 +113,7 @@ def test_escape_denies_all_and_review_each_shows_every_card_in_turn(
     with OPENAI.fake([]) as server:
         start_repl(terminal, isolated_home, workspace, server.base_url)
         terminal.wait_for("5 MCP servers want to start")
-        terminal.wait_for("press a key")
-        terminal.send("Escape")
+        terminal.answer("Escape")
         terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
@@ -124,14 +123,13 @@ def test_escape_denies_all_and_review_each_shows_every_card_in_turn(
     with OPENAI.fake([]) as server, another_terminal(terminal, "review") as review:
         start_repl(review, isolated_home, workspace, server.base_url)
         review.wait_for("5 MCP servers want to start")
-        review.wait_for("press a key")
-        review.send("r")
+        review.answer("r")
         for shown, name in enumerate(NAMES, start=2):  # the list's card, then each server's own
             card = wait_for_cards(review, shown).rpartition("Start an MCP server?")[2]
             assert f"new · MCP server '{name}'" in card
             assert f"arg 3:   {markers / name}" in card
             assert f"not asked again until `levelcode mcp trust {name}`" in card
-            review.send("n")
+            review.answer("n")
         review.wait_for_prompt()
         review.send("C-d")
         review.wait_for("[exited 0]")
@@ -141,6 +139,5 @@ def test_escape_denies_all_and_review_each_shows_every_card_in_turn(
         env = cli_env(isolated_home, TERM="xterm-256color")
         trust.start([str(LEVELCODE), "mcp", "trust", "bravo"], env, str(workspace))
         trust.wait_for("new · MCP server 'bravo'")
-        trust.wait_for("press a key")
-        trust.send("n")
+        trust.answer("n")
         trust.wait_for("It will not ask about this launch again until you run levelcode mcp trust bravo.")

@@ -119,6 +119,12 @@ ONE_KEY = [
     ApprovalRequest("command", "Run command", ("make",), note="there is no sandbox here"),
     ApprovalRequest("edit", "Write file · .git/config", warning="Writes under .git/"),
     ApprovalRequest("mcp_sampling", "MCP server 'x' asks your model to answer"),
+    # a repository's many servers: "review each" only opens their own cards, which confirm
+    ApprovalRequest(
+        "mcp_launch",
+        "5 MCP servers want to start",
+        answers=(Answer("r", "review_each", "review each of the 5"), Answer("d", "deny", "deny all 5")),
+    ),
 ]
 
 
