@@ -3,296 +3,139 @@
 Run outside the sandbox as `python -I -S egress_proxy.py --socket-dir DIR [--listed HOST]…
 [--public HOST]… --hint TEXT -- COMMAND…` (egress.py builds that line; COMMAND is bwrap). It
 makes DIR (0700) with a Unix socket in it, starts COMMAND with its own stdin, stdout and stderr,
-serves the socket until COMMAND ends, then removes DIR and ends the way COMMAND did (its exit
-status, or the same signal). Signals it gets are passed on to COMMAND.
+answers on the socket (egress_service.py) until COMMAND ends, then removes DIR and ends the way
+COMMAND did (its exit status, or the same signal). Signals it gets are passed on to COMMAND.
 
-Over the socket it speaks HTTP proxy: `CONNECT host:port` (a tunnel, for HTTPS) and requests in
-absolute form (`GET http://host/path`, plain HTTP). A host not on the list, or one that resolves
-only to addresses its entry may not reach (egress_rules.py), is refused with 403 and one line on
-stderr — which, for a server, is its log — naming the host and how to allow it, once per host.
-Never writes to stdout (a server's JSON-RPC goes there), never reads stdin.
+This process sits on the start of every sandboxed server, so COMMAND is started first, with
+what the standard library loads anyway; the rules and the protocol are imported while bwrap
+sets the sandbox up (a connection waits in the socket's backlog meanwhile). Never writes to
+stdout (a server's JSON-RPC goes there), never reads stdin.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
-import shutil
 import signal
 import socket
-import subprocess
 import sys
-import threading
 import time
-from collections.abc import Sequence
-from pathlib import Path
-from urllib.parse import urlsplit
-
-if __package__ in (None, ""):  # run as a script with -I -S: the package beside it, at the end
-    sys.path.append(str(Path(__file__).resolve().parents[2]))
-
-from levelcode.sandbox.egress_rules import (
-    NOT_LISTED,
-    PRIVATE_ONLY,
-    EgressRules,
-    refusal_line,
-    usable_addresses,
-)
+from collections.abc import Callable, Sequence
 
 SOCKET_NAME = "proxy.sock"
-MAX_HEAD_BYTES = 64 * 1024
-HEAD_TIMEOUT_SECONDS = 30.0
-CONNECT_TIMEOUT_SECONDS = 15.0
 STALE_AFTER_SECONDS = 60.0
-CHUNK = 64 * 1024
-_HOP_HEADERS = {b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive"}
+_PASSED_ON = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
-class Refused(Exception):
-    """A request the proxy answers itself, with `status` and `text`; `logged`: the text is also
-    a line for the log (a refusal the user can act on), not only the client's answer."""
-
-    def __init__(self, status: str, text: str, *, logged: bool = False) -> None:
-        super().__init__(text)
-        self.status = status
-        self.text = text
-        self.logged = logged
-
-
-class EgressProxy:
-    def __init__(self, rules: EgressRules, hint: str) -> None:
-        self.rules = rules
-        self.hint = hint
-        self._noted: set[str] = set()
-        self._lock = threading.Lock()
-
-    def serve(self, listener: socket.socket) -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self.handle, args=(client,), daemon=True).start()
-
-    def handle(self, client: socket.socket) -> None:
-        with contextlib.ExitStack() as stack:
-            stack.callback(client.close)
-            try:
-                client.settimeout(HEAD_TIMEOUT_SECONDS)
-                head, rest = read_head(client)
-                upstream, to_client, to_server = self.open_upstream(head)
-            except Refused as refused:
-                if refused.logged:
-                    self.note(refused.text)
-                with contextlib.suppress(OSError):
-                    client.sendall(answer(refused.status, refused.text))
-                return
-            except OSError:
-                return
-            stack.callback(upstream.close)
-            client.settimeout(None)
-            with contextlib.suppress(OSError):
-                client.sendall(to_client)
-                upstream.sendall(to_server + rest)
-                relay(client, upstream)
-
-    def open_upstream(self, head: bytes) -> tuple[socket.socket, bytes, bytes]:
-        """The connection the request asks for, and what goes first to the client (a tunnel's
-        `200`) and to the server (a plain request, rewritten to origin form)."""
-        method, target, version, headers = parse_head(head)
-        if method == b"CONNECT":
-            host, port = split_authority(target.decode("latin-1"), default=443)
-            upstream = self.connect(host, port)
-            return upstream, version + b" 200 Connection established\r\n\r\n", b""
-        url = urlsplit(target.decode("latin-1"))
-        if url.scheme != "http" or not url.hostname:
-            raise Refused("400 Bad Request", "a proxy request names an http:// URL, or is a CONNECT")
-        upstream = self.connect(url.hostname, _port_of(url.port, 80))
-        path = (url.path or "/") + (f"?{url.query}" if url.query else "")
-        kept = [h for h in headers if h.split(b":", 1)[0].strip().lower() not in _HOP_HEADERS]
-        request = b"\r\n".join([b" ".join([method, path.encode("latin-1"), version]), *kept])
-        return upstream, b"", request + b"\r\nConnection: close\r\n\r\n"
-
-    def connect(self, host: str, port: int) -> socket.socket:
-        """A connection to `host`, if its entry lets it through, at an address its entry may
-        reach: resolved here, and connected to that very address (no second lookup to steer)."""
-        reach = self.rules.reach(host, port)
-        if reach is None:
-            raise Refused("403 Forbidden", refusal_line(host, port, NOT_LISTED, self.hint), logged=True)
-        addresses = resolve(host, port)
-        if not addresses:
-            raise Refused("502 Bad Gateway", f"[sandbox] {host} does not resolve")
-        usable = usable_addresses(addresses, reach)
-        if not usable:
-            raise Refused("403 Forbidden", refusal_line(host, port, PRIVATE_ONLY, self.hint), logged=True)
-        error: OSError | None = None
-        for address in usable:
-            try:
-                return socket.create_connection((address, port), timeout=CONNECT_TIMEOUT_SECONDS)
-            except OSError as exc:
-                error = exc
-        raise Refused("502 Bad Gateway", f"[sandbox] could not connect to {host}:{port}: {error}")
-
-    def note(self, line: str) -> None:
-        """The line on stderr (the server's log), once per host and reason."""
-        with self._lock:
-            if line in self._noted:
-                return
-            self._noted.add(line)
-        with contextlib.suppress(OSError):
-            os.write(2, (line + "\n").encode("utf-8", "replace"))
-
-
-def read_head(client: socket.socket) -> tuple[bytes, bytes]:
-    """The request line and headers (without the blank line), and what came after them."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        if len(data) > MAX_HEAD_BYTES:
-            raise Refused("431 Request Header Fields Too Large", "the request's head is too long")
-        chunk = client.recv(CHUNK)
-        if not chunk:
-            raise OSError("the client closed the connection")
-        data += chunk
-    head, _, rest = data.partition(b"\r\n\r\n")
-    return head, rest
-
-
-def parse_head(head: bytes) -> tuple[bytes, bytes, bytes, list[bytes]]:
-    line, *headers = head.split(b"\r\n")
-    parts = line.split(b" ")
-    if len(parts) != 3 or not parts[2].startswith(b"HTTP/1."):
-        raise Refused("400 Bad Request", "not an HTTP/1 request")
-    return parts[0].upper(), parts[1], parts[2], headers
-
-
-def split_authority(text: str, *, default: int) -> tuple[str, int]:
-    """(host, port) of `host:port`, `[v6]:port` or a host alone."""
-    host, colon, port = text.rpartition(":") if not text.endswith("]") else (text, "", "")
-    if not colon or (":" in host and not host.startswith("[")):  # a bare IPv6 address
-        host, port = text, str(default)
-    return host.removeprefix("[").removesuffix("]"), _port_of(int(port) if port.isdigit() else 0, default)
-
-
-def _port_of(port: int | None, default: int) -> int:
-    if port is None:
-        return default
-    if not 0 < port < 65536:
-        raise Refused("400 Bad Request", "not a port")
-    return port
-
-
-def resolve(host: str, port: int) -> list[str]:
+def main(argv: Sequence[str]) -> None:
+    """Run the command under the proxy, and end as it did (never returns)."""
+    folder, listed, public, hint, command = parse_arguments(argv)
+    listener = make_listener(folder)
+    started: list[int] = []
+    for number in _PASSED_ON:  # set before the command starts
+        signal.signal(number, lambda sig, _frame: _pass_on(started, sig))
+    status = 127
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        return []
-    return list(dict.fromkeys(str(info[4][0]) for info in found))
+        started.append(os.posix_spawnp(command[0], command, os.environ))
+    except OSError as exc:
+        os.write(2, f"[sandbox] could not start {command[0]}: {exc.strerror or exc}\n".encode())
+    if started:
+        release_stdio()
+        if __package__ in (None, ""):  # run as a script: the package beside it, after the stdlib
+            sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+        from levelcode.sandbox.egress_service import serve_in_background
+
+        serve_in_background(listener, listed, public, hint)
+        sweep_stale(os.path.dirname(folder))
+        status = os.waitstatus_to_exitcode(os.waitpid(started[0], 0)[1])
+    listener.close()
+    remove_folder(folder)
+    end_like(status)
 
 
-def answer(status: str, text: str) -> bytes:
-    body = (text + "\n").encode("utf-8", "replace")
-    head = f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {len(body)}"
-    return (head + "\r\nConnection: close\r\n\r\n").encode("ascii") + body
+def parse_arguments(argv: Sequence[str]) -> tuple[str, list[str], list[str], str, list[str]]:
+    """(folder, listed, public, hint, command); SystemExit(2) naming what is wrong."""
+    options: dict[str, list[str]] = {"--socket-dir": [], "--listed": [], "--public": [], "--hint": []}
+    words = list(argv)
+    while words and words[0] != "--":
+        name = words.pop(0)
+        if name not in options or not words:
+            raise SystemExit(f"egress_proxy: unexpected {name!r}")
+        options[name].append(words.pop(0))
+    command = words[1:]
+    if len(options["--socket-dir"]) != 1 or not command:
+        raise SystemExit(
+            "egress_proxy: usage: --socket-dir DIR [--listed H]… [--public H]… [--hint T] -- COMMAND…"
+        )
+    hint = options["--hint"][-1] if options["--hint"] else ""
+    return options["--socket-dir"][0], options["--listed"], options["--public"], hint, command
 
 
-def relay(one: socket.socket, other: socket.socket) -> None:
-    """Copy both ways until both sides are done; each direction ends with a half-close."""
-    back = threading.Thread(target=pump, args=(other, one), daemon=True)
-    back.start()
-    pump(one, other)
-    back.join()
-
-
-def pump(source: socket.socket, target: socket.socket) -> None:
-    try:
-        while chunk := source.recv(CHUNK):
-            target.sendall(chunk)
-    except OSError:
-        for side in (source, target):
-            with contextlib.suppress(OSError):
-                side.shutdown(socket.SHUT_RDWR)
-        return
-    with contextlib.suppress(OSError):
-        target.shutdown(socket.SHUT_WR)
-
-
-# --- the process: the socket's folder, the command, the end -------------------------------------
-
-
-def make_listener(folder: Path) -> socket.socket:
+def make_listener(folder: str | os.PathLike[str]) -> socket.socket:
     """A listening socket in `folder`, made here (0700). A folder left by a proxy that was killed
     is taken over; one whose proxy still answers is not."""
-    sweep_stale(folder.parent)
-    if folder.exists() and not is_stale(folder):
-        raise OSError(f"{folder} is in use by another proxy")
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(mode=0o700, parents=True)
+    folder = os.fspath(folder)
+    if os.path.lexists(folder):
+        if not is_stale(folder):
+            raise SystemExit(f"egress_proxy: {folder} is in use by another proxy")
+        remove_folder(folder)
+    os.makedirs(os.path.dirname(folder), mode=0o700, exist_ok=True)
+    os.mkdir(folder, 0o700)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    here = os.open(".", os.O_RDONLY)
-    try:  # bound by a short name from inside the folder: a socket path is limited to 107 bytes
-        os.chdir(folder)
-        listener.bind(SOCKET_NAME)
-    finally:
-        os.fchdir(here)
-        os.close(here)
+    _in_folder(folder, lambda: listener.bind(SOCKET_NAME))
     listener.listen(64)
     return listener
 
 
-def is_stale(folder: Path) -> bool:
+def is_stale(folder: str | os.PathLike[str]) -> bool:
     """Whether nobody answers on the folder's socket any more."""
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    here = os.open(".", os.O_RDONLY)
-    try:
-        os.chdir(folder)
-        probe.connect(SOCKET_NAME)
-    except OSError:
-        return True
-    finally:
-        os.fchdir(here)
-        os.close(here)
-        probe.close()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            _in_folder(os.fspath(folder), lambda: probe.connect(SOCKET_NAME))
+        except OSError:
+            return True
     return False
 
 
-def sweep_stale(base: Path) -> None:
+def _in_folder(folder: str, action: Callable[[], None]) -> None:
+    """`action()` with `folder` as the working directory: a socket is named from inside it, since
+    a socket path is limited to 107 bytes and the state folder's may be longer."""
+    here = os.open(".", os.O_RDONLY)
+    try:
+        os.chdir(folder)
+        action()
+    finally:
+        os.fchdir(here)
+        os.close(here)
+
+
+def sweep_stale(base: str) -> None:
     """Remove the folders of proxies that were killed before they could (SIGKILL): older than a
     minute, and nobody answering on their socket."""
     with contextlib.suppress(OSError):
-        for folder in base.iterdir():
+        for name in os.listdir(base):
+            folder = os.path.join(base, name)
             with contextlib.suppress(OSError):
-                if time.time() - folder.stat().st_mtime > STALE_AFTER_SECONDS and is_stale(folder):
-                    shutil.rmtree(folder, ignore_errors=True)
+                if time.time() - os.stat(folder).st_mtime > STALE_AFTER_SECONDS and is_stale(folder):
+                    remove_folder(folder)
 
 
-def run(command: Sequence[str], folder: Path, proxy: EgressProxy) -> int:
-    """Serve while `command` runs; its exit status (negative: the signal that ended it)."""
-    listener = make_listener(folder)
-    started: list[subprocess.Popen[bytes]] = []
-    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # set before the command starts
-        signal.signal(number, lambda sig, _frame: _pass_on(started, sig))
-    try:
-        threading.Thread(target=proxy.serve, args=(listener,), daemon=True).start()
-        try:
-            started.append(subprocess.Popen(command))
-        except OSError as exc:
-            os.write(2, f"[sandbox] could not start {command[0]}: {exc.strerror or exc}\n".encode())
-            return 127
-        release_stdio()
-        return started[0].wait()
-    finally:
-        listener.close()
-        shutil.rmtree(folder, ignore_errors=True)
+def remove_folder(folder: str) -> None:
+    """The folder and what a proxy leaves in it (its socket)."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            os.unlink(os.path.join(folder, name))
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
 
 
-def _pass_on(started: list[subprocess.Popen[bytes]], number: int) -> None:
+def _pass_on(started: list[int], number: int) -> None:
     """A signal for the proxy is for the command it runs (a group signal reaches both: once more
     does no harm); one that comes before the command has started ends the proxy as it would."""
     if not started:
         raise SystemExit(128 + number)
     with contextlib.suppress(OSError):
-        started[0].send_signal(number)
+        os.kill(started[0], number)
 
 
 def release_stdio() -> None:
@@ -304,29 +147,16 @@ def release_stdio() -> None:
     os.close(null)
 
 
-def end_like(status: int) -> int:
-    """Exit as the command did: its status, or the signal that ended it, raised again here."""
+def end_like(status: int) -> None:
+    """Exit as the command did: its status, or the signal that ended it, raised again here. No
+    interpreter teardown: nothing is buffered, and the command's end should not wait for ours."""
     if status < 0:
-        signal.signal(-status, signal.SIG_DFL)
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP keep their default
+            signal.signal(-status, signal.SIG_DFL)
         os.kill(os.getpid(), -status)
-        return 128 - status
-    return status
-
-
-def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="egress_proxy")
-    parser.add_argument("--socket-dir", required=True, type=Path)
-    parser.add_argument("--listed", action="append", default=[])
-    parser.add_argument("--public", action="append", default=[])
-    parser.add_argument("--hint", default="")
-    parser.add_argument("command", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not command:
-        parser.error("name the command to run after --")
-    proxy = EgressProxy(EgressRules.from_texts(args.listed, args.public), args.hint)
-    return end_like(run(command, args.socket_dir, proxy))
+        status = 128 - status
+    os._exit(status)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])

@@ -187,7 +187,7 @@ def test_a_signal_for_the_proxy_is_passed_to_its_command(folder: Path) -> None:
 def test_a_folder_left_by_a_killed_proxy_is_taken_over(folder: Path) -> None:
     stale = make_listener(folder)
     assert not is_stale(folder)
-    with pytest.raises(OSError, match="in use by another proxy"):
+    with pytest.raises(SystemExit, match="in use by another proxy"):
         make_listener(folder)
     stale.close()  # as a SIGKILL would: the socket file stays, nobody answers
     assert (folder / SOCKET_NAME).exists()
