@@ -32,6 +32,7 @@ from levelcode.mcp.gates.server_box import SandboxChoice
 from levelcode.mcp.trust_store import TrustStore
 from tests.support.cli import LEVELCODE, cli_env, write_settings
 from tests.support.listener import Listener
+from tests.support.processes import is_running, survivors, wait_for_output
 from tests.support.registries import PACKAGE, package_registry
 from tests.support.servers import FAULT_SERVER, ROOT
 
@@ -319,3 +320,44 @@ def test_a_command_whose_program_lives_under_tmp_is_told_why(isolated_home: Path
     finally:
         tool.unlink()
         folder.rmdir()
+
+
+# --- nothing left behind ----------------------------------------------------------------------------
+
+
+def marked(marker: str) -> list[int]:
+    """The running processes whose environment carries `marker`: proxy, bwrap, forwarder, server."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes() and is_running(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_killing_levelcode_leaves_no_proxy_forwarder_or_server(isolated_home: Path, workspace: Path) -> None:
+    marker = f"egress-test-{uuid.uuid4().hex}"
+    entry = {  # a server that outlives its stdin and shrugs off SIGTERM
+        "command": sys.executable,
+        "args": [str(FAULT_SERVER), "--linger", "--ignore-sigterm"],
+        "env": {"EGRESS_TEST_MARKER": marker},
+        "sandbox": True,
+    }
+    write_settings(isolated_home, {"mcpServers": {"boxed": entry}})
+    command = [str(LEVELCODE), "-C", str(workspace), "mcp", "call", "boxed", "hang", "{}"]
+    cli = subprocess.Popen(
+        command, env=cli_env(isolated_home), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        wait_for_output(cli.stderr, "calling boxed/hang", within=60)  # started, and busy
+        running = marked(marker)  # the proxy, bwrap (outside, and the sandbox's init), forwarder, server
+        assert len(running) >= 5, running
+    finally:
+        cli.kill()  # SIGKILL: nothing of LevelCode's own shutdown runs
+        cli.wait(timeout=30)
+        assert cli.stderr is not None
+        cli.stderr.close()
+    assert survivors(running, within=15) == []
