@@ -144,6 +144,11 @@ def test_a_registry_the_repository_names_is_refused(isolated_home: Path, workspa
         assert "npm echo" not in said
         assert registry.requests == []
         port = registry.url.rsplit(":", 1)[1]
+    # the failure itself says why, before npm's own words about the 403
+    assert (
+        "exited while starting (exit code 1); last stderr: "
+        f"[sandbox] refused a connection to 127.0.0.1:{port}" in said
+    )
     log = server_log(isolated_home, "repo")
     assert f"[sandbox] refused a connection to 127.0.0.1:{port}: not on the network list" in log
     assert "declare the server in your own settings" in log
