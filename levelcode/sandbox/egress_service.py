@@ -123,9 +123,12 @@ class EgressProxy:
         error: OSError | None = None
         for address in usable:
             try:
-                return socket.create_connection((address, port), timeout=CONNECT_TIMEOUT_SECONDS)
+                upstream = socket.create_connection((address, port), timeout=CONNECT_TIMEOUT_SECONDS)
             except OSError as exc:
                 error = exc
+                continue
+            upstream.settimeout(None)  # the bound was for connecting: a stream may idle for long
+            return upstream
         raise Refused("502 Bad Gateway", f"[sandbox] could not connect to {host}:{port}: {error}")
 
     def note(self, line: str) -> None:

@@ -216,3 +216,21 @@ def test_a_new_proxy_sweeps_the_folders_of_killed_ones(folder: Path) -> None:
     assert not dead.exists()
     assert alive.exists()
     running.close()
+
+
+def test_a_tunnel_may_stay_idle_longer_than_the_connect_timeout(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream (server-sent events, a long poll) may say nothing for a while: the tunnel stays."""
+    import levelcode.sandbox.egress_service as service
+
+    with socket.create_server(("127.0.0.1", 0)) as upstream:
+        port = upstream.getsockname()[1]
+        monkeypatch.setattr(service, "CONNECT_TIMEOUT_SECONDS", 0.2)
+        proxy = service.EgressProxy(EgressRules.from_texts([f"127.0.0.1:{port}"], []), "")
+        tunnel = proxy.connect("127.0.0.1", port)
+        server_side, _ = upstream.accept()
+        with tunnel, server_side:
+            assert tunnel.gettimeout() is None
+            server_side.sendall(b"late")
+            assert tunnel.recv(10) == b"late"
