@@ -121,11 +121,14 @@ def _fill_mcp(mcp: CommandParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """Every command's parser; each one's arguments are added only when it is the one chosen
     (or its help is asked for), so that `levelcode mcp list` spends no time on the other ~20."""
+    # No abbreviations where a command's name follows: such a parser reads every word of the line,
+    # and `mcp revoke --all` would be an ambiguous `--allow-network`/`--allow-host` to it.
     parser = CommandParser(
         prog="levelcode",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=RawDescriptionFormatter,
+        allow_abbrev=False,
     )
     add_common_options(parser)
     parser.add_argument("--version", action="version", version=f"levelcode {__version__}")
@@ -142,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="See and manage MCP servers.",
         epilog=MCP_EPILOG,
         formatter_class=RawDescriptionFormatter,
+        allow_abbrev=False,
     )
     commands.add_parser(
         "sandbox",
