@@ -37,24 +37,30 @@ def main(argv: Sequence[str]) -> None:
     status = 127
     try:
         started.append(os.posix_spawnp(command[0], command, os.environ))
-    except OSError as exc:
-        os.write(2, f"[sandbox] could not start {command[0]}: {exc.strerror or exc}\n".encode())
-    if started:
         release_stdio()
-        if __package__ in (None, ""):  # run as a script: the package beside it, after the stdlib
-            sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-        from levelcode.sandbox.egress_service import serve_in_background
-
-        serve_in_background(listener, listed, public, hint)
+        serve(listener, listed, public, hint)
         sweep_stale(os.path.dirname(folder))
         status = os.waitstatus_to_exitcode(os.waitpid(started[0], 0)[1])
-    listener.close()
-    remove_folder(folder)
+    except OSError as exc:
+        what = f"the egress proxy failed for {command[0]}" if started else f"could not start {command[0]}"
+        os.write(2, f"[sandbox] {what}: {exc.strerror or exc}\n".encode())
+    finally:
+        listener.close()
+        remove_folder(folder)
     end_like(status)
 
 
+def serve(listener: socket.socket, listed: list[str], public: list[str], hint: str) -> None:
+    """Answer on the socket from now on (the protocol is imported only here, see above)."""
+    if __package__ in (None, ""):  # run as a script: the package beside it, after the stdlib
+        sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    from levelcode.sandbox.egress_service import serve_in_background
+
+    serve_in_background(listener, listed, public, hint)
+
+
 def parse_arguments(argv: Sequence[str]) -> tuple[str, list[str], list[str], str, list[str]]:
-    """(folder, listed, public, hint, command); SystemExit(2) naming what is wrong."""
+    """(folder, listed, public, hint, command); SystemExit with a message when they are wrong."""
     options: dict[str, list[str]] = {"--socket-dir": [], "--listed": [], "--public": [], "--hint": []}
     words = list(argv)
     while words and words[0] != "--":

@@ -102,7 +102,11 @@ class EgressProxy:
         url = urlsplit(target.decode("latin-1"))
         if url.scheme != "http" or not url.hostname:
             raise Refused("400 Bad Request", "a proxy request names an http:// URL, or is a CONNECT")
-        upstream = self.connect(url.hostname, _port_of(url.port, 80))
+        try:
+            written = url.port
+        except ValueError:  # out of range, or not a number
+            raise Refused("400 Bad Request", "not a port") from None
+        upstream = self.connect(url.hostname, _port_of(written, 80))
         path = (url.path or "/") + (f"?{url.query}" if url.query else "")
         kept = [h for h in headers if h.split(b":", 1)[0].strip().lower() not in _HOP_HEADERS]
         request = b"\r\n".join([b" ".join([method, path.encode("latin-1"), version]), *kept])

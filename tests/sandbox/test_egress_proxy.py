@@ -148,6 +148,8 @@ def test_a_default_entry_never_reaches_this_machine(folder: Path) -> None:
         b"GET /relative HTTP/1.1\r\n\r\n",
         b"GET https://example.com/ HTTP/1.1\r\n\r\n",
         b"CONNECT example.com:99999 HTTP/1.1\r\n\r\n",
+        b"GET http://example.com:99999/ HTTP/1.1\r\n\r\n",
+        b"GET http://example.com:http/ HTTP/1.1\r\n\r\n",
         b"GET http://x/ HTTP/2\r\n\r\n",
     ],
 )
