@@ -7,8 +7,12 @@ path as run_command (ShellProcess, `bash -c`), confined (policy surveyed for eac
 run_command does, then bwrap) and unconfined, interleaved in one run in a shuffled order per
 round. Prints medians, the ratio confined/unconfined and the added milliseconds, plus the
 survey's own median. Then the same for an MCP server's start (spawn, handshake and the first
-tools/list of tests/servers/fault_server.py, through LevelCode's connect), with and without a
-`"sandbox"` entry. Machines here are shared and noisy: compare ratios, run it twice.
+tools/list of tests/servers/fault_server.py, through LevelCode's connect): unconfined, sandboxed
+with the whole network (`"network": true`: no egress proxy) and sandboxed behind the egress
+filter (the default) — the last two differ by what the proxy and its forwarder add. Last, one
+HTTPS request (a new connection, TLS, GET) from inside the sandbox to a server on 127.0.0.1:
+direct (the whole network) against through the egress proxy (`--allow-host`). Machines here are
+shared and noisy: compare ratios, run it twice.
 """
 
 from __future__ import annotations
@@ -18,11 +22,16 @@ import asyncio
 import dataclasses
 import os
 import random
+import ssl
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +43,7 @@ from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
 from levelcode.mcp.connection import connect  # noqa: E402
 from levelcode.sandbox.confinement import Confinement, Wrap, current_confinement  # noqa: E402
 from levelcode.tools.process_group import ShellProcess  # noqa: E402
+from tests.support.registries import PACKAGE, package_registry  # noqa: E402
 
 COMMANDS = {"true": "true", "git status": "git status --short", "python -c pass": "python3 -c pass"}
 
@@ -84,13 +94,33 @@ async def measure(
     return runs
 
 
-SERVER = StdioServerSpec(
-    "bench", sys.executable, Provenance("user", "bench"), args=(str(ROOT / "tests/servers/fault_server.py"),)
-)
+SERVERS = {
+    "fault server": StdioServerSpec(
+        "bench",
+        sys.executable,
+        Provenance("user", "bench"),
+        args=(str(ROOT / "tests/servers/fault_server.py"),),
+    ),
+    # fetched once from a registry on 127.0.0.1 (tests/support/registries.py), then from its cache
+    "npx -y server": StdioServerSpec(
+        "bench-npx",
+        "npx",
+        Provenance("user", "bench"),
+        args=("-y", PACKAGE),
+        env=(("npm_config_registry", "${NPM_CONFIG_REGISTRY}"),),
+    ),
+}
 
 
-async def server_start(options: ConnectOptions, confined: bool) -> float:
-    spec = dataclasses.replace(SERVER, sandbox=SandboxRequest() if confined else None)
+SERVER_VARIANTS = {  # how the server is confined: not, with the whole network, behind the filter
+    "unconfined": None,
+    "sandbox, network on": SandboxRequest(network=True),
+    "sandbox, filtered": SandboxRequest(),
+}
+
+
+async def server_start(options: ConnectOptions, server: StdioServerSpec, variant: str) -> float:
+    spec = dataclasses.replace(server, sandbox=SERVER_VARIANTS[variant])
     started = time.perf_counter()
     connection = await connect(spec, options, hint="legacy")
     elapsed = (time.perf_counter() - started) * 1000
@@ -98,14 +128,110 @@ async def server_start(options: ConnectOptions, confined: bool) -> float:
     return elapsed
 
 
-async def measure_servers(rounds: int, workspace: Path) -> dict[bool, list[float]]:
+async def measure_servers(rounds: int, workspace: Path, server: StdioServerSpec) -> dict[str, list[float]]:
     options = ConnectOptions(workspace=workspace, servers_dir=workspace.parent / "servers")
-    runs: dict[bool, list[float]] = {False: [], True: []}
-    for confined in (False, True):  # warm up, untimed
-        await server_start(options, confined)
+    runs: dict[str, list[float]] = {variant: [] for variant in SERVER_VARIANTS}
+    for variant in runs:  # warm up (and fill the caches), untimed
+        await server_start(options, server, variant)
     for _ in range(rounds):
-        for confined in random.sample([False, True], 2):
-            runs[confined].append(await server_start(options, confined))
+        for variant in random.sample(list(runs), len(runs)):
+            runs[variant].append(await server_start(options, server, variant))
+    return runs
+
+
+def print_servers(name: str, servers: dict[str, list[float]]) -> None:
+    plain = statistics.median(servers["unconfined"])
+    print(f"{name:<22}{'median':>10}{'vs unconfined':>15}{'added':>9}")
+    for variant, times in servers.items():
+        median = statistics.median(times)
+        print(f"{variant:<22}{median:>10.1f}{median / plain:>14.2f}x{median - plain:>+8.1f}")
+    online, filtered = (
+        statistics.median(servers["sandbox, network on"]),
+        statistics.median(servers["sandbox, filtered"]),
+    )
+    print(
+        f"  the egress filter adds to its sandboxed start: {filtered - online:+.1f} ms ({filtered / online:.2f}x)"
+    )
+
+
+# One HTTPS request per line of output: a new connection (a CONNECT tunnel when proxied), TLS, GET.
+CLIENT = """
+import ssl, sys, time, urllib.request
+context = ssl._create_unverified_context()  # the bench's own self-signed certificate
+for _ in range(int(sys.argv[2])):
+    started = time.perf_counter()
+    urllib.request.urlopen(sys.argv[1], context=context, timeout=30).read()
+    print((time.perf_counter() - started) * 1000)
+"""
+
+
+@contextmanager
+def https_server(scratch: Path) -> Iterator[int]:
+    """An HTTPS server on 127.0.0.1 with a throwaway self-signed certificate; its port."""
+    key, cert = scratch / "key.pem", scratch / "cert.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+
+    class Hello(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hello)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def requests_in_sandbox(confinement: Confinement, workspace: Path, url: str, count: int) -> list[float]:
+    policy = confinement.policy_for(workspace)
+    argv, env = confinement.wrap(policy)([sys.executable, "-c", CLIENT, url, str(count)], dict(os.environ))
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"the HTTPS client failed in the sandbox: {done.stdout}{done.stderr}")
+    return [float(line) for line in done.stdout.split()]
+
+
+def measure_requests(rounds: int, count: int, workspace: Path, scratch: Path) -> dict[str, list[float]]:
+    runs: dict[str, list[float]] = {"direct": [], "proxied": []}
+    with https_server(scratch) as port:
+        url = f"https://127.0.0.1:{port}/"
+        variants = {
+            "direct": current_confinement(network=True),
+            "proxied": current_confinement(network=False, hosts=(f"127.0.0.1:{port}",)),
+        }
+        for _ in range(rounds):
+            for name in random.sample(list(variants), 2):
+                runs[name] += requests_in_sandbox(variants[name], workspace, url, count)[1:]  # first: warm-up
     return runs
 
 
@@ -122,6 +248,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--server-rounds", type=int, default=15)
+    parser.add_argument("--request-rounds", type=int, default=5)
+    parser.add_argument("--requests", type=int, default=21, help="HTTPS requests per sandboxed run")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sandbox-bench-") as scratch:
         os.environ["LEVELCODE_HOME"] = str(Path(scratch) / "levelcode-home")  # its cache folder goes here
@@ -132,16 +260,26 @@ def main() -> int:
         workspace = small_repository(Path(scratch))
         runs = asyncio.run(measure(args.rounds, workspace, confinement))
         survey = survey_median(confinement, workspace, args.rounds)
-        servers = asyncio.run(measure_servers(args.server_rounds, workspace))
+        with package_registry() as registry:  # the user's registry, as npm is told of it
+            os.environ["NPM_CONFIG_REGISTRY"] = registry.url + "/"
+            servers = {
+                name: asyncio.run(measure_servers(args.server_rounds, workspace, spec))
+                for name, spec in SERVERS.items()
+            }
+        requests = measure_requests(args.request_rounds, args.requests, workspace, Path(scratch))
     print(f"per-command cost, median of {args.rounds} interleaved runs (ms), spawn path of run_command")
     print(f"{'command':<16}{'unconfined':>12}{'confined':>12}{'ratio':>8}{'added':>9}")
     for name in COMMANDS:
         plain, boxed = statistics.median(runs[name, False]), statistics.median(runs[name, True])
         print(f"{name:<16}{plain:>12.1f}{boxed:>12.1f}{boxed / plain:>7.2f}x{boxed - plain:>+8.1f}")
     print(f"policy survey alone (per command): {survey:.2f} ms median")
-    plain, boxed = statistics.median(servers[False]), statistics.median(servers[True])
     print(f"MCP server start to its tool list, median of {args.server_rounds} interleaved runs (ms)")
-    print(f"{'fault server':<16}{plain:>12.1f}{boxed:>12.1f}{boxed / plain:>7.2f}x{boxed - plain:>+8.1f}")
+    for name, runs_of_server in servers.items():
+        print_servers(name, runs_of_server)
+    direct, proxied = statistics.median(requests["direct"]), statistics.median(requests["proxied"])
+    print(f"one HTTPS request from the sandbox (new connection), median of {len(requests['direct'])} (ms)")
+    print(f"{'direct':>10}{'proxied':>10}{'ratio':>8}{'added':>9}")
+    print(f"{direct:>10.2f}{proxied:>10.2f}{proxied / direct:>7.2f}x{proxied - direct:>+8.2f}")
     return 0
 
 

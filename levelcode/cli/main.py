@@ -28,7 +28,8 @@ Settings live in settings.json under your config dir (or $LEVELCODE_HOME). A rep
 for MCP servers in .levelcode/mcp.json or .mcp.json; they never start until you approve them.
 Commands the agent runs are confined by a sandbox (bubblewrap): they write only in the workspace,
 --add-dir folders and a private /tmp, cannot read your secret stores, and have no network unless
-you pass --allow-network. Where there is no sandbox, every command asks first.
+you pass --allow-host HOST (that host, through a filter) or --allow-network (all of it). Where
+there is no sandbox, every command asks first.
 """
 
 
@@ -58,6 +59,26 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="let sandboxed commands use the network (off by default)",
     )
+    parser.add_argument(
+        "--allow-host",
+        dest="allow_hosts",
+        metavar="HOST",
+        action="append",
+        type=_host_entry,
+        default=argparse.SUPPRESS,
+        help="let sandboxed commands reach HOST (name, name:port or *.domain) through the egress "
+        "filter, and nothing else (repeatable)",
+    )
+
+
+def _host_entry(text: str) -> str:
+    """An --allow-host value as entries are written (core/network_hosts.py); a usage error else."""
+    from levelcode.core.network_hosts import parse_host_entry
+
+    try:
+        return parse_host_entry(text).text()
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
@@ -100,11 +121,14 @@ def _fill_mcp(mcp: CommandParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """Every command's parser; each one's arguments are added only when it is the one chosen
     (or its help is asked for), so that `levelcode mcp list` spends no time on the other ~20."""
+    # No abbreviations where a command's name follows: such a parser reads every word of the line,
+    # and `mcp revoke --all` would be an ambiguous `--allow-network`/`--allow-host` to it.
     parser = CommandParser(
         prog="levelcode",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=RawDescriptionFormatter,
+        allow_abbrev=False,
     )
     add_common_options(parser)
     parser.add_argument("--version", action="version", version=f"levelcode {__version__}")
@@ -121,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="See and manage MCP servers.",
         epilog=MCP_EPILOG,
         formatter_class=RawDescriptionFormatter,
+        allow_abbrev=False,
     )
     commands.add_parser(
         "sandbox",
@@ -131,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
             "same environment, bash in the workspace, stdin closed), stream its output and exit "
             "with its status. Shell syntax needs a shell: levelcode sandbox -- bash -c 'make && make test'"
         ),
-        usage="levelcode sandbox [--allow-network] [--add-dir DIR] [-C DIR] [-v] -- CMD [ARGS...]",
+        usage="levelcode sandbox [--allow-network] [--allow-host HOST] [--add-dir DIR] [-C DIR] [-v] "
+        "-- CMD [ARGS...]",
     )
     return parser
 

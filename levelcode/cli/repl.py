@@ -151,7 +151,9 @@ class Repl:
         sandbox = session_confinement(self.light.args, self.light.settings)  # probed once, then cached
         if not sandbox.available:
             return (" · no sandbox", "yellow")
-        return (f" · sandbox, network {'on' if sandbox.network else 'off'}", "dim")
+        count = len(sandbox.hosts)
+        hosts = f"{count} host{'s' if count > 1 else ''}" if count else "off"  # through the egress filter
+        return (f" · sandbox, network {'on' if sandbox.network else hosts}", "dim")
 
     async def main(self) -> int:
         from prompt_toolkit import PromptSession

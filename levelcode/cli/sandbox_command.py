@@ -23,7 +23,9 @@ from levelcode.tools.command_sandbox import command_confinement
 from levelcode.tools.process_group import ShellProcess
 
 TAIL_LIMIT = 16_000  # bytes of the latest output kept to tell what the sandbox blocked
-USAGE = "levelcode sandbox [--allow-network] [--add-dir DIR] [-C DIR] [-v] -- CMD [ARGS...]"
+USAGE = (
+    "levelcode sandbox [--allow-network] [--allow-host HOST] [--add-dir DIR] [-C DIR] [-v] -- CMD [ARGS...]"
+)
 
 
 def run_sandbox_command(args: argparse.Namespace) -> int:

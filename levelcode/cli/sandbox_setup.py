@@ -19,9 +19,12 @@ def extra_roots(args: argparse.Namespace, settings: Settings) -> tuple[Path, ...
 
 
 def session_confinement(args: argparse.Namespace, settings: Settings) -> Confinement:
-    """This machine's sandbox for commands; network only with --allow-network or the user's setting."""
+    """This machine's sandbox for commands; the whole network only with --allow-network or the
+    user's `"network": true`, the hosts of --allow-host and the user's `"network": [...]` through
+    the egress filter."""
     network = bool(getattr(args, "allow_network", False)) or settings.sandbox_network
-    return current_confinement(network=network)
+    hosts = (*settings.sandbox_hosts, *(getattr(args, "allow_hosts", None) or ()))
+    return current_confinement(network=network, hosts=hosts)
 
 
 def no_sandbox_notice(ctx: ToolContext) -> str | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from levelcode.core import paths
 from levelcode.core.config_files import is_absent, read_json_file
 from levelcode.core.errors import ConfigProblem
+from levelcode.core.network_hosts import host_entries
 
 PROJECT_SETTINGS_FILE = Path(".levelcode") / "settings.json"
 # Keys a repository's own settings file may never set: they decide what runs (mcpServers), what
@@ -57,6 +58,14 @@ class Settings:
         """Why the user's own file could not be used at all (not JSON, not an object, unreadable)."""
         file = str(self.user_file)
         return next((p for p in self.problems if p.whole_file and p.file == file), None)
+
+    @property
+    def sandbox_hosts(self) -> tuple[str, ...]:
+        """`"sandbox": {"network": ["host", …]}` in the user's own settings: the hosts commands
+        reach through the egress filter (the valid entries; the others are among `problems`)."""
+        sandbox = self.user.get("sandbox")
+        listed = sandbox.get("network") if isinstance(sandbox, Mapping) else None
+        return host_entries(listed, lambda _problem: None) if isinstance(listed, list) else ()
 
     def allowed_directories(self) -> tuple[Path, ...]:
         raw = self.user.get("allowedDirectories")
@@ -112,8 +121,13 @@ def _sandbox_problems(doc: object, path: Path) -> list[ConfigProblem]:
         for key in sandbox
         if key != "network"
     ]
-    if "network" in sandbox and not isinstance(sandbox["network"], bool):
+    network = sandbox.get("network", False)
+    if isinstance(network, list):
+        host_entries(network, lambda text: problems.append(ConfigProblem(str(path), "sandbox.network", text)))
+    elif not isinstance(network, bool):
         problems.append(
-            ConfigProblem(str(path), "sandbox.network", "expected true or false; the network stays off")
+            ConfigProblem(
+                str(path), "sandbox.network", "expected true, false or a list of hosts; the network stays off"
+            )
         )
     return problems

@@ -305,7 +305,9 @@ async def connect(
         raise ServerStartError(f"did not finish starting within {startup:g} s", server=spec.name) from None
     except ServerExited as exc:
         await _close_all(sessions)
-        tail = "; last stderr: " + " | ".join(exc.stderr_tail[-3:]) if exc.stderr_tail else ""
+        from levelcode.sandbox.egress_rules import refusals_first  # only now: a failed start
+
+        tail = "; last stderr: " + " | ".join(refusals_first(exc.stderr_tail)) if exc.stderr_tail else ""
         raise ServerStartError(f"exited while starting ({exc.detail}){tail}", server=spec.name) from exc
     except BaseException:
         await _close_all(sessions)

@@ -1,5 +1,11 @@
 """A session's sandbox: whether there is one (and why not), the host paths it hides, whether the
-network is allowed; a fresh policy for each command, and the argv/env wrapper that applies it.
+network is allowed (all of it, or the hosts on the session's list through the egress filter); a
+fresh policy for each command, and the argv/env wrapper that applies it.
+
+Commands reach only the hosts the user listed (`--allow-host`, `"sandbox": {"network": [...]}`):
+not the package registries a sandboxed server's launcher gets, since what a command does is
+chosen by the model, which what it read can steer, and a registry takes uploads as readily as
+it serves downloads. `--allow-host registry.npmjs.org` lets `npm install` work.
 
 The policy is surveyed per command, not once per session, so a `.git` or a secret store that
 appears during the session is covered from the next command on.
@@ -7,12 +13,14 @@ appears during the session is covered from the next command on.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from levelcode.sandbox.egress_setup import COMMAND_HINT, egress_route
 from levelcode.sandbox.locations import HostPaths
 from levelcode.sandbox.policy import SandboxPolicy, confine
 from levelcode.sandbox.probe import SandboxSupport, sandbox_support
@@ -27,6 +35,7 @@ class Confinement:
     support: SandboxSupport
     host: HostPaths
     network: bool = False
+    hosts: tuple[str, ...] = ()  # reached through the egress filter when `network` is off
 
     @property
     def available(self) -> bool:
@@ -38,7 +47,11 @@ class Confinement:
         return self.support.reason or ""
 
     def policy_for(self, workspace: Path, extra_dirs: Iterable[Path] = ()) -> SandboxPolicy:
-        return build_policy(workspace, extra_dirs, self.host, network=self.network)
+        policy = build_policy(workspace, extra_dirs, self.host, network=self.network)
+        if self.network or not self.hosts:
+            return policy
+        route = egress_route(self.host, os.environ, listed=self.hosts, registry=None, hint=COMMAND_HINT)
+        return dataclasses.replace(policy, egress=route)
 
     def wrap(self, policy: SandboxPolicy) -> Wrap:
         if self.support.bwrap is None:
@@ -46,11 +59,14 @@ class Confinement:
         return functools.partial(confine, policy=policy, bwrap=self.support.bwrap)
 
 
-def current_confinement(*, network: bool, env: Mapping[str, str] | None = None) -> Confinement:
-    """This machine's sandbox for this user: probed once per process, paths from the environment."""
+def current_confinement(
+    *, network: bool, hosts: Iterable[str] = (), env: Mapping[str, str] | None = None
+) -> Confinement:
+    """This machine's sandbox for this user: probed once per process, paths from the environment;
+    `hosts`: entries already checked (core/network_hosts.py)."""
     from levelcode.core import paths
 
     host = HostPaths.from_environment(
         os.environ if env is None else env, config_dir=paths.config_dir(), state_dir=paths.state_dir()
     )
-    return Confinement(sandbox_support(), host, network)
+    return Confinement(sandbox_support(), host, network, tuple(dict.fromkeys(hosts)))

@@ -61,6 +61,7 @@ LEVELCODE_DIR = ".levelcode"
 CACHE_VARIABLES = (
     ("XDG_CACHE_HOME", ""),
     ("UV_CACHE_DIR", "uv"),
+    ("UV_TOOL_DIR", "uv-tools"),  # `uvx` locks and may install here
     ("PIP_CACHE_DIR", "pip"),
     ("npm_config_cache", "npm"),
     ("YARN_CACHE_FOLDER", "yarn"),

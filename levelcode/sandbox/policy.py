@@ -9,6 +9,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from levelcode.sandbox.egress import (
+    EgressRoute,
+    egress_mounts,
+    forwarder_argv,
+    proxy_argv,
+    proxy_environment,
+)
 from levelcode.sandbox.locations import PRIVATE_TMP, cache_environment
 
 
@@ -30,6 +37,9 @@ class SandboxPolicy:
     hidden_files: tuple[Path, ...] = ()  # shown as an empty file
     cache_dir: Path | None = None  # writable again after hiding: it lives in the hidden state dir
     network: bool = False
+    # No network of its own, but the hosts on the route's list through the egress proxy
+    # (egress.py); only where `network` is False.
+    egress: EgressRoute | None = None
 
 
 def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, bwrap: str = "bwrap") -> list[str]:
@@ -42,6 +52,8 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, bwrap: str = "bwra
     last the hidden folders made read-only.
     """
     args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", str(PRIVATE_TMP)]
+    if policy.egress is not None:
+        args += egress_mounts(policy.egress)
     args += _mounts("--ro-bind", policy.readable)  # before the writable ones, which may lie inside
     args += _mounts("--bind", policy.writable)
     args += _mounts("--bind", policy.pinned)
@@ -60,6 +72,8 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, bwrap: str = "bwra
     args += ["--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--die-with-parent"]
     if not policy.network:
         args.append("--unshare-net")
+    if policy.egress is not None and not policy.network:
+        argv = forwarder_argv(argv)
     return [*args, "--chdir", str(policy.workdir), "--", *argv]
 
 
@@ -72,14 +86,20 @@ def sandbox_environment(env: Mapping[str, str], policy: SandboxPolicy) -> dict[s
     inside = {**env, "TMPDIR": str(PRIVATE_TMP)}
     if policy.cache_dir is not None:
         inside.update(cache_environment(policy.cache_dir))
+    if policy.egress is not None and not policy.network:
+        inside = proxy_environment(inside, policy.egress)
     return inside
 
 
 def confine(
     argv: Sequence[str], env: Mapping[str, str], policy: SandboxPolicy, *, bwrap: str
 ) -> tuple[list[str], dict[str, str]]:
-    """`argv` and `env` as they must be spawned to run inside the sandbox."""
-    return bwrap_argv(policy, argv, bwrap=bwrap), sandbox_environment(env, policy)
+    """`argv` and `env` as they must be spawned to run inside the sandbox (and under the egress
+    proxy, when the policy has a route out)."""
+    confined = bwrap_argv(policy, argv, bwrap=bwrap)
+    if policy.egress is not None and not policy.network:
+        confined = proxy_argv(policy.egress, confined)
+    return confined, sandbox_environment(env, policy)
 
 
 def describe_policy(policy: SandboxPolicy, home: Path | None = None) -> str:
@@ -102,6 +122,14 @@ def describe_policy(policy: SandboxPolicy, home: Path | None = None) -> str:
         "everything else read-only"
         + (", also " + ", ".join(map(shown, policy.read_only)) if policy.read_only else ""),
         "hidden " + (", ".join(map(shown, hidden)) or "nothing"),
-        "network on" if policy.network else "network off",
+        _network_words(policy),
     ]
     return " · ".join(parts)
+
+
+def _network_words(policy: SandboxPolicy) -> str:
+    if policy.network:
+        return "network on"
+    if policy.egress is None:
+        return "network off"
+    return "network only to " + (", ".join(policy.egress.rules.texts()) or "nothing")

@@ -245,6 +245,7 @@ def confinement_json(box: ServerBox | None, tier: Tier, trust: TrustState | None
     shape: dict[str, object] = {"confined": confined, "text": confinement_words(box, tier, trust)}
     if box is not None:
         shape.update(write=list(box.write), workspace=box.workspace, network=box.network, by=box.by)
+        shape.update(hosts=list(box.hosts), registry=box.registry)
     return shape
 
 

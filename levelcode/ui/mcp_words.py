@@ -93,7 +93,18 @@ def box_words(box: ServerBox) -> str:
     """`sandboxed (as you approved it): writes its own folder, the workspace · network off`."""
     writes = ["its own folder", *(["the workspace"] if box.workspace else []), *box.write]
     by = "its entry asks for it" if box.by == "entry" else "as you approved it"
-    return f"sandboxed ({by}): writes {', '.join(writes)} · network {'on' if box.network else 'off'}"
+    return f"sandboxed ({by}): writes {', '.join(writes)} · {box_network_words(box)}"
+
+
+def box_network_words(box: ServerBox) -> str:
+    """`network on`, `network off`, or `network only to the npm registry, api.example.com`."""
+    if box.network:
+        return "network on"
+    reached = [*([REGISTRY_WORDS[box.registry]] if box.registry else []), *box.hosts]
+    return f"network only to {', '.join(reached)}" if reached else "network off"
+
+
+REGISTRY_WORDS = {"npm": "the npm registry", "python": "the Python package index"}
 
 
 def approval_hint(held: LaunchHeld) -> str:

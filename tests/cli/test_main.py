@@ -133,3 +133,20 @@ def test_a_remote_server_imports_our_http_stack_but_never_the_sdk(isolated_home:
     imported = _imported_by_mcp_list(isolated_home, remote, status=1)  # nobody listens on port 9
     assert {"httpx2", "levelcode.mcp.http.streamable", "levelcode.mcp.http.oauth.authorizer"} <= imported
     assert not imported & {"mcp", "mcp_types", "keyring"}  # no sign-in stored: the keyring is not started
+
+
+def test_allow_host_is_taken_at_every_level_and_steals_no_other_option() -> None:
+    from levelcode.cli.main import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["--allow-host", "A.example", "run", "x"]).allow_hosts == ["a.example"]
+    assert parser.parse_args(["run", "--allow-host", "b.example:8080", "x"]).allow_hosts == ["b.example:8080"]
+    assert parser.parse_args(["sandbox", "--allow-host", "c.example", "--", "true"]).allow_hosts == [
+        "c.example"
+    ]
+    revoke = parser.parse_args(["mcp", "revoke", "--all"])  # not an abbreviation of --allow-*
+    assert (revoke.all, getattr(revoke, "allow_hosts", None), getattr(revoke, "allow_network", None)) == (
+        True,
+        None,
+        None,
+    )

@@ -2,7 +2,8 @@
 runs no command without a person — headless, every command is refused with the reason — and the
 run says so once at start; a repository's settings cannot turn the network on. The second corpus:
 with a sandbox, autopilot runs what the check calls safe, confined, without asking; the user's own
-setting or --allow-network lets commands reach the network."""
+setting or --allow-network lets commands reach the network, and --allow-host the host it names
+(through the egress filter), no other."""
 
 from __future__ import annotations
 
@@ -116,3 +117,17 @@ def test_the_user_can_allow_the_network(isolated_home: Path, tmp_path: Path, how
         done, told = _run(isolated_home, tmp_path, _curl(listener), *args)
         assert b"GET /reached" in listener.received(), told
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.sandbox
+def test_allow_host_lets_a_run_reach_that_host_and_no_other(isolated_home: Path, tmp_path: Path) -> None:
+    with Listener() as listed, Listener() as other:
+        calls = [*_curl(listed), *_curl(other)]
+        done, told = _run(
+            isolated_home, tmp_path, calls, "--autopilot", "--allow-host", f"127.0.0.1:{listed.port}"
+        )
+        assert b"GET /reached" in listed.received(), told
+        assert other.received() == b""
+    assert done.returncode == 0, done.stderr
+    assert f"[sandbox] refused a connection to 127.0.0.1:{other.port}: not on the network list" in told[1]
+    assert f"run with --allow-host 127.0.0.1:{other.port}" in told[1]

@@ -272,6 +272,8 @@ def test_mcp_get_and_list_say_how_each_server_runs(isolated_home: Path, scene: S
         "workspace": True,
         "network": False,
         "by": "approval",
+        "hosts": [],
+        "registry": None,
     }
     listed = json.loads(levelcode(isolated_home, scene.workspace, "mcp", "list", "--json").stdout)
     confined = {server["name"]: server["sandbox"]["confined"] for server in listed["servers"]}

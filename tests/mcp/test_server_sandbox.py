@@ -3,28 +3,35 @@
 spawned (ServerStartError, nothing started); a confined server still carries the parent-death
 signal, and closing it — or reaping the hub — leaves no process of its group (bwrap, the server,
 grandchildren that ignore SIGTERM). The second corpus: it speaks stdio through bwrap, starts in
-its own folder, its caches point there, and a repository server's folder is its own per
-workspace."""
+its own folder, its caches point there, a repository server's folder is its own per workspace,
+its way out is its launcher's registry (and your entry's hosts), and a program under /tmp is
+shown in its folder."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
 
 from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
+from levelcode.core.network_hosts import launcher_registry
 from levelcode.mcp.config.sandbox_entry import SandboxRequest
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.connection import connect
+from levelcode.mcp.gates.server_box import ServerBox, server_box
 from levelcode.mcp.hub import McpHub
-from levelcode.mcp.server_sandbox import own_folder
+from levelcode.mcp.server_sandbox import own_folder, program_folders, server_route
+from levelcode.mcp.stdio.launch_spec import StdioLaunch
+from levelcode.sandbox.egress_setup import REPOSITORY_SERVER_HINT, USER_SERVER_HINT
 from tests.support.processes import group_members, read_pids, survivors
-from tests.support.sandbox import missing_confinement
+from tests.support.sandbox import assumed_confinement, missing_confinement
 from tests.support.servers import fault_spec
 
 REPOSITORY = Provenance("workspace", "/repo/.mcp.json")
@@ -99,3 +106,66 @@ def test_a_repository_servers_folder_is_its_own_per_workspace_and_name(tmp_path:
     assert here != paths.server_dir("fault", servers)  # never your own server's folder
     user = fault_spec(pid_file=tmp_path / "pids")
     assert own_folder(user, tmp_path / "a", servers) == paths.server_dir("fault", servers)
+
+
+# --- the way out, and programs under /tmp ------------------------------------------------------------
+
+
+def launch_of(argv: list[str], cwd: Path, path: str = "/usr/bin:/bin") -> StdioLaunch:
+    return StdioLaunch("s", tuple(argv), {"PATH": path}, str(cwd))
+
+
+def test_a_program_under_tmp_is_shown_in_its_folder(tmp_path: Path) -> None:
+    """tmp_path lies under /tmp: the program's folder (a `bin` folder's parent) is shown; a file an
+    argument names in /tmp itself stays hidden; a program in /tmp itself is refused, saying why."""
+    spec = fault_spec(pid_file=tmp_path / "pids")
+    venv = tmp_path / "venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "tool").write_text("#!/bin/sh\n")
+    (venv / "tool").chmod(0o755)
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "server.py").write_text("")
+    launch = launch_of(["tool", str(tmp_path / "scripts" / "server.py"), "/etc/hosts"], tmp_path, str(venv))
+    assert program_folders(spec, launch) == [tmp_path / "venv", tmp_path / "scripts"]
+    assert program_folders(spec, launch_of([sys.executable, "-c", "pass"], tmp_path)) == []
+    loose = Path("/tmp") / f"levelcode-test-{os.getpid()}.py"
+    loose.write_text("")
+    try:
+        assert program_folders(spec, launch_of([sys.executable, str(loose)], tmp_path)) == []
+        loose.chmod(0o755)
+        with pytest.raises(ServerStartError, match=r"lies in /tmp itself, which is private in the sandbox"):
+            program_folders(spec, launch_of([str(loose)], tmp_path))
+    finally:
+        loose.unlink()
+
+
+@pytest.mark.parametrize(
+    ("command", "tier", "listed", "public", "hint"),
+    [
+        ("npx", "workspace", [], ["registry.npmjs.org"], REPOSITORY_SERVER_HINT),
+        ("uvx", "user", [], ["pypi.org", "files.pythonhosted.org"], USER_SERVER_HINT),
+        ("python3", "workspace", [], [], REPOSITORY_SERVER_HINT),
+    ],
+)
+def test_a_confined_servers_way_out_is_its_launchers_registry(
+    tmp_path: Path, command: str, tier: str, listed: list[str], public: list[str], hint: str
+) -> None:
+    spec = StdioServerSpec(name="s", command=command, provenance=Provenance(tier, "/f"))  # type: ignore[arg-type]
+    box = server_box(spec, "own") if tier == "workspace" else ServerBox(registry=launcher_registry(command))
+    assert box is not None
+    route = server_route(spec, box, assumed_confinement())
+    assert route.rules.texts() == [*listed, *public]
+    assert route.hint == hint
+    assert route.socket_dir.parent == paths.state_dir() / "sandbox" / "egress"
+
+
+def test_your_hosts_are_listed_and_a_registry_you_configured_may_be_local(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:4873/")
+    spec = StdioServerSpec(name="s", command="npx", provenance=Provenance("user", "/f"))
+    box = ServerBox(hosts=("api.example.com",), registry="npm")
+    route = server_route(spec, box, assumed_confinement())
+    assert [e.text() for e in route.rules.listed] == ["api.example.com", "127.0.0.1:4873"]
+    assert route.rules.public == ()
+    assert dict(route.environment) == {"npm_config_registry": "http://127.0.0.1:4873/"}

@@ -1,8 +1,9 @@
 """What a failed confined command is told about the sandbox. Load-bearing direction (first
 corpus): the sandbox's own refusals — a read-only file system, a hidden secret store, a network
-that is off — are named when a command fails with them. The second corpus: a command that
-succeeded, an ordinary failure, a network error while the network is allowed, and a mention of
-the (writable) cache folder blame nothing on the sandbox."""
+that is off or filtered, a program the private /tmp hides — are named when a command fails with
+them. The second corpus: a command that succeeded, an ordinary failure, a network error while
+the network is allowed, a mention of the (writable) cache folder, and a missing /tmp file the
+sandbox did not hide blame nothing on the sandbox."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.sandbox.diagnosis import NETWORK_OFF, SECRETS_HIDDEN, WRITE_REFUSED, sandbox_refusals
+from levelcode.sandbox.diagnosis import (
+    NETWORK_FILTERED,
+    NETWORK_OFF,
+    SECRETS_HIDDEN,
+    WRITE_REFUSED,
+    sandbox_refusals,
+)
+from levelcode.sandbox.egress import EgressRoute
+from levelcode.sandbox.egress_rules import EgressRules
 from levelcode.sandbox.policy import SandboxPolicy
 
 STATE = Path("/home/u/.local/state/levelcode")
@@ -77,3 +86,51 @@ def test_the_network_refusal_says_how_the_user_can_allow_it() -> None:
     assert "--allow-network" in NETWORK_OFF
     assert '"sandbox": {"network": true}' in NETWORK_OFF
     assert all(line.startswith("[sandbox] ") for line in (NETWORK_OFF, WRITE_REFUSED, SECRETS_HIDDEN))
+
+
+# --- the egress filter and the private /tmp ----------------------------------------------------------
+
+FILTERED = SandboxPolicy(
+    workdir=Path("/ws"),
+    writable=(Path("/ws"),),
+    egress=EgressRoute(Path("/s/egress/x"), EgressRules.from_texts(["api.example.com"], []), "{host}"),
+)
+
+
+def test_a_filtered_network_names_its_hosts_and_how_to_add_one() -> None:
+    refused = "[sandbox] refused a connection to evil.example:443: not on the network list; ..."
+    for output in (
+        refused + "\nurllib.error.HTTPError: HTTP Error 403: Forbidden",
+        "Could not resolve host: x",
+    ):
+        (line,) = sandbox_refusals(output, 1, FILTERED)
+        assert line == NETWORK_FILTERED.format(hosts="api.example.com")
+        assert "--allow-host HOST" in line
+    assert "--allow-host HOST" in NETWORK_OFF
+
+
+def test_a_program_the_private_tmp_hides_is_named_with_the_fix() -> None:
+    on_host = {"/tmp/tools/run.sh", "/tmp/x.sh"}.__contains__
+    output = "bash: line 1: /tmp/tools/run.sh: No such file or directory"
+    assert sandbox_refusals(output, 127, POLICY, exists=on_host) == (
+        "[sandbox] /tmp is private in the sandbox: /tmp/tools/run.sh is on this machine but not in there; "
+        "move it out of /tmp, or let commands use its folder with --add-dir /tmp/tools",
+    )
+    (line,) = sandbox_refusals("python3: can't open file '/tmp/x.sh': [Errno 2]", 2, POLICY, exists=on_host)
+    assert line.endswith("with a folder outside /tmp")
+
+
+@pytest.mark.parametrize(
+    ("output", "shown"),
+    [
+        ("bash: /tmp/gone.sh: No such file or directory", ()),  # not on the host either
+        ("cat: /tmp/ws/a.txt: No such file or directory", (Path("/tmp/ws"),)),  # a folder it sees
+        ("wrote /tmp/tools/run.sh", ()),  # no complaint of a missing file
+    ],
+)
+def test_a_missing_file_the_sandbox_did_not_hide_is_not_blamed_on_it(
+    output: str, shown: tuple[Path, ...]
+) -> None:
+    policy = SandboxPolicy(workdir=Path("/tmp/ws"), writable=shown)
+    on_host = {"/tmp/tools/run.sh", "/tmp/ws/a.txt"}.__contains__
+    assert sandbox_refusals(output, 1, policy, exists=on_host) == ()

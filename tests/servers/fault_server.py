@@ -25,7 +25,10 @@ Standard library only; speaks newline-delimited JSON-RPC on stdio. Start-up faul
                                              parts: a test edits it to change a tool under the client
     --probes                                 also offer try_write (`path`) and try_connect (`port` on
                                              127.0.0.1, sends a line): each says what it did or the error
-                                             that stopped it, for the sandbox tests
+                                             that stopped it, for the sandbox tests; try_fetch (`url`,
+                                             through the proxy its environment names, as most HTTP
+                                             clients do) and try_egress_socket (`request`: raw bytes
+                                             sent straight to the egress proxy's socket, its answer)
     --hostile                                also offer terminal_attack and terminal_attack_error (they
                                              return TERMINAL_ATTACK, as a result or as an error), and write
                                              it to stderr at start (with --exit-at-start: why it failed)
@@ -96,9 +99,35 @@ def pdeathsig() -> int | None:
     return signal_number.value
 
 
+EGRESS_SOCKET = "/tmp/.levelcode-egress/proxy.sock"
+
+
+def fetch(url: str) -> str:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return f"fetched {answer.status}: {answer.read(200).decode('utf-8', 'replace')}"
+    except urllib.error.HTTPError as exc:
+        return f"refused: HTTP {exc.code}: {exc.read(300).decode('utf-8', 'replace').strip()}"
+
+
+def ask_egress_socket(request: str) -> str:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(10)
+        connection.connect(EGRESS_SOCKET)
+        connection.sendall(request.encode())
+        return "answered: " + connection.recv(300).decode("utf-8", "replace").split("\r\n", 1)[0]
+
+
 def probe(name: str, arguments: dict) -> str:
     """Try to write a file or reach 127.0.0.1: what happened, or the error that stopped it."""
     try:
+        if name == "try_fetch":
+            return fetch(str(arguments["url"]))
+        if name == "try_egress_socket":
+            return ask_egress_socket(str(arguments["request"]))
         if name == "try_write":
             with open(str(arguments["path"]), "w", encoding="utf-8") as out:
                 out.write("written by the server\n")
@@ -135,7 +164,7 @@ BASE_TOOLS = [
 ]
 ODD_NAMES = ["read_file", "bad name/with:chars"]
 HOSTILE_NAMES = ["terminal_attack", "terminal_attack_error"]
-PROBE_NAMES = ["try_write", "try_connect"]
+PROBE_NAMES = ["try_write", "try_connect", "try_fetch", "try_egress_socket"]
 CHROMEDEV = {
     "evaluate_script": {
         "category": "debugging",

@@ -148,7 +148,26 @@ def test_every_view_says_whether_and_how_a_server_is_confined() -> None:
         "workspace": False,
         "network": True,
         "by": "entry",
+        "hosts": [],
+        "registry": None,
     }
+
+
+def test_a_filtered_network_is_named_host_by_host() -> None:
+    """A sandboxed server reaches its launcher's registry and the hosts your entry lists: the
+    views name them, rather than "network off"."""
+    box = ServerBox(hosts=("api.example.com", "*.cdn.example"), registry="npm")
+    boxed = dataclasses.replace(RUNNING, sandbox=box)
+    text = render_list(ListView((boxed,)))
+    assert (
+        "  sandbox: sandboxed (its entry asks for it): writes its own folder · network only to the npm "
+        "registry, api.example.com, *.cdn.example"
+    ) in text
+    shape = summaries_json(ListView((boxed,)))["servers"][0]["sandbox"]  # type: ignore[index]
+    assert shape["hosts"] == ["api.example.com", "*.cdn.example"]
+    assert shape["registry"] == "npm"
+    alone = dataclasses.replace(RUNNING, sandbox=ServerBox(registry="python"))
+    assert "network only to the Python package index" in render_list(ListView((alone,)))
 
 
 def test_what_a_server_said_of_itself_and_its_errors_are_shown() -> None:

@@ -126,7 +126,7 @@ def sandbox_lines(spec: ServerSpec, sandbox_missing: str | None) -> list[str]:
     lines = [
         "sandbox: sandboxed, it can read what you can except your secret stores (~/.ssh, ~/.aws, …),",
         "         write only its own folder and a private /tmp (and the workspace, if you choose),",
-        "         and has no network",
+        "         and reaches no network but its package registry (npx: npm's, uvx: your index)",
     ]
     if asks_for_sandbox(spec):
         lines.append("         its entry asks for the sandbox, so it is not offered unconfined")

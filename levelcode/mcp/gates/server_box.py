@@ -8,7 +8,12 @@ does, mcp/server_sandbox.py).
 - Your own server runs in the sandbox only when its entry has `sandbox`, as written there.
 - A repository's server runs as you approved it: sandboxed (writing its own folder, or the
   workspace as well) or unconfined — and sandboxed whatever the store says when its entry asks
-  for the sandbox. In the sandbox it never has the network and writes no folder it named itself.
+  for the sandbox. In the sandbox it writes no folder it named itself and reaches no host it
+  named itself.
+- In the sandbox a server reaches the network only through the egress filter: the registry of
+  the package launcher it is started with (npx → npm's, uvx → uv's and pip's indexes, as you
+  configured them), and the hosts your own entry lists; `"network": true` in your entry gives it
+  the whole network instead.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from levelcode.core.network_hosts import Registry, launcher_registry
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.gates.launch_plan import expand_workspace_folder
 
@@ -27,7 +33,7 @@ SandboxChoice = Literal["own", "workspace"]  # what "approve, sandboxed" recorde
 SANDBOX_CHOICES: tuple[SandboxChoice, ...] = ("own", "workspace")
 _ANSWER_CHOICES: dict[Choice, SandboxChoice] = {"sandboxed": "own", "sandboxed_workspace": "workspace"}
 
-SANDBOXED_ANSWER = "approve, sandboxed: it writes only its own folder, no network, your secrets hidden"
+SANDBOXED_ANSWER = "approve, sandboxed: writes only its own folder, network only to its registry, no secrets"
 WORKSPACE_ANSWER = "approve, sandboxed, and let it write the workspace (.git config and hooks stay read-only)"
 UNCONFINED_ANSWER = "approve, unconfined: it runs with all your permissions"
 
@@ -40,6 +46,8 @@ class ServerBox:
     workspace: bool = False  # the workspace is writable too
     network: bool = False
     by: Literal["entry", "approval"] = "entry"  # your entry asked, or your answer on the card
+    hosts: tuple[str, ...] = ()  # reached through the egress filter: your entry's list
+    registry: Registry | None = None  # reached too: the registry of the launcher it starts with
 
 
 def server_box(spec: ServerSpec, approved: SandboxChoice | None = None) -> ServerBox | None:
@@ -48,12 +56,16 @@ def server_box(spec: ServerSpec, approved: SandboxChoice | None = None) -> Serve
     not approved yet)."""
     if not isinstance(spec, StdioServerSpec):
         return None
+    registry = launcher_registry(spec.command)
     if spec.provenance.tier == "user":
         request = spec.sandbox
-        return None if request is None else ServerBox(request.write, False, request.network, "entry")
+        if request is None:
+            return None
+        return ServerBox(request.write, False, request.network, "entry", request.hosts, registry)
     if approved is None and spec.sandbox is None:
         return None
-    return ServerBox(workspace=approved == "workspace", by="approval" if approved else "entry")
+    by: Literal["entry", "approval"] = "approval" if approved else "entry"
+    return ServerBox(workspace=approved == "workspace", by=by, registry=registry)
 
 
 def sandbox_choice_of(answer: Choice) -> SandboxChoice | None:

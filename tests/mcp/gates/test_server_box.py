@@ -1,10 +1,11 @@
 """Which tier may set what of a server's sandbox, and what that decides. Load-bearing direction: a
 repository's entry can never widen a sandbox — no folder it names is written, it never gets the
-network — and once it asks for the sandbox it is never offered or started unconfined, whatever
-the trust store says; a malformed `sandbox` in your own entry still confines; changing the key
-changes the launch fingerprint (approved again). The second corpus: your own entry applies as
-written, an entry without the key keeps the fingerprint it had before the key existed, and the
-card of a repository's stdio server offers "approve, sandboxed" first."""
+network nor a host it lists — and once it asks for the sandbox it is never offered or started
+unconfined, whatever the trust store says; a malformed `sandbox` in your own entry still
+confines; changing the key changes the launch fingerprint (approved again). The second corpus:
+your own entry applies as written (its host list too), an entry without the key keeps the
+fingerprint it had before the key existed, and the card of a repository's stdio server offers
+"approve, sandboxed" first."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 from levelcode.core.approvals import ApprovalRequest, decide_or_deny
 from levelcode.mcp.config.sandbox_entry import (
+    REPOSITORY_HOSTS_IGNORED,
     REPOSITORY_NETWORK_IGNORED,
     REPOSITORY_WRITE_IGNORED,
     SandboxRequest,
@@ -72,6 +74,7 @@ WIDENING = [
     {"write": ["."]},
     {"write": ["${workspaceFolder}"], "network": False},
     {"network": True},
+    {"network": ["api.example.com", "127.0.0.1:22"]},
 ]
 
 
@@ -81,13 +84,16 @@ def test_a_repository_cannot_widen_its_sandbox(sandbox: dict[str, Any]) -> None:
     assert spec.sandbox == SandboxRequest()  # asked for the sandbox; nothing beyond its own folder
     if sandbox.get("write"):
         assert f"mcpServers.s.sandbox.write: {REPOSITORY_WRITE_IGNORED}" in problems
-    if sandbox.get("network"):
+    if sandbox.get("network") is True:
         assert f"mcpServers.s.sandbox.network: {REPOSITORY_NETWORK_IGNORED}" in problems
+    if isinstance(sandbox.get("network"), list):
+        assert f"mcpServers.s.sandbox.network: {REPOSITORY_HOSTS_IGNORED}" in problems
     for approved in (None, "own", "workspace"):
         box = server_box(spec, approved)  # type: ignore[arg-type]
         assert box is not None
         assert box.write == ()
         assert box.network is False
+        assert box.hosts == ()
 
 
 @given(
@@ -98,7 +104,7 @@ def test_a_repository_cannot_widen_its_sandbox(sandbox: dict[str, Any]) -> None:
             {},
             optional={
                 "write": st.lists(st.text(min_size=1, max_size=8), max_size=3) | st.integers(),
-                "network": st.booleans() | st.text(max_size=3),
+                "network": st.booleans() | st.text(max_size=3) | st.lists(st.text(max_size=12), max_size=3),
             },
         ),
     ),
@@ -112,6 +118,7 @@ def test_property_a_repository_box_never_has_the_network_or_its_own_folders(
     if box is not None:
         assert box.network is False
         assert box.write == ()
+        assert box.hosts == ()
     asked = sandbox not in (None, False)
     assert (box is not None) == (asked or approved is not None)
 
@@ -163,6 +170,37 @@ def test_your_own_entry_applies_as_written() -> None:
     assert folders == (Path("/home/u/notes"), Path("/ws/out"), Path("/data"))
     assert server_box(user_entry(None)[0]) is None
     assert server_box(user_entry(False)[0]) is None
+
+
+def test_your_own_entry_lists_hosts_and_a_bad_one_is_reported() -> None:
+    spec, problems = user_entry({"network": ["API.example.com", "registry.local:4873", "https://x.com", 7]})
+    assert spec.sandbox == SandboxRequest(hosts=("api.example.com", "registry.local:4873"))
+    assert len(problems) == 2
+    assert all(p.startswith("mcpServers.s.sandbox.network: ") and p.endswith("ignored") for p in problems)
+    box = server_box(spec)
+    assert box is not None
+    assert (box.network, box.hosts) == (False, ("api.example.com", "registry.local:4873"))
+
+
+@pytest.mark.parametrize(("command", "registry"), [("npx", "npm"), ("/usr/bin/uvx", "python"), ("srv", None)])
+def test_the_launcher_names_the_registry_a_sandboxed_server_reaches(
+    command: str, registry: str | None
+) -> None:
+    for tier, parse in (("user", parse_user_settings), ("workspace", parse_workspace_file)):
+        entry = {"command": command, "args": ["-y", "pkg"], "sandbox": True}
+        spec = parse({"mcpServers": {"s": entry}}, file=REPO_FILE).servers[0]
+        box = server_box(spec, "own")
+        assert box is not None, tier
+        assert box.registry == registry
+
+
+def test_hosts_change_the_fingerprint_and_no_hosts_keep_the_old_one() -> None:
+    plain, _ = user_entry({"write": ["/a"]})
+    listed, _ = user_entry({"write": ["/a"], "network": ["api.example.com"]})
+    assert launch_encoding(plain) != launch_encoding(listed)
+    assert '"hosts"' not in launch_encoding(plain)  # as before hosts existed
+    asked, _ = repo_entry({"network": ["api.example.com"]})
+    assert launch_encoding(asked) == launch_encoding(repo_entry(True)[0])
 
 
 def test_an_entry_without_the_key_keeps_the_fingerprint_it_had_before() -> None:
