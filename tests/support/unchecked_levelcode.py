@@ -1,7 +1,8 @@
 """`python -m tests.support.unchecked_levelcode ARGS...`: the real `levelcode` CLI with the command
 check out of the way — it calls every command safe — so the attack tests show that the sandbox
-alone holds. With LEVELCODE_TEST_SANDBOX=off the sandbox also confines nothing: the positive
-control, where the same attacks must succeed. Test-only: nothing in levelcode/ switches either off.
+alone holds. With LEVELCODE_TEST_SANDBOX=off the sandbox also confines nothing and moves nothing a
+command planted in git's control files: the positive control, where the same attacks must succeed.
+Test-only: nothing in levelcode/ switches either off.
 """
 
 from __future__ import annotations
@@ -29,10 +30,17 @@ def _confine_nothing(
     return list(argv), dict(env)
 
 
+def _move_nothing(baseline: object) -> list[str]:
+    return []
+
+
 def run(argv: Sequence[str]) -> int:
     with mock.patch("levelcode.tools.command_approval.classify_command", _everything_is_safe):
         if os.environ.get(SWITCH) == "off":
-            with mock.patch("levelcode.sandbox.confinement.confine", _confine_nothing):
+            with (
+                mock.patch("levelcode.sandbox.confinement.confine", _confine_nothing),
+                mock.patch("levelcode.sandbox.confinement.quarantine_planted", _move_nothing),
+            ):
                 return main(argv)
         return main(argv)
 

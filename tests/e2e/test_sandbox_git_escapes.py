@@ -1,0 +1,269 @@
+"""Git escapes from the sandbox, end to end: one headless `levelcode run --autopilot` turn whose
+commands (run_command, with the command check out of the way: tests/support/unchecked_levelcode.py
+calls every command safe) plant something in the workspace, then the user's own plain git —
+`git status`, `git diff`, `git commit`, outside the sandbox, with the user's own ~/.gitconfig —
+in that workspace. Load-bearing direction: the payload the planted git control file names never
+runs, so its marker never appears. Positive control: the same turn with the sandbox confining
+nothing and checking nothing afterwards does plant it, and the user's git does run it — so each
+test can fail. Each attack is one way to make git run a program: a common dir, a worktree config,
+another worktree's git dir, a nested repository, a submodule, an include target, a gitdir file, a
+hooks folder, a filter driver."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.fake_openai import tool_messages
+from tests.fakes.scripted_server import Reply, ToolCall
+from tests.providers.support import OPENAI
+from tests.support.cli import provider_env, provider_flags
+from tests.support.sandbox import host_folder
+from tests.support.unchecked_levelcode import SWITCH
+
+pytestmark = pytest.mark.sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Scene:
+    workspace: Path  # the user's repository, one commit, under /tmp like a pytest tmp_path
+    home: Path  # the user's HOME, outside /tmp: their ~/.gitconfig lives here
+    outside: Path  # a host folder the sandbox shows read-only
+    marker: Path
+    payload: Path  # `touch marker`: what every planted control file asks git to run
+
+
+def user_git(scene: Scene, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The user's own git, outside the sandbox, with their HOME and no system config."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(scene.home),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Dev",
+        "GIT_AUTHOR_EMAIL": "dev@example.com",
+        "GIT_COMMITTER_NAME": "Dev",
+        "GIT_COMMITTER_EMAIL": "dev@example.com",
+    }
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd or scene.workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def _must(done: subprocess.CompletedProcess[str]) -> None:
+    assert done.returncode == 0, done.stderr
+
+
+def gitconfig(scene: Scene, text: str) -> None:
+    (scene.home / ".gitconfig").write_text(text)
+
+
+@pytest.fixture
+def scene(tmp_path: Path) -> Iterator[Scene]:
+    with host_folder() as outside:
+        home = outside / "home"
+        home.mkdir()
+        marker = outside / "marker"
+        payload = outside / "payload.sh"
+        payload.write_text(f"touch {marker}\n")
+        workspace = tmp_path / "ws"
+        workspace.mkdir()
+        scene = Scene(workspace, home, outside, marker, payload)
+        _must(user_git(scene, "init", "-q"))
+        (workspace / "notes.txt").write_text("first\n")
+        _must(user_git(scene, "add", "notes.txt"))
+        _must(user_git(scene, "commit", "-qm", "first"))
+        yield scene
+
+
+# --- the attacks: what the user set up, what the model's commands run, what the user then runs ---
+
+FSMONITOR = "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \"sh {payload}\"\\n'"
+EVIL_COMMON = "mkdir -p .evil; cp -r .git/objects .git/refs .evil/; " + FSMONITOR + " > .evil/config; "
+
+
+@dataclass(frozen=True)
+class Attack:
+    commands: tuple[str, ...]  # run_command calls, in order ({payload}, {outside}, {ws} filled in)
+    proof: tuple[tuple[str, ...], ...] = (("status",),)  # the user's git commands afterwards
+    where: str = ""  # the folder (relative to the scene's outside folder) the user runs them in
+    prepare: Callable[[Scene], None] = lambda _scene: None
+
+
+def _worktree_config(scene: Scene) -> None:
+    _must(user_git(scene, "config", "extensions.worktreeConfig", "true"))  # as sparse-checkout sets it
+
+
+def _linked_worktree(scene: Scene) -> None:
+    _must(user_git(scene, "worktree", "add", "-q", str(scene.outside / "wt"), "-b", "feature"))
+
+
+def _missing_include(scene: Scene) -> None:
+    gitconfig(scene, f"[include]\n\tpath = {scene.workspace}/.gitconfig.local\n")
+
+
+def _existing_include_if(scene: Scene) -> None:
+    (scene.workspace / ".git-local.cfg").write_text("[user]\n\tname = Dev\n")
+    gitconfig(scene, f'[includeIf "gitdir:{scene.workspace}/"]\n\tpath = {scene.workspace}/.git-local.cfg\n')
+
+
+def _hooks_path_missing(scene: Scene) -> None:
+    gitconfig(scene, "[core]\n\thooksPath = .githooks\n")  # per-repository hooks, where a repo has them
+
+
+def _hooks_path_existing(scene: Scene) -> None:
+    hooks = scene.workspace / ".githooks"
+    hooks.mkdir()
+    (hooks / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (hooks / "pre-commit").chmod(0o755)
+    gitconfig(scene, f"[core]\n\thooksPath = {hooks}\n")
+
+
+def _filter_driver(scene: Scene) -> None:
+    tools = scene.workspace / "tools"
+    tools.mkdir()
+    (tools / "fmt-filter").write_text("#!/bin/sh\ncat\n")
+    (tools / "fmt-filter").chmod(0o755)
+    gitconfig(scene, '[filter "fmt"]\n\tclean = ./tools/fmt-filter\n')
+    (scene.workspace / ".gitattributes").write_text("*.py filter=fmt\n")
+    _must(user_git(scene, "add", "."))
+    _must(user_git(scene, "commit", "-qm", "tools"))
+
+
+ATTACKS: dict[str, Attack] = {
+    ".git/commondir": Attack((EVIL_COMMON + 'echo "$PWD/.evil" > .git/commondir',)),
+    ".git/config.worktree": Attack((FSMONITOR + " > .git/config.worktree",), prepare=_worktree_config),
+    ".git/worktrees/*": Attack(
+        (EVIL_COMMON + 'echo "$PWD/.evil" > .git/worktrees/wt/commondir',),
+        where="wt",
+        prepare=_linked_worktree,
+    ),
+    "nested repository and gitlink": Attack(
+        (
+            "git init -q sub; git -C sub -c user.name=m -c user.email=m@m commit -q --allow-empty -m s; "
+            'git -C sub config core.fsmonitor "sh {payload}"; git add sub; git -C sub status --short',
+        ),
+        proof=(("status",), ("-C", "sub", "status")),
+    ),
+    ".gitmodules and a submodule": Attack(
+        (
+            "mkdir -p .modules; git init -q --separate-git-dir .git/modules/lib lib || "
+            "git init -q --separate-git-dir .modules/lib lib; "
+            "git -C lib -c user.name=m -c user.email=m@m commit -q --allow-empty -m s; "
+            'git -C lib config core.fsmonitor "sh {payload}"; '
+            "printf '[submodule \"lib\"]\\n\\tpath = lib\\n\\turl = ./lib\\n' > .gitmodules; "
+            "git add .gitmodules lib",
+        ),
+        proof=(("status",), ("-C", "lib", "status")),
+    ),
+    "include.path target (missing)": Attack((FSMONITOR + " > .gitconfig.local",), prepare=_missing_include),
+    "includeIf target (existing)": Attack((FSMONITOR + " >> .git-local.cfg",), prepare=_existing_include_if),
+    "gitdir file": Attack(
+        (
+            'E="${{XDG_CACHE_HOME:-{outside}}}/evil-gitdir"; mkdir -p "$E"; '
+            'cp -r .git/objects .git/refs .git/HEAD "$E"/; ' + FSMONITOR + ' > "$E/config"; '
+            'mkdir -p sub; echo "gitdir: $E" > sub/.git; '
+            "git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),sub",
+        ),
+        proof=(("status",), ("-C", "sub", "status")),
+    ),
+    "core.hooksPath target (missing)": Attack(
+        (
+            "mkdir -p .githooks; printf '#!/bin/sh\\nsh {payload}\\n' > .githooks/pre-commit; "
+            "chmod +x .githooks/pre-commit",
+        ),
+        proof=(("commit", "-q", "--allow-empty", "-m", "next"),),
+        prepare=_hooks_path_missing,
+    ),
+    "core.hooksPath target (existing)": Attack(
+        ("printf '#!/bin/sh\\nsh {payload}\\n' > .githooks/pre-commit",),
+        proof=(("commit", "-q", "--allow-empty", "-m", "next"),),
+        prepare=_hooks_path_existing,
+    ),
+    "attributes and a filter driver": Attack(
+        (
+            "printf '#!/bin/sh\\nsh {payload}\\ncat\\n' > tools/fmt-filter; "
+            "echo '*.txt filter=fmt' >> .gitattributes; echo more >> notes.txt",
+        ),
+        proof=(("status",), ("diff",), ("commit", "-qam", "more")),
+        prepare=_filter_driver,
+    ),
+}
+
+
+def _filled(scene: Scene, command: str) -> str:
+    return command.format(payload=scene.payload, outside=scene.outside, ws=scene.workspace)
+
+
+def run_turn(
+    scene: Scene, levelcode_home: Path, calls: list[ToolCall], *, sandbox: bool
+) -> tuple[Any, list[str]]:
+    """One headless autopilot turn making `calls`, as the user's HOME; (the run, what the model was told)."""
+    steps = [Reply(tool_calls=(call,)) for call in calls] + [Reply(text="done")]
+    extra = {"HOME": str(scene.home)}
+    if not sandbox:
+        extra[SWITCH] = "off"
+    with OPENAI.fake(steps) as server:
+        command = [
+            sys.executable,
+            "-m",
+            "tests.support.unchecked_levelcode",
+            "run",
+            "-C",
+            str(scene.workspace),
+            *provider_flags("openai", server.base_url, OPENAI.model),
+            "--autopilot",
+            "--json",
+            "go",
+        ]
+        env = provider_env(levelcode_home, "openai", **extra)
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=180, check=False
+        )
+        told = [m["content"] for request in server.requests[1:] for m in tool_messages(request)]
+    return done, told
+
+
+def attack(scene: Scene, levelcode_home: Path, name: str, *, sandbox: bool) -> list[str]:
+    """Run the attack, then the user's git; what the model was told."""
+    plan = ATTACKS[name]
+    plan.prepare(scene)
+    calls = [ToolCall("run_command", {"command": _filled(scene, c)}) for c in plan.commands]
+    done, told = run_turn(scene, levelcode_home, calls, sandbox=sandbox)
+    assert done.returncode == 0, done.stderr
+    where = scene.outside / plan.where if plan.where else scene.workspace
+    for args in plan.proof:
+        user_git(scene, *args, cwd=where)
+    return told
+
+
+@pytest.mark.parametrize("name", ATTACKS)
+def test_the_users_git_never_runs_what_a_sandboxed_command_planted(
+    scene: Scene, isolated_home: Path, name: str
+) -> None:
+    told = attack(scene, isolated_home, name, sandbox=True)
+    assert not scene.marker.exists(), told
+    # and the model learnt why: the sandbox refused the write, or moved what was planted
+    assert any("Read-only file system" in text or "[sandbox] moved " in text for text in told), told
+
+
+@pytest.mark.parametrize("name", ATTACKS)
+def test_positive_control_unconfined_the_users_git_runs_it(
+    scene: Scene, isolated_home: Path, name: str
+) -> None:
+    attack(scene, isolated_home, name, sandbox=False)
+    assert scene.marker.exists()
