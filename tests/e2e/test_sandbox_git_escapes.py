@@ -7,10 +7,13 @@ runs, so its marker never appears. Positive control: the same turn with the sand
 nothing and checking nothing afterwards does plant it, and the user's git does run it — so each
 test can fail. Each attack is one way to make git run a program: a common dir, a worktree config,
 another worktree's git dir, a nested repository, a submodule, an include target, a gitdir file, a
-hooks folder, a filter driver."""
+hooks folder, a filter driver. The same for a repository's MCP server (the reference filesystem
+server) approved sandboxed with the workspace writable: each of its calls is one server process,
+checked when it ends."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,11 +24,14 @@ from typing import Any
 
 import pytest
 
+from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.trust_store import TrustStore
 from tests.fakes.fake_openai import tool_messages
 from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import OPENAI
-from tests.support.cli import provider_env, provider_flags
+from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags
 from tests.support.sandbox import host_folder
+from tests.support.servers import node_server
 from tests.support.unchecked_levelcode import SWITCH
 
 pytestmark = pytest.mark.sandbox
@@ -267,3 +273,84 @@ def test_positive_control_unconfined_the_users_git_runs_it(
 ) -> None:
     attack(scene, isolated_home, name, sandbox=False)
     assert scene.marker.exists()
+
+
+# --- a repository's MCP server, approved sandboxed with the workspace writable ----------------------
+
+
+def filesystem_server(scene: Scene, levelcode_home: Path) -> None:
+    """The reference filesystem server as the workspace's `.mcp.json` server "repo", approved
+    sandboxed with the workspace writable (the card's `[w]`)."""
+    config = scene.workspace / ".mcp.json"
+    entry = {"command": node_server("mcp-server-filesystem"), "args": ["${workspaceFolder}"]}
+    config.write_text(json.dumps({"mcpServers": {"repo": entry}}))
+    spec = parse_workspace_file(json.loads(config.read_text()), file=str(config)).servers[0]
+    TrustStore(levelcode_home / "state" / "trust.json").approve(
+        scene.workspace, spec, "approved", sandbox="workspace"
+    )
+
+
+def server_call(
+    scene: Scene, levelcode_home: Path, tool: str, arguments: dict[str, str], *, sandbox: bool
+) -> str:
+    command = [str(LEVELCODE)] if sandbox else [sys.executable, "-m", "tests.support.unchecked_levelcode"]
+    env = cli_env(levelcode_home, **({} if sandbox else {SWITCH: "off"}))
+    done = subprocess.run(
+        [*command, "-C", str(scene.workspace), "mcp", "call", "repo", tool, json.dumps(arguments)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    return done.stdout + done.stderr
+
+
+SERVER_ATTACKS = {
+    ".git/commondir": [
+        ("create_directory", {"path": ".evil/objects"}),
+        ("create_directory", {"path": ".evil/refs/heads"}),
+        ("write_file", {"path": ".evil/config", "content": '[core]\n\tfsmonitor = "sh {payload}"\n'}),
+        ("write_file", {"path": ".git/commondir", "content": "{ws}/.evil\n"}),
+    ],
+    "nested repository": [
+        ("create_directory", {"path": "sub/.git/objects"}),
+        ("create_directory", {"path": "sub/.git/refs/heads"}),
+        ("write_file", {"path": "sub/.git/HEAD", "content": "ref: refs/heads/main\n"}),
+        ("write_file", {"path": "sub/.git/config", "content": '[core]\n\tfsmonitor = "sh {payload}"\n'}),
+    ],
+}
+
+
+def server_attack(scene: Scene, levelcode_home: Path, name: str, *, sandbox: bool) -> list[str]:
+    filesystem_server(scene, levelcode_home)
+    said = []
+    for tool, arguments in SERVER_ATTACKS[name]:
+        filled = {key: _filled(scene, value) for key, value in arguments.items()}
+        filled["path"] = str(scene.workspace / filled["path"])
+        said.append(server_call(scene, levelcode_home, tool, filled, sandbox=sandbox))
+    (scene.workspace / "sub").mkdir(exist_ok=True)
+    user_git(scene, "status")
+    user_git(scene, "-C", "sub", "status")
+    return said
+
+
+@pytest.mark.parametrize("name", SERVER_ATTACKS)
+def test_a_sandboxed_server_cannot_plant_what_the_users_git_runs(
+    scene: Scene, isolated_home: Path, name: str
+) -> None:
+    said = server_attack(scene, isolated_home, name, sandbox=True)
+    assert not scene.marker.exists(), said
+    if name == ".git/commondir":
+        assert "read-only file system" in said[-1].lower()
+    else:  # the first call's new sub/.git was moved away when the server ended
+        assert not (scene.workspace / "sub" / ".git" / "objects").exists()
+
+
+@pytest.mark.parametrize("name", SERVER_ATTACKS)
+def test_positive_control_unconfined_the_server_plants_it(
+    scene: Scene, isolated_home: Path, name: str
+) -> None:
+    said = server_attack(scene, isolated_home, name, sandbox=False)
+    assert scene.marker.exists(), said
