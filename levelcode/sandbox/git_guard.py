@@ -79,7 +79,7 @@ def git_protection(roots: Sequence[Path], sources: GitConfigSources, quarantine:
     scan = scan_git_control(roots)
     dirs = _unique([*git_dirs(scan), *_pointed(scan, roots)])
     trees = _unique([*roots, *(e.path.parent for e in scan.entries if e.role == "git")])
-    named = _named(roots, sources, dirs[:MAX_CONFIGURED_REPOSITORIES], trees)
+    named = named_in_roots(roots, sources, dirs[:MAX_CONFIGURED_REPOSITORIES], trees)
     read_only = [d for d in dirs if _inside(d, roots)]
     read_only += [e.path for e in scan.entries if e.kind == "file" and e.role in ("git", "modules")]
     read_only += [n.path for n in named if n.identity is not None and n.identity[0] in _BOUND_KINDS[n.role]]
@@ -105,16 +105,14 @@ _BOUND_KINDS: dict[str, tuple[Kind, ...]] = {
 
 def _pointed(scan: GitScan, roots: Sequence[Path]) -> list[Path]:
     """The git dirs `.git` files lead to, and those of the repository each root lies in."""
-    found = [
-        d
-        for e in scan.entries
-        if e.role == "git" and e.kind != "dir"
-        for d in pointed_git_dirs(e.path.parent)
-    ]
-    for root in roots:
-        top = _enclosing_work_tree(root)
-        found += pointed_git_dirs(top) if top is not None else []
-    return [d.resolve() for d in found]
+    files = [e.path.parent for e in scan.entries if e.role == "git" and e.kind != "dir"]
+    found = [d.resolve() for tree in files for d in pointed_git_dirs(tree)]
+    return found + [d for root in roots for d in _enclosing_git_dirs(root)]
+
+
+def _enclosing_git_dirs(root: Path) -> list[Path]:
+    top = _enclosing_work_tree(root)
+    return [] if top is None else [d.resolve() for d in pointed_git_dirs(top)]
 
 
 def _enclosing_work_tree(folder: Path) -> Path | None:
@@ -124,11 +122,15 @@ def _enclosing_work_tree(folder: Path) -> Path | None:
     return None
 
 
-def _named(
-    roots: Sequence[Path], sources: GitConfigSources, dirs: Sequence[Path], trees: Sequence[Path]
+def named_in_roots(
+    roots: Sequence[Path], sources: GitConfigSources, dirs: Sequence[Path] = (), trees: Sequence[Path] = ()
 ) -> list[NamedPath]:
+    """What the user's git config — and that of the repositories `roots` lie in, and of `dirs` —
+    names inside `roots` (but never a root itself or a folder holding one); relative programs and
+    folders taken from `trees`, `roots` and the work trees the roots lie in."""
+    dirs = [*dirs, *(d for root in roots for d in _enclosing_git_dirs(root))]
     enclosing = [t for t in (_enclosing_work_tree(r) for r in roots) if t is not None]
-    named = named_paths(sources, dirs, _unique([*trees, *enclosing]))
+    named = named_paths(sources, _unique(dirs), _unique([*trees, *roots, *enclosing]))
     found: list[NamedPath] = []
     for role, paths in (
         ("config", named.config_files),

@@ -9,7 +9,9 @@ test can fail. Each attack is one way to make git run a program: a common dir, a
 another worktree's git dir, a nested repository, a submodule, an include target, a gitdir file, a
 hooks folder, a filter driver. The same for a repository's MCP server (the reference filesystem
 server) approved sandboxed with the workspace writable: each of its calls is one server process,
-checked when it ends."""
+checked when it ends. And the same for autopilot's own edits (write_file and edit_file, which run
+outside the sandbox): each asks first, so a headless turn refuses it; their positive control
+turns that check off."""
 
 from __future__ import annotations
 
@@ -354,3 +356,79 @@ def test_positive_control_unconfined_the_server_plants_it(
 ) -> None:
     said = server_attack(scene, isolated_home, name, sandbox=False)
     assert scene.marker.exists(), said
+
+
+# --- autopilot's own edits (write_file, edit_file run outside the sandbox) ------------------------
+
+FSMONITOR_CONFIG = '[core]\n\tfsmonitor = "sh {payload}"\n'
+EDIT_ATTACKS: dict[str, tuple[Callable[[Scene], None], list[ToolCall], tuple[str, ...]]] = {
+    "hooks folder": (
+        _hooks_path_existing,
+        [ToolCall("write_file", {"path": ".githooks/pre-commit", "content": "#!/bin/sh\nsh {payload}\n"})],
+        ("commit", "-q", "--allow-empty", "-m", "next"),
+    ),
+    "include target": (
+        _missing_include,
+        [ToolCall("write_file", {"path": ".gitconfig.local", "content": FSMONITOR_CONFIG})],
+        ("status",),
+    ),
+    "filter driver program": (
+        _filter_driver,
+        [
+            ToolCall(
+                "edit_file",
+                {"path": "tools/fmt-filter", "old_string": "cat", "new_string": "sh {payload}; cat"},
+            ),
+            ToolCall("write_file", {"path": "notes.txt", "content": "changed\n"}),
+            ToolCall("write_file", {"path": ".gitattributes", "content": "*.txt filter=fmt\n"}),
+        ],
+        ("diff",),
+    ),
+    "a folder made a git dir": (
+        lambda _scene: None,
+        [
+            ToolCall("write_file", {"path": "x/objects/keep", "content": ""}),
+            ToolCall("write_file", {"path": "x/refs/keep", "content": ""}),
+            ToolCall(
+                "write_file",
+                {
+                    "path": "x/config",
+                    "content": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n"
+                    '\tfsmonitor = "sh {payload}"\n',
+                },
+            ),
+            ToolCall("write_file", {"path": "x/HEAD", "content": "ref: refs/heads/main\n"}),
+        ],
+        ("-C", "x", "status"),
+    ),
+}
+
+
+def edit_attack(scene: Scene, levelcode_home: Path, name: str, *, guarded: bool) -> list[str]:
+    prepare, calls, proof = EDIT_ATTACKS[name]
+    prepare(scene)
+    filled = [
+        ToolCall(c.name, {k: _filled(scene, v) if isinstance(v, str) else v for k, v in c.input.items()})
+        for c in calls
+    ]
+    done, told = run_turn(scene, levelcode_home, filled, sandbox=guarded)
+    assert done.returncode == 0, done.stderr
+    user_git(scene, *proof)
+    return told
+
+
+@pytest.mark.parametrize("name", EDIT_ATTACKS)
+def test_autopilot_edits_of_what_git_runs_are_refused_headless(
+    scene: Scene, isolated_home: Path, name: str
+) -> None:
+    told = edit_attack(scene, isolated_home, name, guarded=True)
+    assert not scene.marker.exists(), told
+    assert any("not run: nobody can approve" in text and "autopilot included" in text for text in told), told
+
+
+@pytest.mark.parametrize("name", EDIT_ATTACKS)
+def test_positive_control_unguarded_edits_make_the_users_git_run_it(
+    scene: Scene, isolated_home: Path, name: str
+) -> None:
+    edit_attack(scene, isolated_home, name, guarded=False)
+    assert scene.marker.exists()
