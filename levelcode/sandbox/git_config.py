@@ -129,7 +129,7 @@ def _entry(text: str, i: int, section: str, entries: list[tuple[str, str]]) -> i
 
 def _value(text: str, i: int) -> tuple[str, int]:
     """A value as git reads it: quotes removed, escapes applied, a backslash-newline joining lines,
-    whitespace outside quotes kept as single spaces between words and dropped at both ends."""
+    each whitespace character outside quotes kept as a space between words, none at either end."""
     out: list[str] = []
     quoted = comment = False
     spaces = 0
@@ -232,10 +232,11 @@ def _placed(value: str, home: Path, trees: list[Path]) -> list[Path]:
 
 
 def _path_words(command: str) -> list[str]:
-    """The words of a shell command that name a path (with a slash, or from `~`), also after `=`."""
+    """The words of a shell command that name a path (with a slash, or from `~`), also after `=`
+    (`--out=build/x`); an option itself is not one."""
     try:
         words = shlex.split(command.removeprefix("!"))
     except ValueError:
         words = command.removeprefix("!").split()
     parts = dict.fromkeys(piece for word in words for piece in (word, word.rpartition("=")[2]))
-    return [part for part in parts if "/" in part or part.startswith("~")]
+    return [part for part in parts if ("/" in part or part.startswith("~")) and not part.startswith("-")]

@@ -35,13 +35,17 @@ class Moved:
 
 
 def quarantine(planted: Sequence[Planted], roots: Sequence[Path], base: Path) -> list[Moved]:
-    """Move each planted entry under a new batch folder of `base`, deepest first (an entry inside
-    another planted folder leaves before that folder does)."""
+    """Move each planted entry under a new batch folder of `base`; one inside another planted
+    folder goes with it."""
     if not planted:
         return []
     batch = base / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{next(_BATCHES)}"
     moved: list[Moved] = []
-    for item in sorted(planted, key=lambda p: len(p.path.parts), reverse=True):
+    outermost: list[Planted] = []
+    for item in sorted(planted, key=lambda p: len(p.path.parts)):
+        if not any(item.path.is_relative_to(outer.path) for outer in outermost):
+            outermost.append(item)
+    for item in outermost:
         root = next((r for r in roots if item.path.is_relative_to(r)), item.path.parent)
         target = batch / (root.name or "root") / item.path.relative_to(root)
         moved.append(_move(item, target, batch))

@@ -222,6 +222,12 @@ def run_turn(
 ) -> tuple[Any, list[str]]:
     """One headless autopilot turn making `calls`, as the user's HOME; (the run, what the model was told)."""
     steps = [Reply(tool_calls=(call,)) for call in calls] + [Reply(text="done")]
+    return run_scripted(scene, levelcode_home, steps, sandbox=sandbox)
+
+
+def run_scripted(
+    scene: Scene, levelcode_home: Path, steps: list[Any], *, sandbox: bool = True
+) -> tuple[Any, list[str]]:
     extra = {"HOME": str(scene.home)}
     if not sandbox:
         extra[SWITCH] = "off"
@@ -432,3 +438,36 @@ def test_positive_control_unguarded_edits_make_the_users_git_run_it(
 ) -> None:
     edit_attack(scene, isolated_home, name, guarded=False)
     assert scene.marker.exists()
+
+
+# --- a background command: checked while it runs, and when it ends ------------------------------
+
+BACKGROUND_PLANT = (
+    "git init -q sub; git -C sub -c user.name=m -c user.email=m@m commit -q --allow-empty -m s; "
+    'git -C sub config core.fsmonitor "sh {payload}"; echo planted; sleep 600'
+)
+
+
+def test_a_background_command_s_planted_repository_is_moved_while_it_runs(
+    scene: Scene, isolated_home: Path
+) -> None:
+    """The turn starts the job, then reads its output until the check has moved what it planted;
+    the user's git runs in `sub` while the job is still running (the turn is not over)."""
+    seen: list[str] = []
+
+    def wait_for_the_check(request: Any) -> Reply:
+        told = tool_messages(request)[-1]["content"]
+        seen.append(told)
+        if told.startswith("[job bg1 stopped"):
+            return Reply(text="done")
+        if "[sandbox] moved sub/.git " in told:
+            user_git(scene, "-C", "sub", "status")  # while the job still runs
+            return Reply(tool_calls=(ToolCall("stop_background_command", {"job_id": "bg1"}),))
+        return Reply(tool_calls=(ToolCall("read_background_output", {"job_id": "bg1", "wait_seconds": 5}),))
+
+    start = ToolCall("start_background_command", {"command": _filled(scene, BACKGROUND_PLANT)})
+    done, _ = run_scripted(scene, isolated_home, [Reply(tool_calls=(start,)), *[wait_for_the_check] * 8])
+    assert done.returncode == 0, done.stderr
+    assert any("[sandbox] moved sub/.git " in text and "running" in text for text in seen), seen
+    assert not scene.marker.exists()
+    assert not (scene.workspace / "sub" / ".git").exists()
