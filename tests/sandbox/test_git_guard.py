@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from levelcode.sandbox import git_scan
 from levelcode.sandbox.git_config import GitConfigSources
 from levelcode.sandbox.git_guard import GitBaseline, git_protection, planted_since, scan_bound_note
 from levelcode.sandbox.git_scan import scan_git_control
@@ -67,7 +68,7 @@ def _swap_tools(ws: Path) -> None:
     (ws / "tools" / "clean").write_text("touch /x\n")
 
 
-PLANTED: dict[str, tuple[Callable[[Path], None], str]] = {
+PLANTED: dict[str, tuple[Callable[[Path], object], str]] = {
     "nested repository": (lambda ws: _repo(ws / "sub"), "sub/.git"),
     "deep in node_modules": (lambda ws: _repo(ws / "node_modules" / "a" / "b"), "node_modules/a/b/.git"),
     "gitdir file": (
@@ -115,10 +116,8 @@ UNTOUCHED: dict[str, Callable[[Path], object]] = {
     "ordinary files": lambda ws: [
         (ws / n).write_text("x") for n in (".gitignore", ".gitattributes", "git.md")
     ],
-    "a file named head": lambda ws: (ws / "docs").mkdir() or (ws / "docs" / "HEAD.md").write_text("x"),
-    "objects and refs without HEAD": lambda ws: [
-        (ws / "x" / d).mkdir(parents=True) for d in ("objects", "refs")
-    ],
+    "a file named head": lambda ws: (ws / "fixtures" / "HEAD.md").write_text("x"),
+    "objects and refs without HEAD": lambda ws: _bare(ws / "x").joinpath("HEAD").unlink(),
     "the user's repository moved with its parent": lambda ws: (ws / "vendor").rename(ws / "third_party"),
     "work inside the user's repositories": lambda ws: (ws / "vendor" / "lib" / "new.txt").write_text("x"),
     "the named program's content": lambda ws: (ws / "tools" / "clean").write_text("cat -v\n"),
@@ -171,3 +170,48 @@ def test_what_cannot_be_moved_stays_and_is_reported_loudly(ws: Path, tmp_path: P
     assert [m.to for m in moved] == [None]
     assert (ws / "sub" / ".git").is_dir()
     assert report_lines(moved, baseline.roots)[0].startswith("[sandbox] COULD NOT MOVE sub/.git")
+
+
+def test_an_unchanged_folder_is_not_listed_again_and_a_changed_one_is(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listing kept from the last scan is used while the folder's times are unchanged; here
+    every folder counts as listed long enough after its last change (no racy window)."""
+    monkeypatch.setattr(git_scan, "RACY_SECONDS", -1.0)
+    listed: list[str] = []
+    real_list = git_scan._list
+
+    def counting(folder: str, identity: tuple[int, int, int], *, reusable: bool) -> object:
+        listed.append(folder)
+        return real_list(folder, identity, reusable=reusable)
+
+    monkeypatch.setattr(git_scan, "_list", counting)
+    first = scan_git_control([ws])
+    assert listed
+    listed.clear()
+    assert scan_git_control([ws]) == first
+    assert listed == []  # nothing changed: nothing listed again
+    _repo(ws / "node_modules" / "a" / "b")  # deep: only that folder (and what is new in it) changes
+    again = scan_git_control([ws])
+    assert str(ws / "node_modules" / "a" / "b") in listed
+    assert str(ws / "node_modules") not in listed
+    assert ws / "node_modules" / "a" / "b" / ".git" in [entry.path for entry in again.entries]
+
+
+def test_a_folder_changed_just_before_its_listing_is_listed_again(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within the racy window the times cannot be trusted to tell a later change apart."""
+    listed: list[str] = []
+    real_list = git_scan._list
+
+    def counting(folder: str, identity: tuple[int, int, int], *, reusable: bool) -> object:
+        listed.append(folder)
+        return real_list(folder, identity, reusable=reusable)
+
+    monkeypatch.setattr(git_scan, "_list", counting)
+    (ws / "node_modules" / "a" / "new.txt").write_text("")  # changed now
+    scan_git_control([ws])
+    listed.clear()
+    scan_git_control([ws])
+    assert str(ws / "node_modules" / "a") in listed
