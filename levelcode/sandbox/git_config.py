@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ class GitConfigSources:
     home: Path
     files: tuple[Path, ...]  # system, then global: those that exist and those that may appear
     inline: tuple[tuple[str, str], ...] = ()  # GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n
+    search_path: str = ""  # PATH, where a program named without a slash is found
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str], home: Path, config_home: Path) -> GitConfigSources:
@@ -53,7 +55,7 @@ class GitConfigSources:
         )
         named = env.get("GIT_CONFIG_GLOBAL")
         user = [Path(named)] if named else [config_home / "git" / "config", home / ".gitconfig"]
-        return cls(home, (*system, *user), _inline(env))
+        return cls(home, (*system, *user), _inline(env), env.get("PATH", ""))
 
 
 def _inline(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
@@ -184,6 +186,7 @@ def named_paths(
             folders += _placed(value, sources.home, trees)
         elif PROGRAM_KEYS.fullmatch(key):
             programs += [p for word in _path_words(value) for p in _placed(word, sources.home, trees)]
+            programs += _found_on_path(key, value, sources.search_path)
     return NamedPaths(
         tuple(dict.fromkeys(read)), tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(programs))
     )
@@ -229,6 +232,19 @@ def _placed(value: str, home: Path, trees: list[Path]) -> list[Path]:
     if path is None:
         return []
     return [path] if path.is_absolute() else [tree / path for tree in trees]
+
+
+def _found_on_path(key: str, command: str, search_path: str) -> list[Path]:
+    """The program a command value starts with, when it is named without a slash and PATH finds
+    it (e.g. in an activated virtual environment inside the workspace); not a plain alias, which
+    names a git command."""
+    if not search_path or (key.startswith("alias.") and not command.startswith("!")):
+        return []
+    words = command.removeprefix("!").split(maxsplit=1)
+    if not words or "/" in words[0] or words[0].startswith("~"):
+        return []
+    found = shutil.which(words[0], path=search_path)
+    return [] if found is None else [Path(found)]
 
 
 def _path_words(command: str) -> list[str]:

@@ -127,3 +127,19 @@ def test_a_repository_s_own_config_and_the_environment_s_are_read(tmp_path: Path
 def test_the_environment_can_name_other_config_files() -> None:
     env = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/cfg/git"}
     assert GitConfigSources.from_environment(env, Path("/h"), Path("/h/.config")).files == (Path("/cfg/git"),)
+
+
+def test_a_program_named_without_a_slash_is_found_through_path(tmp_path: Path) -> None:
+    """An activated virtual environment inside the workspace puts its bin/ first on PATH."""
+    home, bin_dir = tmp_path / "home", tmp_path / "ws" / ".venv" / "bin"
+    home.mkdir()
+    bin_dir.mkdir(parents=True)
+    for name in ("black", "status", "pre-commit"):
+        (bin_dir / name).write_text("#!/bin/sh\n")
+        (bin_dir / name).chmod(0o755)
+    (home / ".gitconfig").write_text(
+        '[filter "fmt"]\n\tclean = black -q -\n[alias]\n\tst = status\n\tpc = !pre-commit run\n'
+        "[core]\n\tpager = not-installed-anywhere\n"
+    )
+    sources = GitConfigSources(home, (home / ".gitconfig",), search_path=f"{bin_dir}:/usr/bin:/bin")
+    assert set(named_paths(sources, [], []).programs) == {bin_dir / "black", bin_dir / "pre-commit"}
