@@ -8,9 +8,11 @@ Never deletes: an entry that cannot be moved stays, and the report says so loudl
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
 import shutil
+import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,13 +62,38 @@ def _move(item: Planted, target: Path, batch: Path) -> Moved:
                 folder.mkdir(exist_ok=True, mode=FOLDER_MODE)
         if os.path.lexists(target):
             raise FileExistsError(f"{target} exists")
-        try:
-            os.rename(item.path, target)
-        except OSError:  # another file system: copy, then remove
-            shutil.move(str(item.path), str(target))
+        _move_from_its_folder(item.path, target)
     except OSError as exc:
         return Moved(item, None, exc.strerror or str(exc))
     return Moved(item, target)
+
+
+def _move_from_its_folder(path: Path, target: Path) -> None:
+    """Move `path` through a descriptor of its folder, checked to be that very folder: a process
+    still running in the sandbox may swap a folder above for a link to somewhere else, and what
+    lies there is not ours to move."""
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        if os.path.realpath(f"/proc/self/fd/{folder}") != str(path.parent):
+            raise OSError(f"its folder {path.parent} was replaced meanwhile")
+        try:
+            os.rename(path.name, target, src_dir_fd=folder)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+            _copy_then_remove(path, target, folder)
+    finally:
+        os.close(folder)
+
+
+def _copy_then_remove(path: Path, target: Path, folder: int) -> None:
+    """Another file system: copy (links as links), then remove through the folder's descriptor."""
+    if stat.S_ISDIR(os.lstat(path.name, dir_fd=folder).st_mode):
+        shutil.copytree(path, target, symlinks=True)
+        shutil.rmtree(path.name, dir_fd=folder)
+    else:
+        shutil.copy2(path, target, follow_symlinks=False)
+        os.unlink(path.name, dir_fd=folder)
 
 
 def quarantine_planted(baseline: GitBaseline) -> list[str]:

@@ -10,7 +10,9 @@ left alone. A scan that reaches its bound says so."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -215,3 +217,41 @@ def test_a_folder_changed_just_before_its_listing_is_listed_again(
     listed.clear()
     scan_git_control([ws])
     assert str(ws / "node_modules" / "a") in listed
+
+
+def test_a_folder_swapped_for_a_link_before_the_move_is_not_followed(ws: Path, tmp_path: Path) -> None:
+    """A process still running (a background job) may replace `sub` with a link elsewhere between
+    the scan and the move: what lies there is not the workspace's, and stays."""
+    baseline = _baseline(ws, tmp_path)
+    _repo(ws / "sub")
+    planted, _ = planted_since(baseline)
+    elsewhere = _repo(tmp_path / "elsewhere")
+    (ws / "sub").rename(ws / "sub.old")
+    (ws / "sub").symlink_to(elsewhere)
+    (moved,) = quarantine(planted, baseline.roots, baseline.quarantine)
+    assert moved.to is None
+    assert "was replaced meanwhile" in moved.error
+    assert (elsewhere / ".git" / "config").is_file()
+
+
+@pytest.mark.skipif(not Path("/dev/shm").is_dir(), reason="no second file system at /dev/shm")
+def test_a_quarantine_on_another_file_system_gets_a_copy_and_the_plant_is_removed(
+    ws: Path, tmp_path: Path
+) -> None:
+    baseline = _baseline(ws, tmp_path)
+    _repo(ws / "sub")
+    (ws / "sub" / ".git" / "link").symlink_to("/etc/passwd")
+    (ws / ".gitmodules").write_text("[submodule]\n")
+    planted, _ = planted_since(baseline)
+    other = Path(tempfile.mkdtemp(dir="/dev/shm"))
+    try:
+        moved = quarantine(planted, baseline.roots, other)
+        assert [m.error for m in moved] == ["", ""]
+        assert not (ws / "sub" / ".git").exists()
+        assert not (ws / ".gitmodules").exists()
+        copied = next(m.to for m in moved if m.planted.path.name == ".git")
+        assert copied is not None
+        assert (copied / "link").is_symlink()  # copied as a link, not followed
+        assert (copied / "config").is_file()
+    finally:
+        shutil.rmtree(other)
