@@ -4,15 +4,17 @@
 
 Runs `true`, `git status` (in a small repository) and `python3 -c pass` through the same spawn
 path as run_command (ShellProcess, `bash -c`), confined (policy surveyed for each command, as
-run_command does, then bwrap) and unconfined, interleaved in one run in a shuffled order per
-round. Prints medians, the ratio confined/unconfined and the added milliseconds, plus the
-survey's own median. Then the same for an MCP server's start (spawn, handshake and the first
-tools/list of tests/servers/fault_server.py, through LevelCode's connect): unconfined, sandboxed
-with the whole network (`"network": true`: no egress proxy) and sandboxed behind the egress
-filter (the default) — the last two differ by what the proxy and its forwarder add. Last, one
-HTTPS request (a new connection, TLS, GET) from inside the sandbox to a server on 127.0.0.1:
-direct (the whole network) against through the egress proxy (`--allow-host`). Machines here are
-shared and noisy: compare ratios, run it twice.
+run_command does, then bwrap, then the check for git control entries it planted) and
+unconfined, interleaved in one run in a shuffled order per round. Prints medians, the ratio
+confined/unconfined and the added milliseconds, plus the survey's and the check's own medians.
+`--files N` adds N files (in folders of 50, like a dependency tree) to the repository, untracked
+and ignored, to show what the scans cost in a bigger workspace. Then the same for an MCP
+server's start (spawn, handshake and the first tools/list of tests/servers/fault_server.py,
+through LevelCode's connect): unconfined, sandboxed with the whole network (`"network": true`:
+no egress proxy) and sandboxed behind the egress filter (the default) — the last two differ by
+what the proxy and its forwarder add. Last, one HTTPS request (a new connection, TLS, GET) from
+inside the sandbox to a server on 127.0.0.1: direct (the whole network) against through the
+egress proxy (`--allow-host`). Machines here are shared and noisy: compare ratios, run it twice.
 """
 
 from __future__ import annotations
@@ -42,17 +44,27 @@ from levelcode.mcp.config.specs import Provenance, StdioServerSpec  # noqa: E402
 from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
 from levelcode.mcp.connection import connect  # noqa: E402
 from levelcode.sandbox.confinement import Confinement, Wrap, current_confinement  # noqa: E402
+
+try:  # absent before the check existed: the bench also runs against older trees, for comparison
+    from levelcode.sandbox.confinement import planted_git_control
+except ImportError:
+    planted_git_control = None  # type: ignore[assignment]
 from levelcode.tools.process_group import ShellProcess  # noqa: E402
 from tests.support.registries import PACKAGE, package_registry  # noqa: E402
 
 COMMANDS = {"true": "true", "git status": "git status --short", "python -c pass": "python3 -c pass"}
 
 
-def small_repository(root: Path) -> Path:
+def small_repository(root: Path, files: int = 0) -> Path:
     repo = root / "repo"
     (repo / "src").mkdir(parents=True)
     for i in range(50):
         (repo / "src" / f"m{i}.py").write_text(f"VALUE = {i}\n")
+    for i in range(files):
+        folder = repo / "node_modules" / f"p{i // 50}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.js").write_text("")
+    (repo / ".gitignore").write_text("node_modules/\n")
     for args in (
         ["init", "-q"],
         ["add", "."],
@@ -65,13 +77,17 @@ def small_repository(root: Path) -> Path:
 async def timed(command: str, workspace: Path, confinement: Confinement | None) -> float:
     started = time.perf_counter()
     wrap: Wrap | None = None
+    policy = None
     if confinement is not None:
-        wrap = confinement.wrap(confinement.policy_for(workspace))
+        policy = confinement.policy_for(workspace)
+        wrap = confinement.wrap(policy)
     process = await ShellProcess.start(command, workspace, lambda _chunk: None, wrap=wrap)
     try:
         await process.wait(60)
     finally:
         await process.stop()
+    if policy is not None and planted_git_control is not None:
+        planted_git_control(policy)
     if process.returncode != 0:
         raise SystemExit(f"{command!r} failed ({'confined' if confinement else 'unconfined'})")
     return (time.perf_counter() - started) * 1000
@@ -235,13 +251,18 @@ def measure_requests(rounds: int, count: int, workspace: Path, scratch: Path) ->
     return runs
 
 
-def survey_median(confinement: Confinement, workspace: Path, rounds: int) -> float:
-    times = []
+def survey_medians(confinement: Confinement, workspace: Path, rounds: int) -> tuple[float, float | None]:
+    """The policy survey's median, and the after-check's (None where there is none)."""
+    surveys, checks = [], []
     for _ in range(rounds):
         started = time.perf_counter()
-        confinement.policy_for(workspace)
-        times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+        policy = confinement.policy_for(workspace)
+        surveys.append((time.perf_counter() - started) * 1000)
+        if planted_git_control is not None:
+            started = time.perf_counter()
+            planted_git_control(policy)
+            checks.append((time.perf_counter() - started) * 1000)
+    return statistics.median(surveys), statistics.median(checks) if checks else None
 
 
 def main() -> int:
@@ -250,6 +271,7 @@ def main() -> int:
     parser.add_argument("--server-rounds", type=int, default=15)
     parser.add_argument("--request-rounds", type=int, default=5)
     parser.add_argument("--requests", type=int, default=21, help="HTTPS requests per sandboxed run")
+    parser.add_argument("--files", type=int, default=0, help="extra untracked files in the repository")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sandbox-bench-") as scratch:
         os.environ["LEVELCODE_HOME"] = str(Path(scratch) / "levelcode-home")  # its cache folder goes here
@@ -257,9 +279,9 @@ def main() -> int:
         if not confinement.available:
             print(f"no sandbox on this machine: {confinement.reason}")
             return 2
-        workspace = small_repository(Path(scratch))
+        workspace = small_repository(Path(scratch), args.files)
         runs = asyncio.run(measure(args.rounds, workspace, confinement))
-        survey = survey_median(confinement, workspace, args.rounds)
+        survey, check = survey_medians(confinement, workspace, args.rounds)
         with package_registry() as registry:  # the user's registry, as npm is told of it
             os.environ["NPM_CONFIG_REGISTRY"] = registry.url + "/"
             servers = {
@@ -273,6 +295,8 @@ def main() -> int:
         plain, boxed = statistics.median(runs[name, False]), statistics.median(runs[name, True])
         print(f"{name:<16}{plain:>12.1f}{boxed:>12.1f}{boxed / plain:>7.2f}x{boxed - plain:>+8.1f}")
     print(f"policy survey alone (per command): {survey:.2f} ms median")
+    if check is not None:
+        print(f"check for planted git control entries (per command): {check:.2f} ms median")
     print(f"MCP server start to its tool list, median of {args.server_rounds} interleaved runs (ms)")
     for name, runs_of_server in servers.items():
         print_servers(name, runs_of_server)

@@ -1,6 +1,9 @@
 """`levelcode sandbox -- CMD ARGS...`: one command in the sandbox exactly as the agent runs its
 commands (same policy, spawn path and environment), so a user can see what the sandbox allows.
 
+Git control entries the command planted in the workspace (a new `.git`, `.gitmodules`, a file the
+user's git config names) are moved out of it afterwards, and stderr says where to.
+
 Exit codes: the command's own status (128+N when signal N ended it); 2 when there is no sandbox
 or nothing to run; 130 on Ctrl-C. The command's output (stdout and stderr merged, as the agent
 gets it) goes to stdout; LevelCode's own lines go to stderr.
@@ -16,6 +19,7 @@ from levelcode.cli.aio import run_command
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.cli.sandbox_setup import extra_roots, session_confinement
 from levelcode.core.settings import load_settings
+from levelcode.sandbox.confinement import planted_git_control
 from levelcode.sandbox.diagnosis import sandbox_refusals
 from levelcode.sandbox.policy import SandboxPolicy, describe_policy
 from levelcode.tools.base import ToolContext
@@ -57,6 +61,8 @@ def run_sandbox_command(args: argparse.Namespace) -> int:
             await process.wait()
         finally:
             await process.stop()
+            for line in planted_git_control(policy):  # also after Ctrl-C: nothing planted stays
+                say(line, err=True)
         return _exit_status(process.returncode, tail, policy)
 
     return run_command(main)

@@ -165,6 +165,7 @@ def open_session(
         autopilot=autopilot,
         sandbox=session_confinement(start.args, settings),
         approver=approver,
+        notify=lambda text: sink.emit(Notice(text)),
     )
     builtins = builtin_tools()
     mcp = start.mcp

@@ -68,7 +68,7 @@ def sandboxed_launch(
         spec, launch, box, workspace=workspace, servers_dir=servers_dir, confinement=confinement
     )
     argv, env = confinement.wrap(policy)(launch.argv, launch.env)
-    return dataclasses.replace(launch, argv=tuple(argv), env=env)
+    return dataclasses.replace(launch, argv=tuple(argv), env=env, sandbox=policy)
 
 
 def server_policy(

@@ -8,7 +8,8 @@ chosen by the model, which what it read can steer, and a registry takes uploads 
 it serves downloads. `--allow-host registry.npmjs.org` lets `npm install` work.
 
 The policy is surveyed per command, not once per session, so a `.git` or a secret store that
-appears during the session is covered from the next command on.
+appears during the session is covered from the next command on; what a command planted in git's
+control entries is moved away after it (`planted_git_control`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from levelcode.sandbox.egress_setup import COMMAND_HINT, egress_route
 from levelcode.sandbox.locations import HostPaths
 from levelcode.sandbox.policy import SandboxPolicy, confine
 from levelcode.sandbox.probe import SandboxSupport, sandbox_support
+from levelcode.sandbox.quarantine import quarantine_planted
 from levelcode.sandbox.survey import build_policy
 
 # Turns the argv and environment of a process into those that run it confined.
@@ -57,6 +59,12 @@ class Confinement:
         if self.support.bwrap is None:
             raise RuntimeError(f"no sandbox: {self.reason}")
         return functools.partial(confine, policy=policy, bwrap=self.support.bwrap)
+
+
+def planted_git_control(policy: SandboxPolicy) -> list[str]:
+    """After a process confined by `policy` (or while it runs): move away the git control entries
+    it planted in its writable folders; the `[sandbox]` lines saying what went where."""
+    return [] if policy.git is None else quarantine_planted(policy.git)
 
 
 def current_confinement(

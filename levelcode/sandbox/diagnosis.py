@@ -1,6 +1,6 @@
 """What a failed confined command says about the sandbox: which of its refusals (a read-only
-file system, a hidden secret store, the network turned off or filtered, the private /tmp) the
-output shows.
+file system, git's own read-only folders, a hidden secret store, the network turned off or
+filtered, the private /tmp) the output shows.
 
 Pure and conservative: only a command that failed (non-zero exit) is read, and only messages the
 sandbox itself causes count, so an ordinary failure is not blamed on it. One look at the disk: a
@@ -20,7 +20,13 @@ from levelcode.sandbox.policy import SandboxPolicy
 
 WRITE_REFUSED = (
     "[sandbox] writes outside the workspace (and its added folders and /tmp) are refused, and "
-    ".git/config, .git/hooks and .levelcode/ are read-only"
+    "git's folders (.git), the files the user's git config names and .levelcode/ are read-only"
+)
+GIT_READ_ONLY = (
+    "[sandbox] .git (and .gitmodules) are read-only in the sandbox, so git commands that write "
+    "them (add, commit, checkout, switch, stash, fetch, merge, rebase, submodule) fail here, while "
+    "status, diff, log and show work: nothing a sandboxed command writes may decide what the "
+    "user's git runs. The user can run that git command outside the sandbox"
 )
 SECRETS_HIDDEN = (
     "[sandbox] the user's secret stores (~/.ssh, ~/.aws, ~/.gnupg, cloud and registry credentials) "
@@ -37,6 +43,7 @@ NETWORK_FILTERED = (
 )
 
 _READ_ONLY = re.compile(r"read-only file system|\bEROFS\b", re.IGNORECASE)
+_GIT_PATH = re.compile(r"(^|[/\s'\"`])\.git(modules)?([/:'\"`\s]|$)")  # a refused write into .git
 _NETWORK = re.compile(
     r"network is unreachable|\bENETUNREACH\b|could not resolve|couldn't resolve|"
     r"temporary failure in name resolution|name or service not known|\bEAI_AGAIN\b|"
@@ -59,7 +66,10 @@ def sandbox_refusals(
     if returncode is None or returncode == 0:
         return ()
     found: list[str] = []
-    if _READ_ONLY.search(output):
+    refused = [line for line in output.splitlines() if _READ_ONLY.search(line)]
+    if any(_GIT_PATH.search(line) for line in refused):
+        found.append(GIT_READ_ONLY)
+    if any(not _GIT_PATH.search(line) for line in refused):
         found.append(WRITE_REFUSED)
     if _mentions_hidden(output, policy):
         found.append(SECRETS_HIDDEN)
@@ -91,7 +101,7 @@ def _hidden_tmp_path(output: str, policy: SandboxPolicy, exists: Callable[[str],
     the folders the sandbox shows: the private /tmp hid it."""
     if not _MISSING.search(output):
         return None
-    shown = [*policy.writable, *policy.readable, *policy.pinned]
+    shown = [*policy.writable, *policy.readable]
     for match in _TMP_PATH.finditer(output):
         path = match.group(0).rstrip(".")
         if not any(Path(path).is_relative_to(folder) for folder in shown) and exists(path):

@@ -52,8 +52,6 @@ AGENT_SOCKETS = (
     "/run/dbus/system_bus_socket",
 )
 
-# Inside a git dir: what git reads as configuration or runs. Protected where they exist.
-GIT_CONTROL_NAMES = ("config", "config.worktree", "hooks", "commondir")
 LEVELCODE_DIR = ".levelcode"
 
 # Where the usual tools keep their caches, pointed at the sandbox's own cache folder: HOME is
@@ -136,6 +134,10 @@ class HostPaths:
         digest = hashlib.sha256(str(workspace).encode()).hexdigest()[:16]
         name = "".join(c if c.isalnum() or c in "-_." else "_" for c in workspace.name)[:40]
         return self.levelcode_state / "sandbox" / "cache" / f"{name or 'root'}-{digest}"
+
+    def quarantine_dir(self) -> Path:
+        """Where git control entries planted by sandboxed processes are moved (hidden inside)."""
+        return self.levelcode_state / "sandbox" / "quarantine"
 
 
 def cache_environment(cache_dir: Path) -> dict[str, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from levelcode.sandbox.egress import (
     EgressRoute,
@@ -17,6 +18,9 @@ from levelcode.sandbox.egress import (
     proxy_environment,
 )
 from levelcode.sandbox.locations import PRIVATE_TMP, cache_environment
+
+if TYPE_CHECKING:
+    from levelcode.sandbox.git_guard import GitBaseline
 
 
 @dataclass(frozen=True)
@@ -29,10 +33,9 @@ class SandboxPolicy:
     # write them.
     readable: tuple[Path, ...] = ()
     writable: tuple[Path, ...] = ()  # the workspace and the folders the user added
-    # Writable folders that must stay where they are (.git): a mount point cannot be renamed away
-    # and replaced by one carrying another config.
-    pinned: tuple[Path, ...] = ()
-    read_only: tuple[Path, ...] = ()  # islands inside writable folders: .git/config, .git/hooks …
+    # Islands inside writable folders: every git dir whole, .git files, .gitmodules, what the
+    # user's git config names there, .levelcode/. A mount point cannot be renamed or replaced.
+    read_only: tuple[Path, ...] = ()
     hidden_dirs: tuple[Path, ...] = ()  # shown as an empty, read-only folder
     hidden_files: tuple[Path, ...] = ()  # shown as an empty file
     cache_dir: Path | None = None  # writable again after hiding: it lives in the hidden state dir
@@ -40,6 +43,9 @@ class SandboxPolicy:
     # No network of its own, but the hosts on the route's list through the egress proxy
     # (egress.py); only where `network` is False.
     egress: EgressRoute | None = None
+    # What git's control entries under the writable folders were before the process started:
+    # what it plants there is moved away after it (git_guard.py, quarantine.py).
+    git: GitBaseline | None = None
 
 
 def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, bwrap: str = "bwrap") -> list[str]:
@@ -56,7 +62,6 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, bwrap: str = "bwra
         args += egress_mounts(policy.egress)
     args += _mounts("--ro-bind", policy.readable)  # before the writable ones, which may lie inside
     args += _mounts("--bind", policy.writable)
-    args += _mounts("--bind", policy.pinned)
     args += _mounts("--ro-bind", policy.read_only)
     for folder in policy.hidden_dirs:
         args += ["--tmpfs", str(folder)]

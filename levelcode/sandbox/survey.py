@@ -1,21 +1,24 @@
-"""Filling a sandbox policy from what exists on disk: git dirs (also a worktree's or submodule's,
-whose `.git` is a file), `.levelcode/`, secret stores, the cache folder (created here, private).
+"""Filling a sandbox policy from what exists on disk: git's control entries and what the user's
+git config names inside the writable folders (git_guard.py), `.levelcode/`, secret stores, the
+cache folder (created here, private).
 
-Only existing paths are named: bwrap would have to create a mount point for a missing one. So a
-path that appears later (`git init` in a folder that had no `.git`) is protected from the next
-command on, not during the command that created it.
+Only existing paths are named: bwrap would have to create a mount point for a missing one. What
+appears during a command (`git init` in a folder that had no `.git`) is not kept from being
+written; the check after the command moves it away (quarantine.py), and from the next command on
+it would be read-only anyway.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from levelcode.core.private_files import private_folder
-from levelcode.sandbox.locations import GIT_CONTROL_NAMES, LEVELCODE_DIR, PRIVATE_TMP, HostPaths
+from levelcode.sandbox.git_config import GitConfigSources
+from levelcode.sandbox.git_guard import git_protection
+from levelcode.sandbox.locations import LEVELCODE_DIR, PRIVATE_TMP, HostPaths
 from levelcode.sandbox.policy import SandboxPolicy
-
-MAX_MODULE_DEPTH = 4  # nested submodules: .git/modules/a/modules/b/…
 
 
 def build_policy(
@@ -37,18 +40,16 @@ def confined_policy(
     network: bool,
     readable_dirs: Iterable[Path] = (),
 ) -> SandboxPolicy:
-    """A policy that writes `writable_dirs` (those that exist; git control files and `.levelcode/`
-    inside them stay read-only) and `own_dir` (created here, private, writable even where it lies
-    inside LevelCode's hidden state), sees `readable_dirs` as they are even under /tmp, and starts
-    in `workdir`."""
+    """A policy that writes `writable_dirs` (those that exist; git's control entries, what the
+    user's git config names and `.levelcode/` inside them stay read-only) and `own_dir` (created
+    here, private, writable even where it lies inside LevelCode's hidden state), sees
+    `readable_dirs` as they are even under /tmp, and starts in `workdir`."""
     writable = _unique(d.resolve() for d in writable_dirs if d.is_dir())
     readable = _unique(d.resolve() for d in readable_dirs if d.is_dir())
-    pinned: list[Path] = []
-    read_only: list[Path] = []
-    for root in writable:
-        root_pinned, root_protected = protected_paths(root)
-        pinned += root_pinned
-        read_only += root_protected
+    sources = GitConfigSources.from_environment(os.environ, host.home, host.config_home)
+    git = git_protection(writable, sources, host.quarantine_dir())
+    read_only = [root / LEVELCODE_DIR for root in writable if (root / LEVELCODE_DIR).exists()]
+    read_only += git.read_only
     cache = private_folder(own_dir)
     hidden_dirs = _outermost(p.resolve() for p in host.secret_dirs() if p.is_dir())
     hidden_files = _unique(p.resolve() for p in host.secret_files() if _is_file_like(p))
@@ -56,81 +57,13 @@ def confined_policy(
         workdir=workdir,
         readable=tuple(d for d in readable if d.is_relative_to(PRIVATE_TMP)),
         writable=tuple(writable),
-        pinned=tuple(_unique(pinned)),
         read_only=tuple(_unique(read_only)),
         hidden_dirs=tuple(hidden_dirs),
         hidden_files=tuple(f for f in hidden_files if not _inside_any(f, hidden_dirs)),
         cache_dir=cache.resolve(),
         network=network,
+        git=git.baseline,
     )
-
-
-def protected_paths(root: Path) -> tuple[list[Path], list[Path]]:
-    """(git dirs to pin, paths to make read-only) for one writable folder."""
-    pinned: list[Path] = []
-    read_only = [root / LEVELCODE_DIR] if (root / LEVELCODE_DIR).exists() else []
-    dot_git = root / ".git"
-    if dot_git.is_file():
-        read_only.append(dot_git)  # rewritten, it would point git at a config the sandbox wrote
-    git_dir = git_dir_of(root)
-    if git_dir is None:
-        return pinned, read_only
-    if dot_git.is_dir():
-        pinned.append(dot_git)
-    for gdir in _git_dirs(git_dir):
-        read_only += [gdir / name for name in GIT_CONTROL_NAMES if (gdir / name).exists()]
-    return pinned, [p.resolve() for p in read_only]
-
-
-def git_dir_of(root: Path) -> Path | None:
-    """The git dir of a working tree: `.git` itself, or where a `.git` file's `gitdir:` points."""
-    dot_git = root / ".git"
-    if dot_git.is_dir():
-        return dot_git
-    if not dot_git.is_file():
-        return None
-    try:
-        first = dot_git.read_text(encoding="utf-8", errors="replace").splitlines()[0]
-    except (OSError, IndexError):
-        return None
-    if not first.startswith("gitdir:"):
-        return None
-    target = Path(first.removeprefix("gitdir:").strip())
-    target = target if target.is_absolute() else root / target
-    return target if target.is_dir() else None
-
-
-def _git_dirs(git_dir: Path) -> Iterator[Path]:
-    """The git dir, the common dir a worktree's points to, and submodules' git dirs under both."""
-    dirs = [git_dir]
-    common = _common_dir(git_dir)
-    if common is not None:
-        dirs.append(common)
-    for gdir in _unique(d.resolve() for d in dirs):
-        yield gdir
-        yield from _module_dirs(gdir / "modules", MAX_MODULE_DEPTH)
-
-
-def _common_dir(git_dir: Path) -> Path | None:
-    try:
-        text = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return None
-    target = Path(text) if Path(text).is_absolute() else git_dir / text
-    return target if text and target.is_dir() else None
-
-
-def _module_dirs(modules: Path, depth: int) -> Iterator[Path]:
-    if depth <= 0 or not modules.is_dir():
-        return
-    for entry in sorted(modules.iterdir()):
-        if not entry.is_dir():
-            continue
-        if (entry / "HEAD").exists():
-            yield entry
-            yield from _module_dirs(entry / "modules", depth - 1)
-        else:  # a submodule named with a slash: modules/lib/sub/
-            yield from _module_dirs(entry, depth - 1)
 
 
 def _is_file_like(path: Path) -> bool:

@@ -1,7 +1,9 @@
 """Background commands: start one, read what it printed since the last look, stop it.
 
 Jobs live in the session's `ToolContext.state`; `close_background_jobs` stops every job's whole
-process group, so a new chat or exit leaves nothing running.
+process group, so a new chat or exit leaves nothing running. A confined job is watched while it
+runs, and checked once more when it ends, for git control entries it planted in the workspace
+(sandbox/git_watch.py): what it planted is moved away, and its output and the user are told.
 """
 
 from __future__ import annotations
@@ -9,15 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from levelcode.core.errors import ToolError
 from levelcode.sandbox.diagnosis import sandbox_refusals
+from levelcode.sandbox.git_watch import watch_planted
 from levelcode.sandbox.policy import SandboxPolicy
 from levelcode.tools.arguments import optional_int, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
 from levelcode.tools.command_approval import background_command_approval
-from levelcode.tools.command_sandbox import command_confinement
+from levelcode.tools.command_sandbox import command_confinement, tell_user
 from levelcode.tools.process_group import ShellProcess, exit_description
 
 JOBS_KEY = "background_jobs"
@@ -25,6 +29,7 @@ MAX_JOBS = 16
 UNREAD_LIMIT = 200_000  # bytes of unread output kept per job; older unread output is dropped
 TAIL_LIMIT = 16_000  # bytes of the latest output kept, read or not, to tell what the sandbox blocked
 MAX_WAIT_SECONDS = 60
+LAST_CHECK_SECONDS = 30.0  # the workspace scan after a job ends is bounded in entries, not time
 
 
 @dataclass
@@ -64,6 +69,13 @@ class BackgroundJob:
     output: JobOutput
     policy: SandboxPolicy | None = None  # the sandbox it runs in; None: unconfined
     refusals_told: bool = False
+    git_watch: asyncio.Task[None] | None = None  # confined: moves away what it plants in git
+
+    async def watched(self) -> None:
+        """Once the job has ended: wait for the last check of what it planted (bounded)."""
+        if self.git_watch is not None and not self.running:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.git_watch), LAST_CHECK_SECONDS)
 
     @property
     def running(self) -> bool:
@@ -122,11 +134,21 @@ async def start_background_command(ctx: ToolContext, args: Args) -> str:
     wrap = confined[1] if confined else None
     process = await ShellProcess.start(command, ctx.workspace, output.add, output.changed.set, wrap=wrap)
     job = BackgroundJob(table.next_id(), command, process, output, confined[0] if confined else None)
+    if job.policy is not None:
+        job.git_watch = asyncio.create_task(watch_planted(job.policy, process.wait, _reporter(ctx, job)))
     table.jobs[job.id] = job
     return (
         f"Started background job {job.id} (pid {process.pid}). Read its output with "
         f"read_background_output and stop it with stop_background_command (job_id {job.id!r})."
     )
+
+
+def _reporter(ctx: ToolContext, job: BackgroundJob) -> Callable[[list[str]], None]:
+    def report(lines: list[str]) -> None:
+        job.output.add(("\n".join(lines) + "\n").encode())
+        tell_user(ctx, [f"[background job {job.id}]", *lines])
+
+    return report
 
 
 async def read_background_output(ctx: ToolContext, args: Args) -> str:
@@ -135,6 +157,7 @@ async def read_background_output(ctx: ToolContext, args: Args) -> str:
     if wait and not job.output.unread and job.running:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(job.output.changed.wait(), wait)
+    await job.watched()
     output = job.output.take().rstrip("\n") or "(no new output)"
     return "\n".join([f"[job {job.id}: {job.status}]", output, *job.untold_refusals()])
 
@@ -143,6 +166,7 @@ async def stop_background_command(ctx: ToolContext, args: Args) -> str:
     job = _job(ctx, args)
     del job_table(ctx).jobs[job.id]
     await job.process.stop()
+    await job.watched()
     output = job.output.take().rstrip("\n") or "(no new output)"
     return f"[job {job.id} stopped: {job.status}]\n{output}"
 
@@ -153,6 +177,7 @@ async def close_background_jobs(ctx: ToolContext) -> None:
     jobs = list(table.jobs.values())
     table.jobs.clear()
     await asyncio.gather(*(job.process.stop() for job in jobs), return_exceptions=True)
+    await asyncio.gather(*(job.watched() for job in jobs), return_exceptions=True)
 
 
 _JOB_ID = {"type": "string", "description": "The id start_background_command returned, e.g. 'bg1'"}

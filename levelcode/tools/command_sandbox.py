@@ -1,14 +1,16 @@
 """The model's commands and the session's sandbox: this command's policy, the note a card carries
-when there is no sandbox, and the one run outside the sandbox a person may allow after it blocked
+when there is no sandbox, the check after a confined command that moves away the git control
+entries it planted, and the one run outside the sandbox a person may allow after it blocked
 something. Whether a command may run at all is decided elsewhere (command_approval.py).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from levelcode.core.approvals import ApprovalRequest, decide_or_deny
-from levelcode.sandbox.confinement import Wrap
+from levelcode.sandbox.confinement import Wrap, planted_git_control
 from levelcode.sandbox.policy import SandboxPolicy
 from levelcode.tools.base import ToolContext
 from levelcode.tools.output_caps import visible_control_chars
@@ -26,6 +28,24 @@ def command_confinement(ctx: ToolContext) -> tuple[SandboxPolicy, Wrap] | None:
         return None
     policy = ctx.sandbox.policy_for(ctx.workspace, ctx.extra_roots)
     return policy, ctx.sandbox.wrap(policy)
+
+
+async def planted_after(ctx: ToolContext, policy: SandboxPolicy) -> list[str]:
+    """Once a confined command has ended (or while a long one runs): move away the git control
+    entries it planted; the `[sandbox]` lines for its result, also told to the user."""
+    lines = await asyncio.to_thread(planted_git_control, policy)
+    tell_user(ctx, lines)
+    return lines
+
+
+def planted_after_now(ctx: ToolContext, policy: SandboxPolicy) -> None:
+    """The same check where nothing can be awaited any more (a cancelled command): it blocks."""
+    tell_user(ctx, planted_git_control(policy))
+
+
+def tell_user(ctx: ToolContext, lines: Sequence[str]) -> None:
+    if lines and ctx.notify is not None:
+        ctx.notify("\n".join(lines))
 
 
 def unconfined_note(ctx: ToolContext) -> str | None:

@@ -1,8 +1,9 @@
 """The writing file tools `write_file` and `edit_file`, and the approval card each shows.
 
 Both ask first (kind "edit", with the path and a short diff) unless the session is on autopilot.
-A write under the workspace's `.git/` or `.levelcode/` asks even on autopilot, flagged and without
-"always allow". The path guard applies whatever the approval said: autopilot never widens where a
+A write under the workspace's `.git/` or `.levelcode/`, or to a file git acts on (`.gitmodules`, a
+HEAD, what the user's git config names: git_targets.py), asks even on autopilot, flagged and
+without "always allow". The path guard applies whatever the approval said: autopilot never widens where a
 tool may write.
 """
 
@@ -17,10 +18,12 @@ from levelcode.core.errors import ToolError
 from levelcode.tools.arguments import optional_bool, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
 from levelcode.tools.file_read import existing_file, looks_binary
+from levelcode.tools.git_targets import git_target
 from levelcode.tools.output_caps import visible_control_chars
 from levelcode.tools.path_guard import allowed_roots, display_path, resolve_in_roots
 from levelcode.tools.protected_paths import protected_folder
 
+ALWAYS_ASKS = "LevelCode always asks before writing there, autopilot included."
 MAX_PREVIEW_LINES = 60
 MAX_DIFF_SOURCE_BYTES = 512_000
 
@@ -127,15 +130,15 @@ def _current_text(path: Path) -> str | None:
 
 def protected_warning(ctx: ToolContext, path: Path) -> str | None:
     """Why writing `path` (resolved) always needs a person: it lies under `.git/` or `.levelcode/`
-    of the workspace or an added directory. None for every other path."""
-    for root in allowed_roots(ctx):
+    of the workspace or an added directory, or git acts on it (git_targets.py). None for every
+    other path."""
+    roots = allowed_roots(ctx)
+    for root in roots:
         found = protected_folder(path.relative_to(root).parts) if path.is_relative_to(root) else None
         if found is not None:
-            return (
-                f"Writes under {found[0]}/ ({found[1]}): LevelCode always asks before writing there, "
-                "autopilot included."
-            )
-    return None
+            return f"Writes under {found[0]}/ ({found[1]}): {ALWAYS_ASKS}"
+    why = git_target(path, roots)
+    return None if why is None else f"Writes {display_path(ctx, path)} ({why}): {ALWAYS_ASKS}"
 
 
 def _edit_request(

@@ -4,25 +4,36 @@ session's sandbox when there is one.
 The command's whole process group is stopped on timeout, on cancellation (the user's Ctrl-C), and
 when the command exits leaving background processes behind: nothing it started outlives the call.
 When the sandbox blocked it, the result says what and why, and a person (never a headless run)
-may allow one run outside the sandbox.
+may allow one run outside the sandbox. After a confined run, git control entries it planted in the
+workspace are moved away and the result says where.
 """
 
 from __future__ import annotations
 
+import asyncio
+
 from levelcode.core.errors import ToolError
 from levelcode.sandbox.confinement import Wrap
 from levelcode.sandbox.diagnosis import sandbox_refusals
+from levelcode.sandbox.policy import SandboxPolicy
 from levelcode.tools.arguments import optional_int, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
 from levelcode.tools.command_approval import run_command_approval
-from levelcode.tools.command_sandbox import command_confinement, rerun_allowed
+from levelcode.tools.command_sandbox import (
+    command_confinement,
+    planted_after,
+    planted_after_now,
+    rerun_allowed,
+)
 from levelcode.tools.output_caps import COMMAND_OUTPUT_LIMIT, HeadTailBuffer
 from levelcode.tools.process_group import ShellProcess, exit_description, group_alive
 
 DEFAULT_TIMEOUT_SECONDS = 120
 SANDBOX_NOTE = (
     "Where LevelCode has a sandbox, commands run in it: only the workspace, added folders and /tmp "
-    "are writable, secrets are hidden and the network is off unless the user allowed it; lines "
+    "are writable, secrets are hidden and the network is off unless the user allowed it; .git is "
+    "read-only there (git status, diff and log work; add, commit and checkout do not), and git "
+    "repositories or control files a command creates are moved out of the workspace. Lines "
     "starting with [sandbox] say what it blocked."
 )
 MAX_TIMEOUT_SECONDS = 600
@@ -44,11 +55,14 @@ async def run_command(ctx: ToolContext, args: Args) -> str:
         args, "timeout_seconds", DEFAULT_TIMEOUT_SECONDS, minimum=1, maximum=MAX_TIMEOUT_SECONDS
     )
     confined = command_confinement(ctx)
-    report, returncode = await _run(ctx, command, timeout, confined[1] if confined else None)
-    refusals = sandbox_refusals(report, returncode, confined[0]) if confined else ()
+    if confined is None:
+        return (await _run(ctx, command, timeout, None))[0]
+    policy, wrap = confined
+    report, returncode, planted = await _confined_run(ctx, command, timeout, policy, wrap)
+    refusals = sandbox_refusals(report, returncode, policy)
     if not refusals:
-        return report
-    blocked = "\n".join([report, *refusals])
+        return "\n".join([report, *planted])
+    blocked = "\n".join([report, *refusals, *planted])
     allowed = await rerun_allowed(ctx, command, refusals)
     if allowed is None:
         return blocked
@@ -56,6 +70,22 @@ async def run_command(ctx: ToolContext, args: Args) -> str:
         return blocked + "\n[the user did not allow a run outside the sandbox]"
     again, _ = await _run(ctx, command, timeout, None)
     return f"{blocked}\n[the user allowed one run outside the sandbox; it gave:]\n{again}"
+
+
+async def _confined_run(
+    ctx: ToolContext, command: str, timeout: int, policy: SandboxPolicy, wrap: Wrap
+) -> tuple[str, int | None, list[str]]:
+    """One run in the sandbox, then the check for git control entries it planted — which also
+    follows a timeout (in the error) and a cancellation (told to the user only)."""
+    try:
+        report, returncode = await _run(ctx, command, timeout, wrap)
+    except ToolError as exc:
+        planted = await planted_after(ctx, policy)
+        raise ToolError("\n".join([str(exc), *planted])) from exc
+    except asyncio.CancelledError:
+        planted_after_now(ctx, policy)
+        raise
+    return report, returncode, await planted_after(ctx, policy)
 
 
 async def _run(ctx: ToolContext, command: str, timeout: int, wrap: Wrap | None) -> tuple[str, int | None]:

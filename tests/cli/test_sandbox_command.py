@@ -1,8 +1,10 @@
 """`levelcode sandbox -- CMD ARGS...`: a command run exactly as the agent runs its commands.
 Load-bearing direction: the command is confined (writes outside refused, network off unless
 --allow-network, LevelCode's keys not in its environment) and, without a sandbox, nothing runs
-(exit 2 with the reason). The second corpus: output streams, the exit status is the command's,
--C / --add-dir / --allow-network widen it as they do for the agent, and Ctrl-C leaves nothing."""
+(exit 2 with the reason), `.git` is read-only (git commit fails, saying why) and a repository it
+creates is moved out afterwards. The second corpus: output streams, the exit status is the
+command's, -C / --add-dir / --allow-network widen it as they do for the agent, and Ctrl-C leaves
+nothing."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.sandbox.diagnosis import NETWORK_OFF, WRITE_REFUSED
+from levelcode.sandbox.diagnosis import GIT_READ_ONLY, NETWORK_OFF, WRITE_REFUSED
+from levelcode.sandbox.quarantine import SUMMARY as QUARANTINE_SUMMARY
 from tests.support.cli import LEVELCODE, cli_env, run_cli
 from tests.support.listener import Listener
 from tests.support.processes import wait_for_output
@@ -155,3 +158,37 @@ def test_ctrl_c_ends_the_command_and_everything_it_started(isolated_home: Path, 
             process.stdout.close()
     assert running_after(token) == []
     assert processes_running(token) == []
+
+
+@pytest.mark.sandbox
+def test_git_commit_fails_with_the_reason_and_a_planted_repository_is_moved_out(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    commit = run_cli(
+        [
+            "sandbox",
+            "--",
+            "git",
+            "-c",
+            "user.name=a",
+            "-c",
+            "user.email=a@a",
+            "commit",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+        isolated_home,
+        cwd=tmp_path,
+    )
+    assert commit.returncode == 128
+    assert "Read-only file system" in commit.stdout
+    assert GIT_READ_ONLY in commit.stderr
+    planted = run_cli(["sandbox", "--", "git", "init", "-q", "sub"], isolated_home, cwd=tmp_path)
+    assert planted.returncode == 0  # the command's own status
+    assert not (tmp_path / "sub" / ".git").exists()
+    (moved, summary) = planted.stderr.splitlines()
+    assert moved.startswith("[sandbox] moved sub/.git (a git repository")
+    assert Path(moved.rsplit(" to ", 1)[1], "config").is_file()
+    assert summary == QUARANTINE_SUMMARY

@@ -2,13 +2,15 @@
 /proc. Load-bearing direction: a server that must be confined where there is no sandbox is never
 spawned (ServerStartError, nothing started); a confined server still carries the parent-death
 signal, and closing it — or reaping the hub — leaves no process of its group (bwrap, the server,
-grandchildren that ignore SIGTERM). The second corpus: it speaks stdio through bwrap, starts in
-its own folder, its caches point there, a repository server's folder is its own per workspace,
-its way out is its launcher's registry (and your entry's hosts), and a program under /tmp is
-shown in its folder."""
+grandchildren that ignore SIGTERM); a `.git` it plants in a folder it may write is moved away while
+it runs and when it ends. The second corpus: it speaks stdio through bwrap, starts in its own
+folder, its caches point there, a repository server's folder is its own per workspace, its way out
+is its launcher's registry (and your entry's hosts), and a program under /tmp is shown in its
+folder."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import os
@@ -106,6 +108,32 @@ def test_a_repository_servers_folder_is_its_own_per_workspace_and_name(tmp_path:
     assert here != paths.server_dir("fault", servers)  # never your own server's folder
     user = fault_spec(pid_file=tmp_path / "pids")
     assert own_folder(user, tmp_path / "a", servers) == paths.server_dir("fault", servers)
+
+
+@pytest.mark.sandbox
+async def test_what_a_confined_server_plants_for_git_is_moved_while_it_runs_and_when_it_ends(
+    tmp_path: Path, options: ConnectOptions
+) -> None:
+    """The server writes `out/`: a `.git` it makes there is moved away by the check every few
+    seconds while it runs, and one it makes just before it is closed by the check at its end."""
+    out = tmp_path / "out"
+    spec = confined_spec(tmp_path, "--probes")
+    connection = await connect(spec, options, hint="legacy")
+    try:
+        wrote = await connection.call_tool("try_write", {"path": str(out / ".git")})
+        assert wrote.text == f"wrote {out / '.git'}"
+        async with asyncio.timeout(20):  # the watcher looks every few seconds
+            while (out / ".git").exists():
+                await asyncio.sleep(0.1)  # polling a file nothing signals, with a deadline
+        assert any(line.startswith("[sandbox] moved .git ") for line in connection.session.diagnostics())
+        (out / "late").mkdir()
+        await connection.call_tool("try_write", {"path": str(out / "late" / ".git")})
+    finally:
+        await connection.close()
+    assert not (out / "late" / ".git").exists()
+    moved = list((paths.state_dir() / "sandbox" / "quarantine").glob("*/out/late/.git"))
+    assert len(moved) == 1
+    assert moved[0].read_text() == "written by the server\n"
 
 
 # --- the way out, and programs under /tmp ------------------------------------------------------------

@@ -1,9 +1,10 @@
 """What a failed confined command is told about the sandbox. Load-bearing direction (first
-corpus): the sandbox's own refusals — a read-only file system, a hidden secret store, a network
-that is off or filtered, a program the private /tmp hides — are named when a command fails with
-them. The second corpus: a command that succeeded, an ordinary failure, a network error while
-the network is allowed, a mention of the (writable) cache folder, and a missing /tmp file the
-sandbox did not hide blame nothing on the sandbox."""
+corpus): the sandbox's own refusals — a read-only file system, a read-only .git (git add, commit,
+checkout), a hidden secret store, a network that is off or filtered, a program the private /tmp
+hides — are named when a command fails with them. The second corpus: a command that succeeded, an
+ordinary failure, a network error while the network is allowed, a mention of the (writable) cache
+folder, a refused write that is not git's, and a missing /tmp file the sandbox did not hide blame
+nothing on the sandbox (or on git)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from levelcode.sandbox.diagnosis import (
+    GIT_READ_ONLY,
     NETWORK_FILTERED,
     NETWORK_OFF,
     SECRETS_HIDDEN,
@@ -34,7 +36,17 @@ ONLINE = SandboxPolicy(workdir=Path("/ws"), network=True)
 
 REFUSED = [
     ("touch: cannot touch '/etc/x': Read-only file system", 1, WRITE_REFUSED),
-    ("bash: .git/config: Read-only file system", 1, WRITE_REFUSED),
+    ("bash: .git/config: Read-only file system", 1, GIT_READ_ONLY),
+    ("fatal: Unable to create '/ws/.git/index.lock': Read-only file system", 128, GIT_READ_ONLY),
+    (
+        "fatal: cannot lock ref 'refs/heads/x': Unable to create '/ws/.git/refs/heads/x.lock': "
+        "Read-only file system",
+        128,
+        GIT_READ_ONLY,
+    ),
+    ("error: could not lock config file .git/config: Read-only file system", 255, GIT_READ_ONLY),
+    ("sed: couldn't open temporary file ./sedX1: Read-only file system\n.gitmodules", 4, WRITE_REFUSED),
+    ("bash: .gitmodules: Read-only file system", 1, GIT_READ_ONLY),
     ("OSError: [Errno 30] Read-only file system: '/home/u/.bashrc'", 1, WRITE_REFUSED),
     ("npm ERR! code EROFS", 1, WRITE_REFUSED),
     ("cat: /home/u/.ssh/id_rsa: No such file or directory", 1, SECRETS_HIDDEN),
@@ -82,10 +94,30 @@ def test_ordinary_outcomes_blame_nothing_on_the_sandbox(
     assert sandbox_refusals(output, code, policy) == ()
 
 
+@pytest.mark.parametrize(
+    "output",
+    [
+        "bash: line 1: .git-local.cfg: Read-only file system",  # a file whose name starts with .git
+        "touch: cannot touch 'src/.gitignore': Read-only file system",
+        "OSError: [Errno 30] Read-only file system: '/home/u/my.git.notes'",
+    ],
+)
+def test_a_refused_write_that_is_not_git_s_is_not_blamed_on_git(output: str) -> None:
+    assert sandbox_refusals(output, 1, POLICY) == (WRITE_REFUSED,)
+
+
+def test_the_git_refusal_says_what_fails_what_works_and_what_to_do() -> None:
+    for words in ("read-only", "commit", "status, diff, log", "outside the sandbox"):
+        assert words in GIT_READ_ONLY
+    both = sandbox_refusals("bash: .git/config: Read-only file system\ntouch: /etc/x: EROFS", 1, POLICY)
+    assert both == (GIT_READ_ONLY, WRITE_REFUSED)
+
+
 def test_the_network_refusal_says_how_the_user_can_allow_it() -> None:
     assert "--allow-network" in NETWORK_OFF
     assert '"sandbox": {"network": true}' in NETWORK_OFF
-    assert all(line.startswith("[sandbox] ") for line in (NETWORK_OFF, WRITE_REFUSED, SECRETS_HIDDEN))
+    refusals = (NETWORK_OFF, WRITE_REFUSED, SECRETS_HIDDEN, GIT_READ_ONLY)
+    assert all(line.startswith("[sandbox] ") for line in refusals)
 
 
 # --- the egress filter and the private /tmp ----------------------------------------------------------

@@ -15,8 +15,7 @@ WS = Path("/work/ws")
 POLICY = SandboxPolicy(
     workdir=WS,
     writable=(WS, Path("/data/extra")),
-    pinned=(WS / ".git",),
-    read_only=(WS / ".git/config", WS / ".git/hooks", WS / ".levelcode"),
+    read_only=(WS / ".git", WS / "sub/.gitmodules", WS / ".levelcode"),
     hidden_dirs=(Path("/home/u/.ssh"), Path("/home/u/.local/state/levelcode")),
     hidden_files=(Path("/home/u/.netrc"),),
     cache_dir=Path("/home/u/.local/state/levelcode/sandbox/cache/ws-1"),
@@ -54,15 +53,16 @@ def test_mount_order_keeps_every_protection_on_top() -> None:
     argv = bwrap_argv(POLICY, ["true"])
     tmp = _position(argv, "--tmpfs", "/tmp")
     workspace = _position(argv, "--bind", str(WS), str(WS))
-    git = _position(argv, "--bind", str(WS / ".git"), str(WS / ".git"))
-    config = _position(argv, "--ro-bind", str(WS / ".git/config"), str(WS / ".git/config"))
+    extra = _position(argv, "--bind", "/data/extra", "/data/extra")
+    git = _position(argv, "--ro-bind", str(WS / ".git"), str(WS / ".git"))
+    modules = _position(argv, "--ro-bind", str(WS / "sub/.gitmodules"), str(WS / "sub/.gitmodules"))
     ssh = _position(argv, "--tmpfs", "/home/u/.ssh")
     netrc = _position(argv, "--ro-bind", "/dev/null", "/home/u/.netrc")
     cache = _position(argv, "--bind", str(POLICY.cache_dir), str(POLICY.cache_dir))
     sealed = _position(argv, "--remount-ro", "/home/u/.local/state/levelcode")
     # /tmp first (writable folders may live under it), islands over the writable folders, secrets
     # over everything, the cache (inside the hidden state dir) after, and read-only sealing last.
-    assert tmp < workspace < git < config < ssh < netrc < cache < sealed
+    assert tmp < workspace < extra < git < modules < ssh < netrc < cache < sealed
 
 
 def test_hidden_folders_are_empty_and_read_only() -> None:
@@ -74,7 +74,7 @@ def test_hidden_folders_are_empty_and_read_only() -> None:
 
 def test_what_must_stay_usable_is_bound_writable() -> None:
     binds = _pairs(bwrap_argv(POLICY, ["true"]), "--bind")
-    assert binds == [str(WS), "/data/extra", str(WS / ".git"), str(POLICY.cache_dir)]
+    assert binds == [str(WS), "/data/extra", str(POLICY.cache_dir)]  # .git is never among them
 
 
 def test_the_environment_inside_has_a_private_tmp_and_the_cache_folder() -> None:
@@ -91,7 +91,7 @@ def test_the_summary_names_what_is_writable_protected_and_hidden() -> None:
     line = describe_policy(POLICY, Path("/home/u"))
     assert "\n" not in line
     assert line.startswith("sandbox: writable /work/ws, /data/extra, /tmp (private)")
-    assert "also .git/config, .git/hooks, .levelcode" in line
+    assert "also .git, sub/.gitmodules, .levelcode" in line
     assert "hidden ~/.ssh, ~/.local/state/levelcode, ~/.netrc" in line
     assert line.endswith("network off")
 

@@ -1,8 +1,10 @@
-"""What the policy names, found on disk. Load-bearing direction: every existing git control file
-(config, config.worktree, hooks, commondir — of the repository, of a worktree's real git dir, of
-submodules), a `.git` file, `.levelcode/`, and every existing secret store and LevelCode's own
-config and state are named; the cache folder is private. The second corpus: what git must write
-(objects, index, refs, HEAD) is not made read-only, and what does not exist is not named."""
+"""What the policy names, found on disk. Load-bearing direction: every git dir inside the writable
+folders is read-only as a whole (the repository's `.git`, a nested repository's, a bare one, a
+worktree's real git dirs when they lie there, submodules' under `.git/modules`), as are `.git`
+files, `.gitmodules`, what the user's git config names there, `.levelcode/`; every existing secret
+store and LevelCode's own config and state are hidden; the cache folder is private. The second
+corpus: what lies outside the writable folders, what does not exist, and the workspace itself are
+not named (a missing named path is watched instead)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from levelcode.core import paths
+from levelcode.sandbox.git_layout import git_dir_of
 from levelcode.sandbox.locations import HostPaths
-from levelcode.sandbox.survey import build_policy, confined_policy, git_dir_of, protected_paths
+from levelcode.sandbox.survey import build_policy, confined_policy
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -38,48 +41,76 @@ def _host(tmp_path: Path) -> HostPaths:
     return HostPaths(home, home / ".config", paths.config_dir(), paths.state_dir())  # the isolated ones
 
 
-def test_a_plain_repository_pins_git_and_protects_its_control_files(tmp_path: Path) -> None:
+def _read_only(workspace: Path, *extra: Path) -> set[Path]:
+    return set(build_policy(workspace, extra, _host(workspace.parent), network=False).read_only)
+
+
+def test_a_repository_s_git_dir_is_read_only_whole(tmp_path: Path) -> None:
     repo = _repo(tmp_path / "ws")
     (repo / ".levelcode").mkdir()
-    pinned, read_only = protected_paths(repo)
-    assert pinned == [repo / ".git"]
-    assert set(read_only) == {repo / ".levelcode", repo / ".git/config", repo / ".git/hooks"}
-    for writable in ("objects", "index", "refs", "HEAD", "logs"):
-        assert repo / ".git" / writable not in read_only
+    assert _read_only(repo) == {repo / ".levelcode", repo / ".git"}
 
 
-def test_a_worktree_protects_its_git_file_and_the_real_git_dirs(tmp_path: Path) -> None:
+def test_a_worktree_protects_its_git_file_and_its_real_git_dirs_where_writable(
+    tmp_path: Path,
+) -> None:
     main = _repo(tmp_path / "main")
-    _git(main, "config", "extensions.worktreeConfig", "true")
-    _git(main, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
-    worktree = tmp_path / "wt"
-    _git(worktree, "config", "--worktree", "core.editor", "true")
+    _git(main, "worktree", "add", "-q", str(main / "trees" / "wt"), "-b", "feature")
+    worktree = main / "trees" / "wt"
     real = main / ".git" / "worktrees" / "wt"
     assert git_dir_of(worktree) == real
-    pinned, read_only = protected_paths(worktree)
-    assert pinned == []  # the .git here is a file: protected itself, below
-    assert worktree / ".git" in read_only
-    assert real / "commondir" in read_only
-    assert real / "config.worktree" in read_only
-    assert main / ".git" / "config" in read_only
-    assert main / ".git" / "hooks" in read_only
+    alone = _read_only(worktree)  # the real git dirs lie outside: read-only like all of the disk
+    assert alone == {worktree / ".git"}
+    both = _read_only(worktree, main)  # with the main repository writable too, its .git is kept
+    assert both == {worktree / ".git", main / ".git"}
 
 
-def test_submodules_config_and_hooks_are_protected(tmp_path: Path) -> None:
+def test_nested_repositories_bare_git_dirs_and_gitmodules_are_read_only(tmp_path: Path) -> None:
     library = _repo(tmp_path / "library")
     repo = _repo(tmp_path / "ws")
     _git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib/sub")
-    modules = repo / ".git" / "modules" / "lib" / "sub"
-    _, read_only = protected_paths(repo)
-    assert modules / "config" in read_only
-    assert modules / "hooks" in read_only
-    _, inside = protected_paths(repo / "lib" / "sub")  # working in the submodule itself
-    assert repo / "lib" / "sub" / ".git" in inside
-    assert modules / "config" in inside
+    _repo(repo / "vendor" / "node_modules" / "dep")  # deep inside a dependency folder: found too
+    _git(repo, "clone", "-q", "--bare", str(library), "fixtures/lib.git")
+    assert _read_only(repo) == {
+        repo / ".git",  # the submodule's git dir, .git/modules/lib/sub, inside it
+        repo / ".gitmodules",
+        repo / "lib" / "sub" / ".git",  # its gitdir pointer
+        repo / "vendor" / "node_modules" / "dep" / ".git",
+        repo / "fixtures" / "lib.git",  # a bare repository: a folder that is a git dir
+    }
+    working_in_the_submodule = _read_only(repo / "lib" / "sub")
+    assert working_in_the_submodule == {repo / "lib" / "sub" / ".git"}  # its git dir lies outside
+
+
+def test_what_the_user_s_git_config_names_inside_the_workspace_is_read_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = _repo(tmp_path / "ws")
+    for name in ("hooks/pre-commit", "tools/clean", "local.cfg", "nested.cfg"):
+        (repo / name).parent.mkdir(exist_ok=True)
+        (repo / name).write_text("x\n")
+    (repo / "local.cfg").write_text("[include]\n\tpath = nested.cfg\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        f'[includeIf "gitdir:/elsewhere/"]\n\tpath = {repo}/local.cfg\n'
+        '[core]\n\thooksPath = hooks\n[filter "fmt"]\n\tclean = ./tools/clean --fast\n'
+        f"[alias]\n\tdeploy = !./missing/deploy.sh\n\troot = !cd {repo} && ls\n"
+    )
+    monkeypatch.setenv("HOME", str(home))
+    host = HostPaths(home, home / ".config", paths.config_dir(), paths.state_dir())
+    policy = build_policy(repo, [], host, network=False)
+    named = {repo / "hooks", repo / "tools" / "clean", repo / "local.cfg", repo / "nested.cfg"}
+    assert set(policy.read_only) == {repo / ".git", *named}  # not the workspace itself, not what is missing
+    assert policy.git is not None
+    watched = {n.path for n in policy.git.named}
+    assert repo / "missing" / "deploy.sh" in watched  # missing: watched, in case it appears
+    assert repo not in watched
 
 
 def test_nothing_is_named_where_nothing_exists(tmp_path: Path) -> None:
-    assert protected_paths(tmp_path) == ([], [])
+    (tmp_path / "ws").mkdir()
+    assert _read_only(tmp_path / "ws") == set()
     (tmp_path / ".git").write_text("not a pointer\n")
     assert git_dir_of(tmp_path) is None
 
@@ -124,7 +155,7 @@ def test_added_folders_are_writable_and_protected_alike(tmp_path: Path, network:
         _repo(tmp_path / "ws"), [extra, tmp_path / "missing"], _host(tmp_path), network=network
     )
     assert policy.writable == (tmp_path / "ws", extra)
-    assert extra / ".git" / "config" in policy.read_only
+    assert extra / ".git" in policy.read_only
     assert policy.network is network
 
 
@@ -137,6 +168,6 @@ def test_a_servers_policy_writes_its_folders_and_keeps_only_tmp_folders_visible(
     assert policy.workdir == workspace
     assert policy.readable == (workspace.resolve(),)  # /usr is visible anyway: only /tmp hides things
     assert policy.writable == (workspace.resolve(),)
-    assert workspace.resolve() / ".git" / "config" in policy.read_only
+    assert workspace.resolve() / ".git" in policy.read_only
     assert policy.cache_dir == own.resolve()
     assert stat.S_IMODE(own.stat().st_mode) == 0o700

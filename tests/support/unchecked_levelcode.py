@@ -1,7 +1,9 @@
 """`python -m tests.support.unchecked_levelcode ARGS...`: the real `levelcode` CLI with the command
 check out of the way — it calls every command safe — so the attack tests show that the sandbox
-alone holds. With LEVELCODE_TEST_SANDBOX=off the sandbox also confines nothing: the positive
-control, where the same attacks must succeed. Test-only: nothing in levelcode/ switches either off.
+alone holds. With LEVELCODE_TEST_SANDBOX=off the sandbox also confines nothing and moves nothing a
+command planted in git's control files, and an edit of a file git acts on asks no more than any
+other: the positive control, where the same attacks must succeed.
+Test-only: nothing in levelcode/ switches either off.
 """
 
 from __future__ import annotations
@@ -29,10 +31,22 @@ def _confine_nothing(
     return list(argv), dict(env)
 
 
+def _move_nothing(baseline: object) -> list[str]:
+    return []
+
+
+def _acts_on_nothing(path: Path, roots: Sequence[Path]) -> str | None:
+    return None
+
+
 def run(argv: Sequence[str]) -> int:
     with mock.patch("levelcode.tools.command_approval.classify_command", _everything_is_safe):
         if os.environ.get(SWITCH) == "off":
-            with mock.patch("levelcode.sandbox.confinement.confine", _confine_nothing):
+            with (
+                mock.patch("levelcode.sandbox.confinement.confine", _confine_nothing),
+                mock.patch("levelcode.sandbox.confinement.quarantine_planted", _move_nothing),
+                mock.patch("levelcode.tools.file_edit.git_target", _acts_on_nothing),
+            ):
                 return main(argv)
         return main(argv)
 

@@ -3,11 +3,14 @@ confined command starts outlives a timeout, a Ctrl-C, its own exit or a stopped 
 not even a process that left the group with setsid; a run outside the sandbox happens only when a
 person says yes on a card that warns about it (never headless, never "always"). The second
 corpus: the person's yes really runs it outside, once; a command that succeeded is never offered
-a re-run; a background job that the sandbox blocked says why once it has exited."""
+a re-run; a background job that the sandbox blocked says why once it has exited. And a git
+repository a confined command plants leaves the workspace however the command ends — timeout,
+Ctrl-C, a background job while it runs or when it is stopped — and the user is told."""
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +19,7 @@ import pytest
 
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.core.errors import ToolError
-from levelcode.sandbox.diagnosis import NETWORK_OFF, WRITE_REFUSED
+from levelcode.sandbox.diagnosis import GIT_READ_ONLY, NETWORK_OFF, WRITE_REFUSED
 from levelcode.tools.background import (
     read_background_output,
     start_background_command,
@@ -144,3 +147,75 @@ async def test_a_background_job_the_sandbox_blocked_says_why_once(tmp_path: Path
     again = await read_background_output(ctx, {"job_id": "bg1"})
     assert NETWORK_OFF not in again
     await close_tool_context(ctx)
+
+
+# --- what a confined command plants for git leaves the workspace, however it ends -----------------
+
+PLANT = "git init -q sub && echo planted"
+
+
+def _told(ctx: ToolContext) -> list[str]:
+    told: list[str] = []
+    ctx.notify = told.append
+    return told
+
+
+async def test_a_timeout_still_moves_what_it_planted(tmp_path: Path, token: str) -> None:
+    ctx = _ctx(tmp_path)
+    told = _told(ctx)
+    with pytest.raises(ToolError, match="timed out") as failed:
+        await run_command(ctx, {"command": f"{PLANT}; sleep {token}", "timeout_seconds": 1})
+    assert not (tmp_path / "sub" / ".git").exists()
+    assert "[sandbox] moved sub/.git " in str(failed.value)
+    assert any("[sandbox] moved sub/.git " in text for text in told)  # the user is told too
+
+
+async def test_a_cancellation_still_moves_what_it_planted(tmp_path: Path, token: str) -> None:
+    fifo = make_fifo(tmp_path)
+    ctx = _ctx(tmp_path)
+    told = _told(ctx)
+    task = asyncio.create_task(run_command(ctx, {"command": f"{PLANT} > {fifo.name}; sleep {token}"}))
+    assert await read_fifo_line(fifo) == "planted"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 15)
+    assert not (tmp_path / "sub" / ".git").exists()
+    assert any("[sandbox] moved sub/.git " in text for text in told)
+
+
+async def test_a_background_job_s_plant_is_moved_while_it_runs(tmp_path: Path, token: str) -> None:
+    ctx = _ctx(tmp_path)
+    told = _told(ctx)
+    await start_background_command(ctx, {"command": f"{PLANT}; sleep {token}"})
+    seen = ""
+    async with asyncio.timeout(20):  # the watcher looks every few seconds
+        while "[sandbox] moved sub/.git " not in seen:
+            seen += await read_background_output(ctx, {"job_id": "bg1", "wait_seconds": 5})
+    assert "running" in seen  # moved while the job still ran, not only when it ended
+    assert not (tmp_path / "sub" / ".git").exists()
+    assert any(text.startswith("[background job bg1]") for text in told)
+    await close_tool_context(ctx)
+
+
+async def test_a_stopped_background_job_s_last_plant_is_moved(tmp_path: Path, token: str) -> None:
+    fifo = make_fifo(tmp_path)
+    ctx = _ctx(tmp_path)
+    await start_background_command(ctx, {"command": f"echo started > {fifo.name}; sleep {token}"})
+    assert await read_fifo_line(fifo) == "started"
+    (tmp_path / "late").mkdir()  # planted just before the stop, after the watcher's last look:
+    subprocess.run(["git", "init", "-q", str(tmp_path / "late")], check=True)  # the last check finds it
+    stopped = await asyncio.wait_for(stop_background_command(ctx, {"job_id": "bg1"}), 30)
+    assert "[sandbox] moved late/.git " in stopped
+    assert not (tmp_path / "late" / ".git").exists()
+
+
+async def test_a_rerun_card_after_git_commit_says_git_is_read_only_in_the_sandbox(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    approver = ScriptedApprover("deny")
+    command = "git -c user.name=a -c user.email=a@a commit -q --allow-empty -m x"
+    result = await run_command(_ctx(tmp_path, approver), {"command": command})
+    assert GIT_READ_ONLY in result
+    (card,) = approver.asked
+    assert card.warning is not None
+    assert ".git (and .gitmodules) are read-only in the sandbox" in card.warning
+    assert "outside the sandbox" in card.warning

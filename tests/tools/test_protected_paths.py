@@ -1,11 +1,15 @@
-"""Writes under a workspace's `.git/` or `.levelcode/` always ask, autopilot included.
+"""Writes under a workspace's `.git/` or `.levelcode/`, and to every other file git acts on, always
+ask, autopilot included.
 
-Load-bearing direction: a write_file or edit_file whose resolved path lies under `.git/` (any
-depth, `.git` itself included) or `.levelcode/` of the workspace or an added directory that runs
-without a person's yes is the failure that matters — `.git/config` and hooks run code, and
-`.levelcode/` holds the repository's configuration for LevelCode. Such a card is flagged, never
-offers "always allow", and is not covered by an earlier "always allow file edits". MUST_PASS keeps
-autopilot useful: the workspace's ordinary files, dotfiles such as `.gitignore` and `.github/`.
+Load-bearing direction: a write_file or edit_file that runs without a person's yes is the failure
+that matters when its resolved path lies under `.git/` (any depth, `.git` itself included) or
+`.levelcode/` of the workspace or an added directory, or is a file git acts on: `.gitmodules`, a
+HEAD (beside objects/ and refs/ it makes a folder a git dir), anything inside a folder that is a
+git dir (a bare repository), or what the user's git config names there — an include target, the
+hooks folder and what is in it, a filter driver's program. Such a card is flagged, never offers
+"always allow", and is not covered by an earlier "always allow file edits". MUST_PASS keeps
+autopilot useful: the workspace's ordinary files, `.gitignore`, `.gitattributes` (it only picks
+among drivers the config defines), `.github/`, and a file merely named like a git one.
 """
 
 from __future__ import annotations
@@ -37,12 +41,36 @@ MUST_ASK = [
     "gitlink/config",  # a symlink to .git: the resolved path is what counts
     "EXTRA/.git/config",  # an added directory's .git too
     "EXTRA/.levelcode/mcp.json",
+    ".gitmodules",
+    "lib/.gitmodules",
+    "sub/HEAD",  # with objects/ and refs/ beside it, sub/ would be a git dir
+    "fixtures/lib.git/config",  # inside a bare repository
+    "fixtures/lib.git/hooks/post-update",
+    ".gitconfig.local",  # the user's ~/.gitconfig includes it (missing yet)
+    ".githooks/pre-commit",  # core.hooksPath
+    "tools/clean-filter",  # a filter driver's program
+    "EXTRA/.gitmodules",
 ]
+GIT_TARGETS = {
+    ".gitmodules",
+    "lib/.gitmodules",
+    "sub/HEAD",
+    "fixtures/lib.git/config",
+    "fixtures/lib.git/hooks/post-update",
+    ".gitconfig.local",
+    ".githooks/pre-commit",
+    "tools/clean-filter",
+    "EXTRA/.gitmodules",
+}
 MUST_PASS = [
     "src/app.py",
     ".gitignore",
     ".gitattributes",
-    ".gitmodules",
+    "docs/gitmodules.md",
+    "docs/HEAD.md",
+    "tools/other-script",
+    ".githooks-notes.txt",
+    "fixtures/not-a-repo/config",
     ".github/workflows/ci.yml",
     "docs/.git-notes.md",
     "git/config",
@@ -53,7 +81,7 @@ MUST_PASS = [
 
 
 @pytest.fixture
-def roots(tmp_path: Path) -> tuple[Path, Path]:
+def roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     workspace, extra = tmp_path / "ws", tmp_path / "extra"
     for root in (workspace, extra):
         (root / ".git" / "hooks").mkdir(parents=True)
@@ -61,6 +89,18 @@ def roots(tmp_path: Path) -> tuple[Path, Path]:
     (workspace / "src").mkdir()
     (workspace / "src" / "app.py").write_text("x = 1\n")
     (workspace / "gitlink").symlink_to(workspace / ".git")
+    bare = workspace / "fixtures" / "lib.git"
+    for folder in ("objects", "refs", "hooks"):
+        (bare / folder).mkdir(parents=True)
+    (bare / "HEAD").write_text("ref: refs/heads/main\n")
+    (workspace / "fixtures" / "not-a-repo").mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        f"[include]\n\tpath = {workspace}/.gitconfig.local\n[core]\n\thooksPath = .githooks\n"
+        '[filter "clean"]\n\tclean = ./tools/clean-filter\n'
+    )
+    monkeypatch.setenv("HOME", str(home))
     return workspace, extra
 
 
@@ -83,7 +123,8 @@ def test_a_write_under_a_protected_folder_always_asks_flagged(
     assert request is not None
     assert request.warning is not None
     assert "autopilot included" in request.warning
-    assert ("hooks run code" in request.warning) or ("configuration for LevelCode" in request.warning)
+    reasons = ("hooks run code", "configuration for LevelCode") if raw not in GIT_TARGETS else ("git",)
+    assert any(reason in request.warning for reason in reasons), request.warning
     assert request.allow_always is False
 
 

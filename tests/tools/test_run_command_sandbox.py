@@ -1,13 +1,17 @@
 """run_command in the real sandbox. Load-bearing direction (first corpus): a confined command
-cannot write outside the workspace, write .git/config or .git/hooks, read the secret stores or
-LevelCode's own state, or reach a listener on 127.0.0.1 — each refusal is shown to be the
-sandbox's doing by the same command succeeding unconfined. The second corpus: ordinary work —
-pytest, npm test, git add/commit, uv run, builds writing build/ and node_modules/ — succeeds."""
+cannot write outside the workspace, write anything in .git, read the secret stores or LevelCode's
+own state, or reach a listener on 127.0.0.1 — each refusal is shown to be the sandbox's doing by
+the same command succeeding unconfined; a git repository or control file it creates in the
+workspace, or a named one it swaps in by renaming a folder, is moved out afterwards and the result
+says where. The second corpus: ordinary work — pytest, npm test, git status/diff/log, uv run,
+builds writing build/ and node_modules/ — succeeds; git add/commit fail with a line saying .git is
+read-only in the sandbox and what to do."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.sandbox.diagnosis import NETWORK_OFF, SECRETS_HIDDEN, WRITE_REFUSED
+from levelcode.core import paths
+from levelcode.sandbox.diagnosis import GIT_READ_ONLY, NETWORK_OFF, SECRETS_HIDDEN, WRITE_REFUSED
+from levelcode.sandbox.quarantine import SUMMARY as QUARANTINE_SUMMARY
 from levelcode.tools.base import ToolContext
 from levelcode.tools.run_command import run_command
 from tests.support.listener import Listener
@@ -81,8 +87,11 @@ WRITES = {
     "outside": "python3 -c \"open('{outside}', 'w').write('x')\"",
     "git config": "printf '[core]\\n\\tfsmonitor = touch {outside}\\n' >> .git/config",
     "git hook": "printf '#!/bin/sh\\ntouch {outside}\\n' > .git/hooks/pre-commit",
+    "git commondir": "echo /elsewhere > .git/commondir",
+    "git index": "echo x > new.txt && git add new.txt",
     "levelcode dir": "echo '{{}}' > .levelcode/mcp.json",
 }
+GIT_WRITES = {"git config", "git hook", "git commondir", "git index"}
 
 
 @pytest.mark.parametrize("what", WRITES)
@@ -93,9 +102,10 @@ async def test_protected_writes_are_refused_and_explained(workspace: Path, outsi
     before = {p: p.read_bytes() for p in (workspace / ".git" / "config",)}
     result = await _run(confined(workspace), command)
     assert "Read-only file system" in result
-    assert WRITE_REFUSED in result
+    assert (GIT_READ_ONLY if what in GIT_WRITES else WRITE_REFUSED) in result
     assert not outside.exists()
     assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert not (workspace / ".git" / "commondir").exists()
     assert not (workspace / ".levelcode" / "mcp.json").exists()
     assert {p: p.read_bytes() for p in before} == before
     positive = await _run(unconfined(workspace), command)
@@ -161,13 +171,62 @@ async def test_pytest_runs(workspace: Path) -> None:
     assert result.endswith("[exit code 0]")
 
 
-async def test_git_add_and_commit(workspace: Path) -> None:
+async def test_git_status_diff_and_log_work_but_add_and_commit_say_git_is_read_only(workspace: Path) -> None:
     (workspace / "app.py").write_text("print('hi')\n")
-    result = await _run(
-        confined(workspace), "git add app.py && git commit -qm 'add app' && git log --oneline"
+    _git(workspace, "add", "app.py")
+    _git(workspace, "commit", "-qm", "add app")
+    (workspace / "app.py").write_text("print('hello')\n")
+    reading = await _run(confined(workspace), "git status --short && git diff --stat && git log --oneline")
+    assert " M app.py" in reading, reading
+    assert "add app" in reading
+    assert reading.endswith("[exit code 0]")
+    writing = await _run(confined(workspace), "git commit -qam 'change app'")
+    assert "Read-only file system" in writing
+    assert GIT_READ_ONLY in writing
+    assert "[sandbox] moved" not in writing  # nothing was planted
+    log = subprocess.run(
+        ["git", "log", "--oneline"], cwd=workspace, capture_output=True, text=True, check=True
     )
-    assert "add app" in result, result
-    assert result.endswith("[exit code 0]")
+    assert "change app" not in log.stdout
+    again = await _run(unconfined(workspace), "git commit -qam 'change app'")
+    assert again.endswith("[exit code 0]"), again  # positive control: outside, the commit works
+
+
+# --- what a command plants for git is moved out of the workspace, and the result says where -------
+
+
+async def test_a_nested_repository_a_command_creates_is_moved_out(workspace: Path) -> None:
+    command = "git init -q sub && git -C sub config core.fsmonitor 'touch /x' && echo made"
+    result = await _run(confined(workspace), command)
+    assert "made" in result
+    assert not (workspace / "sub" / ".git").exists()
+    (line,) = [line for line in result.splitlines() if line.startswith("[sandbox] moved sub/.git ")]
+    moved_to = Path(line.rsplit(" to ", 1)[1])
+    assert "fsmonitor = touch /x" in (moved_to / "config").read_text()  # kept whole, for a look
+    for folder in moved_to.parents[:3]:  # the batch folder and those below it
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert moved_to.is_relative_to(paths.state_dir() / "sandbox" / "quarantine")
+    assert QUARANTINE_SUMMARY in result
+    quiet = await _run(confined(workspace), "git -C sub status || true")
+    assert "[sandbox] moved" not in quiet  # and it is not moved twice: nothing new since
+
+
+async def test_a_named_program_swapped_by_renaming_its_folder_is_moved_out(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read-only island does not stop its folder from being renamed away and made again."""
+    (workspace / "tools").mkdir()
+    (workspace / "tools" / "clean").write_text("#!/bin/sh\ncat\n")
+    home = workspace.parent / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text('[filter "fmt"]\n\tclean = ./tools/clean\n')
+    monkeypatch.setenv("HOME", str(home))
+    swap = "mv tools tools.old && mkdir tools && echo 'touch /x' > tools/clean && echo swapped"
+    result = await _run(confined(workspace), swap)
+    assert "swapped" in result
+    assert "[sandbox] moved tools/clean (a program your git config runs)" in result
+    assert not (workspace / "tools" / "clean").exists()
+    assert (workspace / "tools.old" / "clean").read_text() == "#!/bin/sh\ncat\n"  # the user's own
 
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")

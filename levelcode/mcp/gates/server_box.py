@@ -34,7 +34,7 @@ SANDBOX_CHOICES: tuple[SandboxChoice, ...] = ("own", "workspace")
 _ANSWER_CHOICES: dict[Choice, SandboxChoice] = {"sandboxed": "own", "sandboxed_workspace": "workspace"}
 
 SANDBOXED_ANSWER = "approve, sandboxed: writes only its own folder, network only to its registry, no secrets"
-WORKSPACE_ANSWER = "approve, sandboxed, and let it write the workspace (.git config and hooks stay read-only)"
+WORKSPACE_ANSWER = "approve, sandboxed, and let it write the workspace (.git stays read-only)"
 UNCONFINED_ANSWER = "approve, unconfined: it runs with all your permissions"
 
 

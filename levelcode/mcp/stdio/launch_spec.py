@@ -6,8 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from levelcode.mcp.protocol.limits import DEFAULT_MAX_MESSAGE_BYTES
+
+if TYPE_CHECKING:
+    from levelcode.sandbox.policy import SandboxPolicy
 
 
 @dataclass(frozen=True)
@@ -20,3 +24,6 @@ class StdioLaunch:
     cwd: str
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     log_path: Path | None = None
+    # The sandbox it runs in (argv and env already wrap it): the transport moves away the git
+    # control entries it plants in the folders it may write, while it runs and when it ends.
+    sandbox: SandboxPolicy | None = None

@@ -3,7 +3,9 @@
 Owns the process: spawns it in its own session/process group with a minimal environment, reads
 stdout line by line under a hard per-message cap, keeps stderr in a bounded ring and a log file,
 watches the process itself (not only end-of-file: a grandchild may hold stdout open after the
-server died) and ends the whole group on close. Never imports the MCP SDK.
+server died) and ends the whole group on close. A sandboxed server that may write folders is
+watched for git control entries it plants there (sandbox/git_watch.py); what was moved away is
+said in its stderr lines and log. Never imports the MCP SDK.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from levelcode.mcp.stdio.launch_spec import StdioLaunch
 from levelcode.mcp.stdio.reaper import WATCHDOG, parent_death_signal
 
 STDIN_CLOSE_GRACE_SECONDS = 1.0
+LAST_GIT_CHECK_SECONDS = 30.0  # the scan after a sandboxed server ends is bounded in entries
 EXIT_STDERR_WAIT_SECONDS = 0.1  # after the process ends, how long to wait for its last stderr bytes
 STDOUT_EOF_WAIT_SECONDS = 0.5
 MAX_LOG_BYTES = 2 * 1024 * 1024
@@ -51,6 +54,7 @@ class StdioTransport:
         self._asked_too_late = asyncio.Event()
         self._returncode: int | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._git_watch: asyncio.Task[None] | None = None
         self.pid: int | None = None
 
     @property
@@ -71,6 +75,7 @@ class StdioTransport:
             self._process = cast(asyncio.SubprocessTransport, adopted)
             self.pid = adopted.get_pid()
             self._stdin = cast(asyncio.WriteTransport, adopted.get_pipe_transport(0))
+            self._watch_git()
             return
         loop = asyncio.get_running_loop()
         try:
@@ -92,6 +97,7 @@ class StdioTransport:
         self.pid = process.get_pid()
         WATCHDOG.register(self.pid)
         self._stdin = cast(asyncio.WriteTransport, process.get_pipe_transport(0))
+        self._watch_git()
 
     def send(self, message: Mapping[str, object]) -> None:
         if self._closed_error is not None or self._stdin is None or self._stdin.is_closing():
@@ -124,7 +130,33 @@ class StdioTransport:
             await wait_group_gone(pid, 0.5)
             WATCHDOG.unregister(pid)
         self._process.close()
+        if self._git_watch is not None:  # its last check, once the server has ended
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._git_watch), LAST_GIT_CHECK_SECONDS)
         self._close_log()
+
+    # --- the sandbox's check for planted git control entries -------------------------------------
+
+    def _watch_git(self) -> None:
+        policy = self.launch.sandbox
+        if policy is not None and policy.writable:
+            from levelcode.sandbox.git_watch import watch_planted  # only a sandboxed server needs it
+
+            work = watch_planted(policy, self._ended_within, self._tell_planted)
+            self._git_watch = asyncio.get_running_loop().create_task(work)
+
+    async def _ended_within(self, seconds: float) -> bool:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._exited.wait(), seconds)
+        return self._exited.is_set()
+
+    def _tell_planted(self, lines: list[str]) -> None:
+        for line in lines:
+            self._stderr.add(line)
+        if self._log is not None:
+            with contextlib.suppress(OSError):
+                self._log.write(("\n".join(lines) + "\n").encode())
+                self._log.flush()
 
     # --- called by the protocol ------------------------------------------------------------------
 

@@ -1,0 +1,203 @@
+"""No git control entry a confined process writes is left for the user's git to run.
+
+Before a confined process starts, `git_protection` says what stays read-only inside the writable
+folders — every git dir whole (`.git`, a folder that is a git dir, the git dir and common dir a
+`.git` file leads to), every `.git` file and `.gitmodules`, and what the user's git configuration
+names there (config and include files, hooks folders, programs) — and records the baseline: what
+those entries and paths are now. After the process ends (and, for long-running ones, while it
+runs), `planted_since` finds what is new since then: a `.git`, a `.gitmodules` or a git dir that
+was not there, or a named path that appeared or was swapped (a parent folder renamed away and
+recreated). The caller moves those out of the workspace (quarantine.py).
+
+A mount cannot forbid creating a name, nor stop a folder above a read-only island from being
+renamed; this check is what covers both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from levelcode.sandbox.git_config import GitConfigSources, named_paths
+from levelcode.sandbox.git_layout import DOT_GIT, pointed_git_dirs
+from levelcode.sandbox.git_scan import (
+    MAX_SCAN_ENTRIES,
+    ControlEntry,
+    GitScan,
+    Kind,
+    git_dirs,
+    path_identity,
+    scan_git_control,
+)
+
+MAX_CONFIGURED_REPOSITORIES = 32  # repositories whose own config is read for hooks and programs
+
+WHY = {
+    "git": "a git repository or a pointer to one: git would run what its config and hooks say",
+    "modules": ".gitmodules: it points git at submodule repositories",
+    "head": "a folder made into a git dir: git would run what its config and hooks say",
+    "config": "a config file your git reads",
+    "folder": "a hooks or templates folder your git config names",
+    "program": "a program your git config runs",
+}
+
+
+@dataclass(frozen=True)
+class Planted:
+    path: Path
+    why: str
+
+
+@dataclass(frozen=True)
+class NamedPath:
+    path: Path
+    identity: tuple[Kind, int] | None  # what was there (None: nothing)
+    role: str  # a key of WHY
+
+
+@dataclass(frozen=True)
+class GitBaseline:
+    """The control entries and named paths under the writable folders when a process started."""
+
+    roots: tuple[Path, ...]
+    known: frozenset[tuple[Path, Kind, int]]
+    git_dir_inodes: frozenset[int]  # a known git dir is the user's wherever a rename moved it
+    named: tuple[NamedPath, ...]
+    complete: bool  # False: the scan reached its bound
+    quarantine: Path  # where what is planted goes
+
+
+@dataclass(frozen=True)
+class GitProtection:
+    read_only: tuple[Path, ...]
+    baseline: GitBaseline
+
+
+def git_protection(roots: Sequence[Path], sources: GitConfigSources, quarantine: Path) -> GitProtection:
+    """What stays read-only under `roots` (resolved writable folders), and the baseline."""
+    scan = scan_git_control(roots)
+    dirs = _unique([*git_dirs(scan), *_pointed(scan, roots)])
+    trees = _unique([*roots, *(e.path.parent for e in scan.entries if e.role == "git")])
+    named = named_in_roots(roots, sources, dirs[:MAX_CONFIGURED_REPOSITORIES], trees)
+    read_only = [d for d in dirs if _inside(d, roots)]
+    read_only += [e.path for e in scan.entries if e.kind == "file" and e.role in ("git", "modules")]
+    read_only += [n.path for n in named if n.identity is not None and n.identity[0] in _BOUND_KINDS[n.role]]
+    baseline = GitBaseline(
+        tuple(roots),
+        frozenset((e.path, e.kind, e.inode) for e in scan.entries),
+        frozenset(_git_dir_inodes(scan)),
+        tuple(named),
+        scan.complete,
+        quarantine,
+    )
+    return GitProtection(tuple(_outermost(read_only)), baseline)
+
+
+# What kind of entry a named path may be to be kept read-only: a program is a file (a folder named
+# in a command line is an argument, and binding it would make a whole tree read-only).
+_BOUND_KINDS: dict[str, tuple[Kind, ...]] = {
+    "config": ("file",),
+    "folder": ("dir", "file"),
+    "program": ("file",),
+}
+
+
+def _pointed(scan: GitScan, roots: Sequence[Path]) -> list[Path]:
+    """The git dirs `.git` files lead to, and those of the repository each root lies in."""
+    files = [e.path.parent for e in scan.entries if e.role == "git" and e.kind != "dir"]
+    found = [d.resolve() for tree in files for d in pointed_git_dirs(tree)]
+    return found + [d for root in roots for d in _enclosing_git_dirs(root)]
+
+
+def _enclosing_git_dirs(root: Path) -> list[Path]:
+    top = _enclosing_work_tree(root)
+    return [] if top is None else [d.resolve() for d in pointed_git_dirs(top)]
+
+
+def _enclosing_work_tree(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        if (candidate / DOT_GIT).exists():
+            return candidate
+    return None
+
+
+def named_in_roots(
+    roots: Sequence[Path], sources: GitConfigSources, dirs: Sequence[Path] = (), trees: Sequence[Path] = ()
+) -> list[NamedPath]:
+    """What the user's git config — and that of the repositories `roots` lie in, and of `dirs` —
+    names inside `roots` (but never a root itself or a folder holding one); relative programs and
+    folders taken from `trees`, `roots` and the work trees the roots lie in."""
+    dirs = [*dirs, *(d for root in roots for d in _enclosing_git_dirs(root))]
+    enclosing = [t for t in (_enclosing_work_tree(r) for r in roots) if t is not None]
+    named = named_paths(sources, _unique(dirs), _unique([*trees, *roots, *enclosing]))
+    found: list[NamedPath] = []
+    for role, paths in (
+        ("config", named.config_files),
+        ("folder", named.folders),
+        ("program", named.programs),
+    ):
+        for path in _unique(_absolute(p) for p in paths):
+            if _inside(path, roots) and not any(_inside(root, [path]) for root in roots):
+                found.append(NamedPath(path, path_identity(path), role))
+    return found
+
+
+def _absolute(path: Path) -> Path:
+    """`path` with its folders' symbolic links resolved, but not a last one (what git would open)."""
+    return path.parent.resolve() / path.name
+
+
+def _git_dir_inodes(scan: GitScan) -> Iterable[int]:
+    for entry in scan.entries:
+        if entry.role == "git" and entry.kind == "dir":
+            yield entry.inode
+        elif entry.role == "head":
+            identity = path_identity(entry.path.parent)
+            if identity is not None:
+                yield identity[1]
+
+
+def planted_since(baseline: GitBaseline) -> tuple[list[Planted], GitScan]:
+    """What is new under the baseline's folders; and the scan that found it (bounded)."""
+    scan = scan_git_control(baseline.roots)
+    planted = [Planted(e.path, WHY[e.role]) for e in scan.entries if not _known(e, baseline)]
+    for named in baseline.named:
+        now = path_identity(named.path)
+        if now is not None and now != named.identity:
+            planted.append(Planted(named.path, WHY[named.role]))
+    return planted, scan
+
+
+def _known(entry: ControlEntry, baseline: GitBaseline) -> bool:
+    if (entry.path, entry.kind, entry.inode) in baseline.known:
+        return True
+    git_dir = entry.git_dir
+    if git_dir is None:
+        return False
+    identity = path_identity(git_dir)
+    return identity is not None and identity[0] == "dir" and identity[1] in baseline.git_dir_inodes
+
+
+def scan_bound_note(complete: bool) -> str | None:
+    if complete:
+        return None
+    return (
+        f"[sandbox] the writable folders hold more than {MAX_SCAN_ENTRIES:,} files and folders: only "
+        "the first ones (nearest the top) were checked for git repositories and control files a "
+        "sandboxed command may have planted. Check the rest before running git there "
+        "(e.g. `find . -name .git -o -name .gitmodules -o -name HEAD`)"
+    )
+
+
+def _inside(path: Path, roots: Iterable[Path]) -> bool:
+    return any(path.is_relative_to(root) for root in roots)
+
+
+def _unique(paths: Iterable[Path]) -> list[Path]:
+    return list(dict.fromkeys(paths))
+
+
+def _outermost(paths: Iterable[Path]) -> list[Path]:
+    found = _unique(paths)
+    return [p for p in found if not any(p != q and p.is_relative_to(q) for q in found)]
