@@ -305,8 +305,8 @@ async def connect(
         raise ServerStartError(f"did not finish starting within {startup:g} s", server=spec.name) from None
     except ServerExited as exc:
         await _close_all(sessions)
-        tail = "; last stderr: " + " | ".join(exc.stderr_tail[-3:]) if exc.stderr_tail else ""
-        raise ServerStartError(f"exited while starting ({exc.detail}){tail}", server=spec.name) from exc
+        why = "; stderr: " + " | ".join(exc.stderr_lines) if exc.stderr_lines else ""
+        raise ServerStartError(f"exited while starting ({exc.detail}){why}", server=spec.name) from exc
     except BaseException:
         await _close_all(sessions)
         raise

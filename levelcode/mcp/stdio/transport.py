@@ -3,7 +3,10 @@
 Owns the process: spawns it in its own session/process group with a minimal environment, reads
 stdout line by line under a hard per-message cap, keeps stderr in a bounded ring and a log file,
 watches the process itself (not only end-of-file: a grandchild may hold stdout open after the
-server died) and ends the whole group on close. Never imports the MCP SDK.
+server died) and ends the whole group on close. A server that goes is reported one way, whichever
+sign of it comes first — its stdin closed, its stdout at its end, its exit: the exit (code or
+signal) and the stderr lines that say why (exit_lines.py), once the exit is known. Never imports
+the MCP SDK.
 """
 
 from __future__ import annotations
@@ -24,13 +27,15 @@ from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.transport import MessageSink
 from levelcode.mcp.stdio.adopted import AdoptedProcess
 from levelcode.mcp.stdio.early import claim
+from levelcode.mcp.stdio.exit_lines import why_it_ended
 from levelcode.mcp.stdio.framing import LineSplitter, Oversized, StderrRing
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
 from levelcode.mcp.stdio.reaper import WATCHDOG, parent_death_signal
 
 STDIN_CLOSE_GRACE_SECONDS = 1.0
 EXIT_STDERR_WAIT_SECONDS = 0.1  # after the process ends, how long to wait for its last stderr bytes
-STDOUT_EOF_WAIT_SECONDS = 0.5
+# once its stdin or stdout closed, how long to wait for the exit, so that the exit is what is said
+EXIT_WAIT_SECONDS = 0.5
 MAX_LOG_BYTES = 2 * 1024 * 1024
 
 
@@ -50,6 +55,7 @@ class StdioTransport:
         # can never get (server-everything asks roots/list 350 ms after start), so it will not exit
         self._asked_too_late = asyncio.Event()
         self._returncode: int | None = None
+        self._reporting_end = False
         self._tasks: set[asyncio.Task[None]] = set()
         self.pid: int | None = None
 
@@ -94,8 +100,11 @@ class StdioTransport:
         self._stdin = cast(asyncio.WriteTransport, process.get_pipe_transport(0))
 
     def send(self, message: Mapping[str, object]) -> None:
-        if self._closed_error is not None or self._stdin is None or self._stdin.is_closing():
+        if self._closed_error is not None or self._stdin is None:
             raise self._closed_error or TransportError("the server's stdin is closed", server=self.server)
+        if self._stdin.is_closing():  # it is going: what is waiting fails once it is known how
+            self._going("the server closed its stdin")
+            return
         self._stdin.write(jsonrpc.encode(message))
 
     @property
@@ -148,8 +157,10 @@ class StdioTransport:
             self._stderr_data(data)
 
     def _pipe_closed(self, fd: int) -> None:
-        if fd == 1:
-            self._on_stdout_eof()
+        if fd == 0:
+            self._going("the server closed its stdin")
+        elif fd == 1:
+            self._going("the server closed its stdout")
         elif fd == 2:
             self._stderr_done.set()
 
@@ -169,28 +180,27 @@ class StdioTransport:
     def _on_exit(self, returncode: int) -> None:
         self._returncode = returncode
         self._exited.set()
-        if self._closed_error is not None:
-            return
-        self._watch(self._report_exit(returncode))
+        self._going("the server exited")
 
-    async def _report_exit(self, returncode: int) -> None:
+    def _going(self, sign: str) -> None:
+        """A sign that the server is going: how it went is reported once, whichever sign came first."""
+        if self._closed_error is None and not self._reporting_end:
+            self._reporting_end = True
+            self._watch(self._report_end(sign))
+
+    async def _report_end(self, sign: str) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._exited.wait(), EXIT_WAIT_SECONDS)
+        if not self._exited.is_set():  # still running without its stdin or stdout
+            self._fail(TransportError(sign, server=self.server))
+            return
         with contextlib.suppress(TimeoutError):  # let its last stderr lines arrive, briefly
             await asyncio.wait_for(self._stderr_done.wait(), EXIT_STDERR_WAIT_SECONDS)
-        detail = describe_exit(returncode)
-        tail = self._stderr.tail()
+        detail = describe_exit(self._returncode)
+        why = why_it_ended(self._stderr.kept())
         self._fail(
-            ServerExited(f"server exited ({detail})", server=self.server, detail=detail, stderr_tail=tail)
+            ServerExited(f"server exited ({detail})", server=self.server, detail=detail, stderr_lines=why)
         )
-
-    def _on_stdout_eof(self) -> None:
-        if self._closed_error is None and not self._exited.is_set():
-            self._watch(self._report_stdout_eof())
-
-    async def _report_stdout_eof(self) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._exited.wait(), STDOUT_EOF_WAIT_SECONDS)
-        if not self._exited.is_set():
-            self._fail(TransportError("the server closed its stdout", server=self.server))
 
     def _watch(self, work: Coroutine[object, object, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
