@@ -1,5 +1,5 @@
 """`python -m levelcode` runs the same entry point as the `levelcode` console script."""
 
-from levelcode.cli.entry import entry
+from levelcode.cli.main import main
 
-entry()
+raise SystemExit(main())

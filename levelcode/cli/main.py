@@ -139,7 +139,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    args.command_line = list(sys.argv[1:] if argv is None else argv)  # what remembered.py keys on
     try:
         return _dispatch(args)
     except ConfigError as exc:  # a request that cannot be met: say so, no traceback

@@ -24,14 +24,13 @@ from levelcode.core.errors import McpError
 from levelcode.core.settings import load_settings
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec
-from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.mcp.connect_options import ConnectOptions, settings_api_key
 from levelcode.mcp.connection import connect
 from levelcode.mcp.gates.trust import needs_launch_approval
 from levelcode.mcp.http.oauth.callback import params_from_pasted
 from levelcode.mcp.http.oauth.metadata import canonical_resource
 from levelcode.mcp.http.oauth.store import STORE_FILE, CredentialStore, store_key
 from levelcode.mcp.protocol.sign_in import DEFAULT_SIGN_IN_SECONDS, Deliver, SignIn, SignInPrompt
-from levelcode.mcp.runtime import settings_api_key
 from levelcode.mcp.trust_store import TrustStore
 
 

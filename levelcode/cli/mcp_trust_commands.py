@@ -17,11 +17,12 @@ from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.settings import load_settings
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig
+from levelcode.mcp.connect_options import settings_api_key
 from levelcode.mcp.gates.cards import launch_card
 from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.gates.server_box import asks_for_sandbox, sandbox_choice_of
 from levelcode.mcp.gates.trust import needs_launch_approval, since_approval
-from levelcode.mcp.runtime import kept_from, sandbox_missing, settings_api_key
+from levelcode.mcp.runtime import kept_from, sandbox_missing
 from levelcode.mcp.trust_store import TrustStore
 
 STILL_RUNNING = (

@@ -25,12 +25,11 @@ from levelcode.core.process_groups import describe_exit, terminate_group, wait_g
 from levelcode.core.subprocess_pipes import PipesProtocol
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.transport import MessageSink
-from levelcode.mcp.stdio.adopted import AdoptedProcess
-from levelcode.mcp.stdio.early import claim
 from levelcode.mcp.stdio.exit_lines import why_it_ended
 from levelcode.mcp.stdio.framing import LineSplitter, Oversized, StderrRing
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
-from levelcode.mcp.stdio.reaper import WATCHDOG, parent_death_signal
+from levelcode.mcp.stdio.process import ServerProcess, end_unused, spawn_server
+from levelcode.mcp.stdio.reaper import WATCHDOG
 
 STDIN_CLOSE_GRACE_SECONDS = 1.0
 EXIT_STDERR_WAIT_SECONDS = 0.1  # after the process ends, how long to wait for its last stderr bytes
@@ -40,8 +39,11 @@ MAX_LOG_BYTES = 2 * 1024 * 1024
 
 
 class StdioTransport:
-    def __init__(self, launch: StdioLaunch) -> None:
+    def __init__(self, launch: StdioLaunch, process: subprocess.Popen[bytes] | None = None) -> None:
+        """`process`: the server spawned for this very launch already (the early start's), which
+        the transport then owns; otherwise it spawns one when opened."""
         self.launch = launch
+        self._given = process
         self._sink: MessageSink | None = None
         self._process: asyncio.SubprocessTransport | None = None
         self._stdin: asyncio.WriteTransport | None = None
@@ -68,36 +70,27 @@ class StdioTransport:
         return self._returncode
 
     async def open(self, sink: MessageSink) -> None:
+        """Join the server's process to the loop: the one it was given (spawned early), else one
+        spawned now. Raises ServerStartError when it cannot be spawned."""
         self._sink = sink
         self._log = _open_log(self.launch.log_path)
-        early = claim(self.launch)
-        if early is not None:  # spawned before the loop ran (early.py): the same process, joined now
-            protocol = PipesProtocol(self._pipe_data, self._pipe_closed, self._on_exit)
-            adopted = await AdoptedProcess.attach(early, protocol)
-            self._process = cast(asyncio.SubprocessTransport, adopted)
-            self.pid = adopted.get_pid()
-            self._stdin = cast(asyncio.WriteTransport, adopted.get_pipe_transport(0))
-            return
-        loop = asyncio.get_running_loop()
+        process, self._given = self._given, None
+        if process is None:
+            try:
+                process = spawn_server(self.launch)
+            except (OSError, subprocess.SubprocessError) as exc:
+                self._close_log()
+                raise ServerStartError(_spawn_failure(self.launch, exc), server=self.server) from exc
+        protocol = PipesProtocol(self._pipe_data, self._pipe_closed, self._on_exit)
         try:
-            process, _ = await loop.subprocess_exec(
-                lambda: PipesProtocol(self._pipe_data, self._pipe_closed, self._on_exit),
-                *self.launch.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=dict(self.launch.env),
-                cwd=self.launch.cwd,
-                start_new_session=True,
-                preexec_fn=parent_death_signal(),
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
+            joined = await ServerProcess.attach(process, protocol)
+        except BaseException:
+            end_unused(process)
             self._close_log()
-            raise ServerStartError(_spawn_failure(self.launch, exc), server=self.server) from exc
-        self._process = process
-        self.pid = process.get_pid()
-        WATCHDOG.register(self.pid)
-        self._stdin = cast(asyncio.WriteTransport, process.get_pipe_transport(0))
+            raise
+        self._process = cast(asyncio.SubprocessTransport, joined)
+        self.pid = joined.get_pid()
+        self._stdin = cast(asyncio.WriteTransport, joined.get_pipe_transport(0))
 
     def send(self, message: Mapping[str, object]) -> None:
         if self._closed_error is not None or self._stdin is None:
@@ -121,6 +114,9 @@ class StdioTransport:
     async def close(self) -> None:
         """Close stdin, give the server a moment, then SIGTERM → SIGKILL its whole group."""
         self._fail(TransportError("the connection was closed", server=self.server))
+        if self._given is not None:  # never opened: its process was never joined to anything
+            end_unused(self._given)
+            self._given = None
         if self._process is None:
             self._close_log()
             return
