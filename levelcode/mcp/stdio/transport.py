@@ -31,7 +31,13 @@ from levelcode.mcp.stdio.launch_spec import StdioLaunch
 from levelcode.mcp.stdio.process import ServerProcess, end_unused, spawn_server
 from levelcode.mcp.stdio.reaper import WATCHDOG
 
-STDIN_CLOSE_GRACE_SECONDS = 1.0
+# After its stdin is closed, how long a server may take to exit by itself before its group is
+# sent SIGTERM (then SIGKILL 1.5 s later). A server with nothing left to do exits within tens of
+# milliseconds of its stdin closing (the Node reference servers in 10-35 ms on a busy 2-core
+# machine, the fault server ~20 ms); one still there after this is idling, not finishing
+# (server-everything keeps timers for ~370 ms, the Python SDK's servers take 0.5-1 s), and
+# SIGTERM still lets a server that handles it finish cleanly.
+STDIN_CLOSE_GRACE_SECONDS = 0.2
 EXIT_STDERR_WAIT_SECONDS = 0.1  # after the process ends, how long to wait for its last stderr bytes
 # once its stdin or stdout closed, how long to wait for the exit, so that the exit is what is said
 EXIT_WAIT_SECONDS = 0.5
@@ -112,7 +118,8 @@ class StdioTransport:
         return self._stderr.tail()
 
     async def close(self) -> None:
-        """Close stdin, give the server a moment, then SIGTERM → SIGKILL its whole group."""
+        """Close stdin, give the server a moment (STDIN_CLOSE_GRACE_SECONDS), then SIGTERM → SIGKILL
+        its whole group; returns once nothing of the group is left."""
         self._fail(TransportError("the connection was closed", server=self.server))
         if self._given is not None:  # never opened: its process was never joined to anything
             end_unused(self._given)
