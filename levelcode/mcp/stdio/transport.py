@@ -1,12 +1,15 @@
 """Our stdio transport: a server as a subprocess speaking newline-delimited JSON-RPC.
 
-Owns the process: spawns it in its own session/process group with a minimal environment, reads
-stdout line by line under a hard per-message cap, keeps stderr in a bounded ring and a log file,
-watches the process itself (not only end-of-file: a grandchild may hold stdout open after the
-server died) and ends the whole group on close. A server that goes is reported one way, whichever
-sign of it comes first — its stdin closed, its stdout at its end, its exit: the exit (code or
-signal) and the stderr lines that say why (exit_lines.py), once the exit is known. Never imports
-the MCP SDK.
+Owns one server's process from the moment it is opened: the one it was handed (spawned early) or
+one it spawns (process.py, the only way). It reads stdout line by line under a hard per-message
+cap, keeps stderr in a bounded record and a log file, watches the process itself (not only
+end-of-file: a grandchild may hold stdout open after the server died) and ends the whole group on
+close: stdin closed, a short grace, then the group signalled. A server that goes is reported one
+way, whichever sign of it comes first — its stdin closed, its stdout at its end, its exit: the
+exit (code or signal) and the stderr lines that say why (exit_lines.py), once the exit is known.
+
+Never decides what may start or how (the launch is given, resolved), never spawns any other way,
+and never imports the MCP SDK.
 """
 
 from __future__ import annotations
