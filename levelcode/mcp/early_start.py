@@ -33,7 +33,7 @@ from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.server_box import server_box
 from levelcode.mcp.launch import server_launch
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
-from levelcode.mcp.stdio.process import end_unused, spawn_server
+from levelcode.mcp.stdio.spawn import end_unused, spawn_server
 
 
 @dataclass

@@ -20,7 +20,7 @@ from levelcode.mcp.launch import server_launch, withheld_from
 from levelcode.mcp.protocol.handshake import Era, ServerInfo, SessionFactory, negotiate, negotiate_in_turn
 from levelcode.mcp.protocol.session import McpSession
 from levelcode.mcp.protocol.transport import Authorizer, HookAuthorizer, Transport
-from levelcode.mcp.stdio.process import end_unused
+from levelcode.mcp.stdio.spawn import end_unused
 from levelcode.mcp.stdio.transport import StdioTransport
 
 if TYPE_CHECKING:

@@ -1,7 +1,8 @@
 """The stdio transport and its process care, one concern a module:
 
-- process.py: the one way a server is spawned (its own session and process group, the
-  parent-death signal, the watchdog told) and joined to the event loop, whoever spawns it;
+- spawn.py: the one way a server is spawned (its own session and process group, the
+  parent-death signal, the watchdog told), with no event loop needed;
+- process.py: a spawned server joined to the event loop, whoever spawned it;
 - transport.py: a server's message stream, its end reported one way, its group ended on close;
 - framing.py, exit_lines.py (pure): lines under a size cap, the stderr lines that say why a
   server died;

@@ -1,16 +1,11 @@
-"""A stdio server's process, the one way every server is started: `spawn_server` runs it with
-`Popen` in its own session and process group, with the parent-death signal, registered with the
-watchdog at once; `ServerProcess.attach` joins it to the running event loop, its pipes and its exit
-delivered to a `PipesProtocol`.
+"""A spawned server (spawn.py) joined to the running event loop: `ServerProcess.attach` delivers
+its pipes and its exit to a `PipesProtocol`, as asyncio's own subprocess transport would, so the
+transport treats every server alike — spawned before the loop existed (the early start) or by the
+transport itself, under asyncio's loop or uvloop.
 
-One backend whatever spawns and whichever loop runs: a server spawned before the loop exists (the
-early start, mcp/early_start.py) and one its transport spawns are the same kind of process, joined
-the same way, under asyncio's loop and uvloop alike. The exit is seen through a pidfd (Linux
-5.3+), else by a thread waiting on the process; either way it is reaped here, once.
-
-Never decides what may start (the launch gate does, before) and never ends a process group that
-was joined to a transport (the transport does, on close); `end_unused` ends only a process that
-never was.
+The exit is seen through a pidfd (Linux 5.3+), else by a thread waiting on the process; either way
+the process is reaped here, once. Never spawns, and never ends the process: closing ends the
+pipes (the transport ends the whole group first).
 """
 
 from __future__ import annotations
@@ -19,43 +14,10 @@ import asyncio
 import contextlib
 import functools
 import os
-import signal
 import subprocess
 from typing import IO, Any, cast
 
 from levelcode.core.subprocess_pipes import PipesProtocol
-from levelcode.mcp.stdio.launch_spec import StdioLaunch
-from levelcode.mcp.stdio.reaper import WATCHDOG, parent_death_signal
-
-
-def spawn_server(launch: StdioLaunch) -> subprocess.Popen[bytes]:
-    """Start the server now, from the thread that will run the loop (its parent-death signal
-    follows that thread). Raises OSError or SubprocessError when it cannot be started."""
-    process = subprocess.Popen(
-        list(launch.argv),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=dict(launch.env),
-        cwd=launch.cwd,
-        start_new_session=True,
-        preexec_fn=parent_death_signal(),  # noqa: PLW1509  (the hook only calls prctl and getppid)
-    )
-    WATCHDOG.register(process.pid)
-    return process
-
-
-def end_unused(process: subprocess.Popen[bytes]) -> None:
-    """End a server that was never joined to a transport, whole group, at once: it was sent
-    nothing, so it has nothing to finish."""
-    if process.poll() is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
-    for pipe in (process.stdin, process.stdout, process.stderr):
-        if pipe is not None:
-            pipe.close()
-    WATCHDOG.unregister(process.pid)
 
 
 class _PipeEnd(asyncio.Protocol):

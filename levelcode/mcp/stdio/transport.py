@@ -1,7 +1,7 @@
 """Our stdio transport: a server as a subprocess speaking newline-delimited JSON-RPC.
 
 Owns one server's process from the moment it is opened: the one it was handed (spawned early) or
-one it spawns (process.py, the only way). It reads stdout line by line under a hard per-message
+one it spawns (spawn.py, the only way). It reads stdout line by line under a hard per-message
 cap, keeps stderr in a bounded record and a log file, watches the process itself (not only
 end-of-file: a grandchild may hold stdout open after the server died) and ends the whole group on
 close: stdin closed, a short grace, then the group signalled. A server that goes is reported one
@@ -31,8 +31,9 @@ from levelcode.mcp.protocol.transport import MessageSink
 from levelcode.mcp.stdio.exit_lines import why_it_ended
 from levelcode.mcp.stdio.framing import LineSplitter, Oversized, StderrRing
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
-from levelcode.mcp.stdio.process import ServerProcess, end_unused, spawn_server
+from levelcode.mcp.stdio.process import ServerProcess
 from levelcode.mcp.stdio.reaper import WATCHDOG
+from levelcode.mcp.stdio.spawn import end_unused, spawn_server
 
 # After its stdin is closed, how long a server may take to exit by itself before its group is
 # sent SIGTERM (then SIGKILL 1.5 s later). A server with nothing left to do exits within tens of

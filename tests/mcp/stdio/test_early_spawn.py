@@ -7,6 +7,7 @@ Load-bearing direction: no second resolution, no second process, and no process 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -253,3 +254,15 @@ async def test_a_server_begun_and_up_is_not_started_again_when_the_gate_lets_it_
     assert len(read_pids(pid_file)) == 2
     await hub.reap_all()
     assert survivors(read_pids(pid_file)) == []
+
+
+def test_the_early_start_spawns_before_the_event_loop_is_loaded() -> None:
+    # what lets it spawn the user's servers before the rest of LevelCode (and asyncio) is imported
+    probe = (
+        "import sys, levelcode.mcp.early_start, levelcode.mcp.connect_options;"
+        "print(sorted(m for m in ('asyncio', 'uvloop', 'levelcode.mcp.hub') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"

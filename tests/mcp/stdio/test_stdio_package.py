@@ -1,6 +1,6 @@
 """`levelcode.mcp.stdio` stays small and honest: every module opens with a docstring that says
 what it owns and what it must never do (or that it is pure), none passes ~400 lines, and only
-process.py starts a process. Load-bearing direction: a module that spawns, or says nothing of
+spawn.py starts a process. Load-bearing direction: a module that spawns, or says nothing of
 its limits, fails here."""
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def test_each_module_says_what_it_owns_and_must_never_do(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[p.name for p in MODULES])
-def test_only_process_py_starts_a_server(path: Path) -> None:
-    if path.name in ("process.py", "reaper.py"):  # the server's spawn; the watchdog's own sidecar
+def test_only_spawn_py_starts_a_server(path: Path) -> None:
+    if path.name in ("spawn.py", "reaper.py"):  # the server's spawn; the watchdog's own sidecar
         return
     called = {
         node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
