@@ -1,22 +1,14 @@
-"""The `levelcode` console script (and `python -m levelcode`). Imports nothing of LevelCode
-before the servers this command line spawned last time are spawned again (remembered.py):
-argument parsing, settings and the rest come after, in cli/main.py.
+"""The `levelcode` console script (and `python -m levelcode`): runs `main` (cli/main.py), and ends
+quietly when the reader of its output left early (`levelcode mcp list | head -1`): no traceback,
+no "Exception ignored" at exit, the status a shell gives a program stopped by SIGPIPE.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import os
 import sys
-import threading
-
-from levelcode.mcp.stdio.remembered import spawn_remembered
-
-TYPE_CHECKING = False  # not `typing`'s: nothing here may delay the spawn
-if TYPE_CHECKING:
-    from typing import NoReturn, TextIO
-
+from typing import NoReturn, TextIO
 
 # A shell's status for a program stopped by SIGPIPE (128 + 13): what `levelcode mcp list | head -1`
 # ends with once `head` has left, as `yes | head -1` does.
@@ -24,15 +16,14 @@ READER_LEFT = 141
 
 
 def entry() -> NoReturn:
-    """Spawn what this command line spawned early last time, run `main`, then exit quickly."""
-    spawn_remembered(sys.argv[1:])
+    """Run `main`, then exit with its status once the output is flushed."""
     from levelcode.cli.main import main
 
     try:
         code = main()
     except BrokenPipeError:  # raised after the command's own cleanup (its servers are reaped)
         code = reader_left()
-    exit_quickly(code)
+    sys.exit(_flushed(code))
 
 
 def reader_left() -> int:
@@ -51,16 +42,6 @@ def _to_nowhere(stream: TextIO) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stream.fileno())
         os.close(devnull)
-
-
-def exit_quickly(code: int) -> NoReturn:
-    """End the process without Python's own teardown of every module (~40 ms after `mcp list`,
-    as long as a server's whole start) once nothing is left for it to do: the exit handlers run,
-    the output is flushed. Where another thread still runs, the usual exit waits for it."""
-    if threading.active_count() > 1:
-        sys.exit(_flushed(code))
-    atexit._run_exitfuncs()  # early servers nobody claimed, the debug log's handler
-    os._exit(_flushed(code))
 
 
 def _flushed(code: int) -> int:

@@ -109,17 +109,16 @@ def mcp_list(args: argparse.Namespace) -> int:
     """Imports are lazy here: the user's own servers are spawned first, and boot meanwhile. The
     configuration files that could not be used are said first, on stderr."""
     from levelcode.core.settings import load_settings
+    from levelcode.mcp.connect_options import session_options
     from levelcode.mcp.early_start import start_user_servers
 
     workspace = workspace_of(args)
     settings = load_settings(workspace)
-    early = start_user_servers(workspace, settings)
+    early = start_user_servers(settings, session_options(workspace, settings))
     from levelcode.cli.aio import run_command
-    from levelcode.cli.session_start import remember_early, runtime_for
+    from levelcode.cli.session_start import runtime_for
 
-    remember_early(args, early)
-
-    runtime = runtime_for(workspace, settings)
+    runtime = runtime_for(workspace, settings, early=early)
     config = runtime.config
     from levelcode.cli.config_report import say_unusable_files
 

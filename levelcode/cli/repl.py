@@ -258,9 +258,7 @@ class Repl:
         elif self._start is not None:
             await self._start.mcp.close()
         else:
-            from levelcode.mcp.stdio.early import end_unclaimed
-
-            end_unclaimed()
+            self.light.early.end_untaken()
 
     async def admit(self, permitted: list[ServerSpec]) -> None:
         permitted.extend(await self.session.admit())

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from levelcode.cli.printing import workspace_of
 from levelcode.core.errors import ConfigError
 from levelcode.core.settings import Settings, load_settings
+from levelcode.mcp.connect_options import session_options
 from levelcode.mcp.early_start import EarlyStart, start_user_servers
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.factory import resolve_provider_settings
@@ -50,11 +51,17 @@ class LightStart:
     early: EarlyStart
 
     def with_runtime(self) -> SessionStart:
-        """The rest of the start: the servers held back spawned now, then the MCP runtime loaded."""
+        """The rest of the start: the servers held back spawned now, then the MCP runtime loaded
+        (its hub takes over the servers begun; if loading it fails, they are ended)."""
         self.early.start_held()
-        from levelcode.cli.sandbox_setup import extra_roots
+        try:
+            from levelcode.cli.sandbox_setup import extra_roots
 
-        runtime = runtime_for(self.workspace, self.settings, extra_roots(self.args, self.settings))
+            folders = extra_roots(self.args, self.settings)
+            runtime = runtime_for(self.workspace, self.settings, folders, early=self.early)
+        except BaseException:
+            self.early.end_untaken()
+            raise
         return SessionStart(self.args, self.workspace, self.settings, self.provider_settings, runtime)
 
 
@@ -81,23 +88,16 @@ def light_start(args: argparse.Namespace, *, spawn_at_most: int | None = None) -
     )
     if not provider_settings.api_key:
         raise missing_key_error(provider_settings)
-    early = start_user_servers(workspace, settings, at_most=spawn_at_most)
-    remember_early(args, early)
+    early = start_user_servers(settings, session_options(workspace, settings), at_most=spawn_at_most)
     return LightStart(args, workspace, settings, provider_settings, early)
 
 
-def remember_early(args: argparse.Namespace, early: EarlyStart) -> None:
-    """Write down what this command line spawned early, for its next run to spawn at once."""
-    line = getattr(args, "command_line", None)
-    if line is not None:
-        from levelcode.mcp.stdio.remembered import remember
-
-        remember(line, early.launched)
-
-
-def runtime_for(workspace: Path, settings: Settings, folders: Sequence[Path] = ()) -> McpRuntime:
+def runtime_for(
+    workspace: Path, settings: Settings, folders: Sequence[Path] = (), *, early: EarlyStart | None = None
+) -> McpRuntime:
     """The MCP runtime over both tiers (approvals and notices are attached when the session opens);
-    `folders`: beyond the workspace, the roots servers are told (`allowedDirectories`, `--add-dir`)."""
+    `folders`: beyond the workspace, the roots servers are told (`allowedDirectories`, `--add-dir`);
+    `early`: the user's servers spawned already, which its hub takes over."""
     from levelcode.core.approvals import HeadlessApprover
     from levelcode.mcp.client_features import workspace_roots
     from levelcode.mcp.config.files import load_mcp_config
@@ -109,7 +109,7 @@ def runtime_for(workspace: Path, settings: Settings, folders: Sequence[Path] = (
     reserved = BUILTIN_TOOL_NAMES | {TOOL_SEARCH_NAME}
     roots = workspace_roots(workspace, folders)
     return McpRuntime(
-        workspace, config, HeadlessApprover(), settings=settings, reserved=reserved, roots=roots
+        workspace, config, HeadlessApprover(), settings=settings, reserved=reserved, roots=roots, early=early
     )
 
 

@@ -12,7 +12,7 @@ LevelCodeError
 │   ├── ServerStartError       the server could not be started: spawn failed, a `${VAR}` in its
 │   │                          env is not set, the handshake failed or timed out
 │   ├── TransportError         the byte stream broke (a remote server: the request failed)
-│   │   ├── ServerExited       the process ended (exit code or signal, last stderr lines)
+│   │   ├── ServerExited       the process ended (exit code or signal, the stderr lines saying why)
 │   │   ├── MessageTooLarge    one message passed the per-message size cap
 │   │   └── AuthorizationRequired  a remote server answered 401/403 and no sign-in could help
 │   │       └── SignInRequired     it needs the user to sign in (`levelcode mcp login NAME`), and
@@ -95,12 +95,13 @@ class TransportError(McpError):
 
 
 class ServerExited(TransportError):
-    """The server process ended; `detail` says how, `stderr_tail` holds its last stderr lines."""
+    """The server process ended; `detail` says how, `stderr_lines` why (the lines of its stderr
+    that matter: mcp/stdio/exit_lines.py)."""
 
-    def __init__(self, message: str, *, server: str, detail: str, stderr_tail: tuple[str, ...] = ()) -> None:
+    def __init__(self, message: str, *, server: str, detail: str, stderr_lines: tuple[str, ...] = ()) -> None:
         super().__init__(message, server=server)
         self.detail = detail
-        self.stderr_tail = stderr_tail
+        self.stderr_lines = stderr_lines
 
 
 class MessageTooLarge(TransportError):

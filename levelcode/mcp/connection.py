@@ -17,6 +17,7 @@ import contextlib
 import itertools
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING
 
 from levelcode.core import paths
 from levelcode.core.errors import CallTimeout, McpError, RemoteError, ServerExited, ServerStartError
@@ -32,6 +33,9 @@ from levelcode.mcp.protocol.results import render_call_result
 from levelcode.mcp.protocol.session import McpSession
 from levelcode.mcp.server_log import ServerLog
 from levelcode.mcp.transports import transport_plan
+
+if TYPE_CHECKING:
+    from levelcode.mcp.early_start import EarlyServer
 
 DIAGNOSTIC_LINES_IN_ERRORS = 8
 URL_ELICITATION_REQUIRED = -32042
@@ -278,11 +282,13 @@ async def connect(
     hint: Era | None = None,
     parent_env: Mapping[str, str] | None = None,
     opened: Callable[[], None] | None = None,
+    begun: EarlyServer | None = None,
 ) -> McpConnection:
     """Start (or reach) the server, negotiate, list its tools — all within its startup timeout.
     `opened` is called once the server's process (or connection) exists, its first request about
-    to be sent: what a caller waits for before it does work that keeps the loop busy."""
-    plan = transport_plan(spec, options, os.environ if parent_env is None else parent_env)
+    to be sent: what a caller waits for before it does work that keeps the loop busy. `begun`: the
+    early start's launch of this server, and its process, taken over instead of a new one."""
+    plan = transport_plan(spec, options, os.environ if parent_env is None else parent_env, begun)
     startup = spec.startup_timeout or options.startup_timeout
     features = options.features_for(spec) if options.features_for is not None else options.features
 
@@ -305,10 +311,8 @@ async def connect(
         raise ServerStartError(f"did not finish starting within {startup:g} s", server=spec.name) from None
     except ServerExited as exc:
         await _close_all(sessions)
-        from levelcode.sandbox.egress_rules import refusals_first  # only now: a failed start
-
-        tail = "; last stderr: " + " | ".join(refusals_first(exc.stderr_tail)) if exc.stderr_tail else ""
-        raise ServerStartError(f"exited while starting ({exc.detail}){tail}", server=spec.name) from exc
+        why = "; stderr: " + " | ".join(exc.stderr_lines) if exc.stderr_lines else ""
+        raise ServerStartError(f"exited while starting ({exc.detail}){why}", server=spec.name) from exc
     except BaseException:
         await _close_all(sessions)
         raise

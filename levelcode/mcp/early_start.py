@@ -1,13 +1,18 @@
-"""The user's own stdio servers, spawned the moment a session has read its settings — before it
-imports and sets up the rest of LevelCode — so their start-up overlaps ours. Their transports
-claim the processes when the hub connects (stdio/early.py), and the handshake goes on from there.
+"""The one place a server is spawned before the hub asks for it: the user's own stdio servers, the
+moment a session has read its settings — before it imports and sets up the rest of LevelCode — so
+their start-up overlaps ours.
+
+Each launch is resolved here once, with the session's connection options (`EarlyStart.options`,
+which the hub is then built from: mcp/runtime.make_hub), and handed to the hub with its process
+when the hub starts that server (`take`); its transport joins the process to the loop and the
+handshake goes on from there. Whatever the hub never takes is ended when it reaps (or when the
+session gives up before it has a hub: `end_untaken`).
 
 Only what starts without asking, and unconfined, is started here: servers of the user tier, not
 disabled, stdio, whose entry asks for no sandbox. A repository's servers wait for the launch gate
 as always; a server whose entry asks for the sandbox is left to the hub, which wraps it (spawned
-here it would run unconfined until claimed, and its claim would never match); so is a server
-whose launch cannot be resolved (a `${VAR}` unset), and the hub reports why. Light on purpose: no event loop,
-no gates beyond the launch plan, no SDK.
+here it would run unconfined); so is a server whose launch cannot be resolved (a `${VAR}` unset),
+and the hub reports why. Light on purpose: no event loop, no protocol, no gates beyond the plan.
 
 The REPL spawns only as many as leave it a core (`at_most`) and the rest once its prompt is drawn
 (`EarlyStart.start_held`): ten servers booting at once on two cores would otherwise hold the
@@ -17,56 +22,88 @@ prompt back for seconds, and servers that boot on CPU finish no sooner for start
 from __future__ import annotations
 
 import os
+import subprocess
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TypeGuard
 
-from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
 from levelcode.core.settings import Settings
-from levelcode.mcp.config.environment import NOTHING_WITHHELD
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, parse_user_settings
+from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.server_box import server_box
 from levelcode.mcp.launch.resolve import server_launch
-from levelcode.mcp.protocol.limits import DEFAULT_MAX_MESSAGE_BYTES
-from levelcode.mcp.stdio.early import spawn_early
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
+from levelcode.mcp.stdio.spawn import end_unused, spawn_server
+
+
+@dataclass
+class EarlyServer:
+    """One server of the early start: its launch, resolved, and its process once spawned (None
+    while held back, or when the spawn failed: its transport then tries, and says why)."""
+
+    spec: StdioServerSpec
+    launch: StdioLaunch
+    process: subprocess.Popen[bytes] | None = None
+
+    def spawn(self) -> bool:
+        try:
+            self.process = spawn_server(self.launch)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return True
 
 
 @dataclass
 class EarlyStart:
-    """The user's servers begun before the session: those started, and those held back for later."""
+    """The user's servers begun before the hub: spawned, or held back for later."""
 
-    started: list[str] = field(default_factory=list[str])
-    held: list[tuple[str, StdioLaunch]] = field(default_factory=list[tuple[str, StdioLaunch]])
-    # what was spawned at once, for the next run of the same command line (stdio/remembered.py)
-    launched: list[tuple[StdioServerSpec, StdioLaunch]] = field(
-        default_factory=list[tuple[StdioServerSpec, StdioLaunch]]
-    )
+    options: ConnectOptions
+    servers: dict[str, EarlyServer] = field(default_factory=dict[str, EarlyServer])
+    held: list[str] = field(default_factory=list[str])
+
+    @property
+    def started(self) -> list[str]:
+        return [name for name, server in self.servers.items() if server.process is not None]
 
     def start_held(self) -> list[str]:
         """Spawn the servers held back (from the thread that will run the loop); their names."""
         held, self.held = self.held, []
-        now = [name for name, launch in held if spawn_early(launch)]
-        self.started.extend(now)
-        return now
+        return [name for name in held if name in self.servers and self.servers[name].spawn()]
+
+    def take(self, spec: ServerSpec) -> EarlyServer | None:
+        """The server begun for exactly this spec, handed over once; one begun for another entry
+        of that name (the settings changed since) is ended, and None is returned."""
+        begun = self.servers.pop(spec.name, None)
+        if begun is not None and begun.spec != spec:
+            _end(begun)
+            return None
+        return begun
+
+    def end_untaken(self) -> None:
+        """End every server spawned early that the hub never took (whole groups), and forget them."""
+        while self.servers:
+            _end(self.servers.popitem()[1])
+        self.held.clear()
 
 
-def start_user_servers(workspace: Path, settings: Settings, *, at_most: int | None = None) -> EarlyStart:
+def start_user_servers(
+    settings: Settings, options: ConnectOptions, *, at_most: int | None = None
+) -> EarlyStart:
     """Spawn the user's own stdio servers now (the first `at_most` of them; the rest are held)."""
     tier = parse_user_settings(settings.user, file=str(settings.user_file))
-    early = EarlyStart()
+    early = EarlyStart(options)
     for spec in tier.servers:
         if not _starts_early(spec):
             continue
-        launch = _launch(spec, workspace)
-        if launch is None:
-            continue
+        try:
+            server = EarlyServer(spec, server_launch(spec, options, os.environ))
+        except ServerStartError:
+            continue  # the hub resolves it again, and says why it cannot start
+        early.servers[spec.name] = server
         if at_most is not None and len(early.started) >= at_most:
-            early.held.append((spec.name, launch))
-        elif spawn_early(launch):
-            early.started.append(spec.name)
-            early.launched.append((spec, launch))
+            early.held.append(spec.name)
+        else:
+            server.spawn()
     return early
 
 
@@ -80,17 +117,7 @@ def _starts_early(spec: ServerSpec) -> TypeGuard[StdioServerSpec]:
     return isinstance(spec, StdioServerSpec) and not spec.disabled and server_box(spec) is None
 
 
-def _launch(spec: StdioServerSpec, workspace: Path) -> StdioLaunch | None:
-    # the options runtime.make_hub gives the hub, so the transport recognizes the process as its own
-    try:
-        return server_launch(
-            spec,
-            os.environ,
-            workspace=workspace,
-            servers_dir=paths.servers_dir(),
-            log_dir=paths.logs_dir(),
-            max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES,
-            withheld=NOTHING_WITHHELD,
-        )
-    except ServerStartError:
-        return None
+def _end(server: EarlyServer) -> None:
+    if server.process is not None:
+        end_unused(server.process)
+        server.process = None

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from levelcode.core.errors import McpError, SignInRequired
 from levelcode.core.outcome import ToolOutcome, failure
@@ -30,7 +31,9 @@ from levelcode.mcp.gates.trust import launch_fingerprint
 from levelcode.mcp.protocol.results import DEFAULT_RESULT_CHARS, cap_text
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.server_content import list_resources_outcome, read_resource
-from levelcode.mcp.stdio.early import end_unclaimed
+
+if TYPE_CHECKING:
+    from levelcode.mcp.early_start import EarlyStart
 
 # Why a server is not running, as the model (and `mcp call`) is told it.
 _NOT_RUNNING = {
@@ -68,8 +71,12 @@ class McpHub:
         memory: ProtocolMemory | None = None,
         results_dir: Path | None = None,
         result_chars: int = DEFAULT_RESULT_CHARS,
+        early: EarlyStart | None = None,
     ) -> None:
+        """`early`: the servers spawned before the hub existed, launched with `options`; each is
+        taken over when the hub starts that server, and ended at reaping if it never is."""
         self.options = options
+        self.early = early
         self.memory = memory or ProtocolMemory(None)
         self.results_dir = results_dir
         self.result_chars = result_chars
@@ -126,7 +133,9 @@ class McpHub:
         fingerprint = launch_fingerprint(spec)
         try:
             opened = self._opened[spec.name].set if spec.name in self._opened else None
-            connection = await connect(spec, self.options, hint=self.memory.get(fingerprint), opened=opened)
+            begun = self.early.take(spec) if self.early is not None else None
+            hint = self.memory.get(fingerprint)
+            connection = await connect(spec, self.options, hint=hint, opened=opened, begun=begun)
         except SignInRequired as exc:
             state.status = ServerStatus("needs_login", str(exc))
             return
@@ -232,7 +241,8 @@ class McpHub:
             task.cancel()
         await asyncio.gather(*starting, return_exceptions=True)
         self._begun.clear()
-        end_unclaimed()  # spawned early for a start that never came
+        if self.early is not None:
+            self.early.end_untaken()  # spawned early for a start that never came
         live = [s.connection for s in self.states.values() if s.connection is not None]
         for state in self.states.values():
             if state.connection is not None:

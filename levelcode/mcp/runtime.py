@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from levelcode.core import paths
 from levelcode.core.approvals import Approver
@@ -19,7 +20,7 @@ from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.client_features import UserAnswers, WorkspaceRoots, features_for, workspace_roots
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
-from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.mcp.connect_options import session_options
 from levelcode.mcp.gates.overview import (
     ListView,
     ServerFacts,
@@ -32,10 +33,12 @@ from levelcode.mcp.gates.status import LoginNeeded, McpNote, McpNotice, ServerFa
 from levelcode.mcp.gates.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.launch.gate import Admission, LaunchGate
-from levelcode.mcp.protocol.sign_in import SignIn
 from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.router import McpRouter
 from levelcode.mcp.trust_store import TrustStore
+
+if TYPE_CHECKING:
+    from levelcode.mcp.early_start import EarlyStart
 
 Notify = Callable[[McpNotice], None]  # the session words them (ui/mcp_words.py)
 
@@ -50,29 +53,17 @@ def make_hub(
     *,
     roots: WorkspaceRoots | None = None,
     answers: UserAnswers | None = None,
+    early: EarlyStart | None = None,
 ) -> McpHub:
-    """The hub as a session builds it: logs, private server folders, results, protocol memory under
-    the state dir; `settings` only for the apiKey a repository's server must never receive; the
-    roots servers are told, and who answers what they ask of the user (nobody, by default)."""
-    settings = settings or Settings()
+    """The hub as a session builds it: the session's options (`early.options` when servers were
+    spawned early: they were launched with them), results and protocol memory under the state dir;
+    the roots servers are told, and who answers what they ask of the user (nobody, by default)."""
     told = roots or workspace_roots(workspace)
     answering = answers or UserAnswers()
-    options = ConnectOptions(
-        workspace=workspace,
-        log_dir=paths.logs_dir(),
-        servers_dir=paths.servers_dir(),
-        provider_key_values=frozenset(settings_api_key(settings)),
-        sign_in=SignIn(store_dir=paths.state_dir()),  # stored sign-ins; headless: never a browser
-        features_for=lambda spec: features_for(spec, told, answering),
-    )
+    base = early.options if early is not None else session_options(workspace, settings or Settings())
+    options = dataclasses.replace(base, features_for=lambda spec: features_for(spec, told, answering))
     memory = ProtocolMemory(paths.state_dir() / "protocols.json")
-    return McpHub(options, memory=memory, results_dir=paths.results_dir())
-
-
-def settings_api_key(settings: Settings) -> list[str]:
-    """The apiKey in the user's settings, which a repository's server must never receive."""
-    key = settings.user.get("apiKey")
-    return [key] if isinstance(key, str) and key else []
+    return McpHub(options, memory=memory, results_dir=paths.results_dir(), early=early)
 
 
 class McpRuntime:
@@ -88,9 +79,11 @@ class McpRuntime:
         store: TrustStore | None = None,
         roots: WorkspaceRoots | None = None,
         answers: UserAnswers | None = None,
+        early: EarlyStart | None = None,
     ) -> None:
         """`settings`: the session's, read once (those the config was read with, else read here).
-        `roots`: the folders servers are told; `answers`: who answers their questions to the user."""
+        `roots`: the folders servers are told; `answers`: who answers their questions to the user;
+        `early`: the user's servers the session spawned before loading the runtime (early_start.py)."""
         self.workspace = workspace
         self.settings = settings or config.settings or load_settings(workspace)
         self.config = config
@@ -98,7 +91,7 @@ class McpRuntime:
         self.notify = notify
         self.roots = roots or workspace_roots(workspace)
         self.answers = answers or UserAnswers()
-        self.hub = make_hub(workspace, self.settings, roots=self.roots, answers=self.answers)
+        self.hub = make_hub(workspace, self.settings, roots=self.roots, answers=self.answers, early=early)
         self.gate = LaunchGate(workspace, store or TrustStore())
         self.router = McpRouter(
             self.hub,

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from levelcode.mcp.config.environment import (
-    NOTHING_WITHHELD,
-    Withheld,
-    expand_references,
-    provider_keys_withheld,
-)
+from levelcode.mcp.config.environment import Withheld, expand_references
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.server_box import server_box
-from levelcode.mcp.launch.resolve import server_launch
+from levelcode.mcp.launch.resolve import server_launch, withheld_from
 from levelcode.mcp.protocol.handshake import Era, ServerInfo, SessionFactory, negotiate, negotiate_in_turn
 from levelcode.mcp.protocol.session import McpSession
 from levelcode.mcp.protocol.transport import Authorizer, HookAuthorizer, Transport
+from levelcode.mcp.stdio.spawn import end_unused
 from levelcode.mcp.stdio.transport import StdioTransport
+
+if TYPE_CHECKING:
+    from levelcode.mcp.early_start import EarlyServer
 
 Negotiation = Callable[[SessionFactory, Era | None], Awaitable[tuple[McpSession, ServerInfo]]]
 
@@ -37,11 +37,17 @@ class TransportPlan:
     negotiate: Negotiation
 
 
-def transport_plan(spec: ServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]) -> TransportPlan:
-    """What the server's transports use is resolved once, here: a missing `${VAR}` is a
-    ServerStartError now, before anything is spawned or contacted."""
+def transport_plan(
+    spec: ServerSpec,
+    options: ConnectOptions,
+    parent_env: Mapping[str, str],
+    begun: EarlyServer | None = None,
+) -> TransportPlan:
+    """What the server's transports use is resolved once, here (or, for a server `begun` by the
+    early start, there, with these very options): a missing `${VAR}` is a ServerStartError now,
+    before anything is spawned or contacted."""
     if isinstance(spec, StdioServerSpec):
-        return _stdio_plan(spec, options, parent_env)
+        return _stdio_plan(spec, options, parent_env, begun)
     from levelcode.mcp.http.endpoint import remote_endpoint
     from levelcode.mcp.http.streamable import StreamableHttpTransport
 
@@ -84,19 +90,15 @@ def _authorizer(
 
 
 def _stdio_plan(
-    spec: StdioServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]
+    spec: StdioServerSpec, options: ConnectOptions, parent_env: Mapping[str, str], begun: EarlyServer | None
 ) -> TransportPlan:
-    launch = server_launch(
-        spec,
-        parent_env,
-        workspace=options.workspace,
-        servers_dir=options.servers_dir,
-        log_dir=options.log_dir,
-        max_message_bytes=options.max_message_bytes,
-        withheld=withheld_from(spec, options, parent_env),
-    )
+    launch = begun.launch if begun is not None else server_launch(spec, options, parent_env)
+    spawned = [begun.process] if begun is not None and begun.process is not None else []
     box = server_box(spec, options.sandbox_choices.get(spec.name))
     if box is not None:  # raises ServerStartError, before anything is spawned, when it cannot be
+        for process in spawned:  # never the case (the early start spawns no server to be boxed)
+            end_unused(process)
+        spawned.clear()
         from levelcode.mcp.server_sandbox import sandboxed_launch
 
         launch = sandboxed_launch(
@@ -108,14 +110,10 @@ def _stdio_plan(
             confinement=options.sandbox,
         )
 
+    def make() -> StdioTransport:  # the process spawned early goes to the first transport only
+        return StdioTransport(launch, spawned.pop() if spawned else None)
+
     async def on_one_process(open_session: SessionFactory, hint: Era | None) -> tuple[McpSession, ServerInfo]:
         return await negotiate(open_session, hint, hinted_probe=options.hinted_probe)
 
-    return TransportPlan(lambda: StdioTransport(launch), on_one_process)
-
-
-def withheld_from(spec: ServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]) -> Withheld:
-    """A repository's server never receives LevelCode's provider keys, by `${VAR}` in env or headers."""
-    if spec.provenance.tier != "workspace":
-        return NOTHING_WITHHELD
-    return provider_keys_withheld(parent_env, options.provider_key_values)
+    return TransportPlan(make, on_one_process)

@@ -69,15 +69,6 @@ def refusal_line(host: str, port: int, why: str, hint: str) -> str:
     return f"{REFUSED} {name}:{port}: {why}; {hint.replace('{host}', entry)}"
 
 
-def refusals_first(stderr_lines: Sequence[str], count: int = 3) -> list[str]:
-    """The last `count` lines of a failed process's stderr, the egress filter's refusals kept
-    first: they say why it failed (a package manager's own words after a 403 rarely do)."""
-    refused = [line for line in stderr_lines if line.startswith(REFUSED)][-count:]
-    others = [line for line in stderr_lines if not line.startswith(REFUSED)]
-    room = count - len(refused)
-    return [*refused, *others[max(0, len(others) - room) :]] if room else refused
-
-
 REFUSED = "[sandbox] refused a connection to"
 NOT_LISTED = "not on the network list"
 PRIVATE_ONLY = (

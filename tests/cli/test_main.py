@@ -1,5 +1,4 @@
-"""The console script answers --version and --help, as installed and as `python -m levelcode`; its
-quick exit loses nothing (exit handlers run, output flushed, the status kept)."""
+"""The console script answers --version and --help, as installed and as `python -m levelcode`."""
 
 from __future__ import annotations
 
@@ -27,33 +26,6 @@ def test_version_and_help_in_process(capsys: pytest.CaptureFixture[str]) -> None
     help_text = capsys.readouterr().out
     for word in ("run", "mcp", "-C DIR", "--autopilot", "--provider"):
         assert word in help_text
-
-
-QUICK_EXIT = """
-import atexit, pathlib, sys, threading
-from levelcode.cli.entry import exit_quickly
-atexit.register(lambda: pathlib.Path(sys.argv[1]).write_text("handler ran"))
-if sys.argv[2] == "thread":  # a thread still running: the usual exit, which waits for it
-    threading.Thread(target=lambda: __import__("time").sleep(0.2)).start()
-sys.stdout.write("buffered output")
-exit_quickly(3)
-"""
-
-
-@pytest.mark.parametrize("other_thread", ["none", "thread"])
-def test_the_quick_exit_runs_the_exit_handlers_and_flushes(tmp_path: Path, other_thread: str) -> None:
-    marker = tmp_path / "marker"
-    done = subprocess.run(
-        [sys.executable, "-c", QUICK_EXIT, str(marker), other_thread],
-        env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},  # buffered, as usual
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
-    assert done.returncode == 3
-    assert done.stdout == "buffered output"
-    assert marker.read_text() == "handler ran"
 
 
 def test_console_script_runs() -> None:

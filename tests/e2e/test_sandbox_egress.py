@@ -146,7 +146,7 @@ def test_a_registry_the_repository_names_is_refused(isolated_home: Path, workspa
         port = registry.url.rsplit(":", 1)[1]
     # the failure itself says why, before npm's own words about the 403
     assert (
-        "exited while starting (exit code 1); last stderr: "
+        "exited while starting (exit code 1); stderr: "
         f"[sandbox] refused a connection to 127.0.0.1:{port}" in said
     )
     log = server_log(isolated_home, "repo")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import uvloop
 
-BOTH_LOOPS = {"test_stdio_faults.py", "test_real_servers.py", "test_early_spawn.py"}
+BOTH_LOOPS = {"test_stdio_faults.py", "test_real_servers.py", "test_early_spawn.py", "test_dying_at_start.py"}
 
 
 def pytest_asyncio_loop_factories(

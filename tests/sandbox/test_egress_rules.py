@@ -12,7 +12,6 @@ from levelcode.sandbox.egress_rules import (
     NOT_LISTED,
     EgressRules,
     refusal_line,
-    refusals_first,
     usable_addresses,
 )
 
@@ -82,19 +81,3 @@ def test_the_refusal_line_shows_the_sandboxs_text_escaped() -> None:
     assert "\x1b" not in line
     assert "\n" not in line
     assert "\\x1b[2J\\nhost" in line
-
-
-def test_a_failed_start_names_the_refusals_before_the_package_managers_words() -> None:
-    refused = "[sandbox] refused a connection to r.example:443: not on the network list; ..."
-    lines = [
-        "npm warn x",
-        refused,
-        "npm error 403 Forbidden",
-        "npm error In most cases, you...",
-        "npm error log",
-    ]
-    assert refusals_first(lines) == [refused, "npm error In most cases, you...", "npm error log"]
-    assert refusals_first(["a", "b"]) == ["a", "b"]
-    assert refusals_first(["a", "b", "c", "d"]) == ["b", "c", "d"]
-    many = [f"{refused} {i}" for i in range(5)]
-    assert refusals_first([*many, "z"]) == many[-3:]

@@ -8,7 +8,9 @@ Python then reads and writes bytecode in the server's own folder, never in the w
 module's source, which the approval's hash of that source would not see.
 
 Reads nothing but the given environment mapping; `prepare_private_dir` creates the one directory a
-user's server starts in. Whether the server may start was decided before (the launch gate).
+user's server starts in. Whether the server may start was decided before (the launch gate). A
+launch is resolved once per start of a server: by the early start for the servers it spawns
+(mcp/early_start.py hands the launch to the hub with its process), else by the hub's transport plan.
 """
 
 from __future__ import annotations
@@ -18,8 +20,14 @@ from pathlib import Path
 
 from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
-from levelcode.mcp.config.environment import Withheld, server_environment
-from levelcode.mcp.config.specs import StdioServerSpec
+from levelcode.mcp.config.environment import (
+    NOTHING_WITHHELD,
+    Withheld,
+    provider_keys_withheld,
+    server_environment,
+)
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
+from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.launch_plan import launch_argv, launch_cwd, uses_private_dir
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
 
@@ -48,29 +56,29 @@ def resolve_launch(
 
 
 def server_launch(
-    spec: StdioServerSpec,
-    parent_env: Mapping[str, str],
-    *,
-    workspace: Path,
-    servers_dir: Path | None,
-    log_dir: Path | None,
-    max_message_bytes: int,
-    withheld: Withheld,
+    spec: StdioServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]
 ) -> StdioLaunch:
-    """The launch as the hub makes it, its private directory created. An early spawn
-    (mcp/early_start.py) makes it the same way, so that the transport claims that very process."""
+    """The launch as the hub's options make it, its private directory created. Raises
+    ServerStartError naming a `${VAR}` that is not set, or a directory that cannot be made."""
     launch = resolve_launch(
         spec,
         parent_env,
-        workspace=workspace,
-        private_dir=paths.server_dir(spec.name, servers_dir),
-        log_path=log_dir / paths.server_log_name(spec.name) if log_dir else None,
-        max_message_bytes=max_message_bytes,
-        withheld=withheld,
-        bytecode_dir=_bytecode_dir(spec, workspace, servers_dir),
+        workspace=options.workspace,
+        private_dir=paths.server_dir(spec.name, options.servers_dir),
+        log_path=options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None,
+        max_message_bytes=options.max_message_bytes,
+        withheld=withheld_from(spec, options, parent_env),
+        bytecode_dir=_bytecode_dir(spec, options.workspace, options.servers_dir),
     )
     prepare_private_dir(spec, launch)
     return launch
+
+
+def withheld_from(spec: ServerSpec, options: ConnectOptions, parent_env: Mapping[str, str]) -> Withheld:
+    """A repository's server never receives LevelCode's provider keys, by `${VAR}` in env or headers."""
+    if spec.provenance.tier != "workspace":
+        return NOTHING_WITHHELD
+    return provider_keys_withheld(parent_env, options.provider_key_values)
 
 
 def _bytecode_dir(spec: StdioServerSpec, workspace: Path, servers_dir: Path | None) -> Path | None:

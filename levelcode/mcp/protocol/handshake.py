@@ -26,13 +26,13 @@ from typing import Literal
 
 from levelcode import __version__
 from levelcode.core.errors import AuthorizationRequired, McpError, ProtocolError, RemoteError, TransportError
+from levelcode.mcp.protocol.limits import DEFAULT_HINTED_PROBE_SECONDS
 from levelcode.mcp.protocol.session import McpSession
 
 Era = Literal["legacy", "modern"]
 MODERN_VERSION = "2026-07-28"
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 CLIENT_INFO: Mapping[str, object] = {"name": "levelcode", "version": __version__}
-DEFAULT_HINTED_PROBE_SECONDS = 5.0  # a server remembered as modern that stays silent is re-tried as legacy
 UNSUPPORTED_VERSION = -32022  # 2026-07-28: "Unsupported protocol version", with the versions it supports
 
 

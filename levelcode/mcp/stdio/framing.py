@@ -1,5 +1,5 @@
 """Byte-level framing for stdio servers: newline-delimited messages with a hard size cap, and a
-bounded ring of the server's last stderr lines.
+bounded record of the server's stderr: its first lines and its last.
 
 Pure: fed bytes, returns lines; never reads a pipe. Memory stays bounded whatever the server
 writes: an over-long line is never accumulated past the cap, its remainder is skipped up to the
@@ -15,6 +15,7 @@ from levelcode.mcp.protocol.limits import DEFAULT_MAX_MESSAGE_BYTES
 
 OVERSIZE_HEAD_BYTES = 256
 STDERR_LINES = 40
+STDERR_FIRST_LINES = 10  # kept too: a Node error, a usage message, come first (exit_lines.py)
 STDERR_LINE_CHARS = 400
 
 
@@ -71,10 +72,12 @@ class LineSplitter:
 
 
 class StderrRing:
-    """The last lines a server wrote to stderr, each line cut to a readable length."""
+    """The first and the last lines a server wrote to stderr, each cut to a readable length."""
 
     def __init__(self, lines: int = STDERR_LINES, line_chars: int = STDERR_LINE_CHARS) -> None:
         self._lines: deque[str] = deque(maxlen=lines)
+        self._first: list[str] = []
+        self._count = 0
         self._partial = ""
         self._line_chars = line_chars
 
@@ -88,10 +91,22 @@ class StderrRing:
     def add(self, line: str) -> None:
         line = line.rstrip("\r")
         if line.strip():
-            self._lines.append(line[: self._line_chars])
+            line = line[: self._line_chars]
+            self._lines.append(line)
+            self._count += 1
+            if len(self._first) < STDERR_FIRST_LINES:
+                self._first.append(line)
 
     def tail(self, count: int = 10) -> tuple[str, ...]:
         lines = list(self._lines)
         if self._partial.strip():
             lines.append(self._partial)
         return tuple(lines[-count:])
+
+    def kept(self) -> tuple[str, ...]:
+        """Every line kept, in order, none twice: the first lines, then the last (a gap between
+        them when the server wrote more than both hold)."""
+        after_first = self._count - len(self._first)
+        later = list(self._lines)[-after_first:] if after_first > 0 else []
+        partial = [self._partial] if self._partial.strip() else []
+        return (*self._first, *later, *partial)

@@ -1,10 +1,11 @@
-"""Ending server process groups, whole, in every way LevelCode itself can end.
+"""The two layers under the orderly end of server process groups, so that no server outlives
+LevelCode however it ends: this module owns the watchdog's client and the parent-death signal.
 
-Three layers, so that no server outlives us:
-- `terminate_group` (process_groups.py): the orderly path (reap_all on exit, /new, signals):
-  SIGTERM to the whole group, SIGKILL ~1.5 s later to whatever ignored it, grandchildren included.
+- the orderly path is the transport's close (core/process_groups.py `terminate_group`: SIGTERM to
+  the whole group, SIGKILL ~1.5 s later to whatever ignored it, grandchildren included), run on
+  exit, /new, signals and when a command is done with its servers;
 - the watchdog sidecar (watchdog.py), one per LevelCode process: if we are SIGKILLed it sees its
-  pipe close and kills every registered group.
+  pipe close and kills every registered group;
 - a parent-death signal on each server's own process (Linux), which covers the instant between
   spawning a server and registering its group with the watchdog.
 Must never kill a group it did not start: only pgids of our own spawned servers are registered.

@@ -1,11 +1,17 @@
 """Our stdio transport: a server as a subprocess speaking newline-delimited JSON-RPC.
 
-Owns the process: spawns it in its own session/process group with a minimal environment, reads
-stdout line by line under a hard per-message cap, keeps stderr in a bounded ring and a log file,
-watches the process itself (not only end-of-file: a grandchild may hold stdout open after the
-server died) and ends the whole group on close. A sandboxed server that may write folders is
-watched for git control entries it plants there (sandbox/git_watch.py); what was moved away is
-said in its stderr lines and log. Never imports the MCP SDK.
+Owns one server's process from the moment it is opened: the one it was handed (spawned early) or
+one it spawns (spawn.py, the only way). It reads stdout line by line under a hard per-message
+cap, keeps stderr in a bounded record and a log file, watches the process itself (not only
+end-of-file: a grandchild may hold stdout open after the server died) and ends the whole group on
+close: stdin closed, a short grace, then the group signalled. A server that goes is reported one
+way, whichever sign of it comes first — its stdin closed, its stdout at its end, its exit: the
+exit (code or signal) and the stderr lines that say why (exit_lines.py), once the exit is known.
+A sandboxed server that may write folders is watched for git control entries it plants there
+(sandbox/git_watch.py); what was moved away is said in its stderr lines and log.
+
+Never decides what may start or how (the launch is given, resolved), never spawns any other way,
+and never imports the MCP SDK.
 """
 
 from __future__ import annotations
@@ -24,22 +30,33 @@ from levelcode.core.process_groups import describe_exit, terminate_group, wait_g
 from levelcode.core.subprocess_pipes import PipesProtocol
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.transport import MessageSink
-from levelcode.mcp.stdio.adopted import AdoptedProcess
-from levelcode.mcp.stdio.early import claim
+from levelcode.mcp.stdio.exit_lines import why_it_ended
 from levelcode.mcp.stdio.framing import LineSplitter, Oversized, StderrRing
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
-from levelcode.mcp.stdio.reaper import WATCHDOG, parent_death_signal
+from levelcode.mcp.stdio.process import ServerProcess
+from levelcode.mcp.stdio.reaper import WATCHDOG
+from levelcode.mcp.stdio.spawn import end_unused, spawn_server
 
-STDIN_CLOSE_GRACE_SECONDS = 1.0
+# After its stdin is closed, how long a server may take to exit by itself before its group is
+# sent SIGTERM (then SIGKILL 1.5 s later). A server with nothing left to do exits within tens of
+# milliseconds of its stdin closing (the Node reference servers in 10-35 ms on a busy 2-core
+# machine, the fault server ~20 ms); one still there after this is idling, not finishing
+# (server-everything keeps timers for ~370 ms, the Python SDK's servers take 0.5-1 s), and
+# SIGTERM still lets a server that handles it finish cleanly.
+STDIN_CLOSE_GRACE_SECONDS = 0.2
 LAST_GIT_CHECK_SECONDS = 30.0  # the scan after a sandboxed server ends is bounded in entries
 EXIT_STDERR_WAIT_SECONDS = 0.1  # after the process ends, how long to wait for its last stderr bytes
-STDOUT_EOF_WAIT_SECONDS = 0.5
+# once its stdin or stdout closed, how long to wait for the exit, so that the exit is what is said
+EXIT_WAIT_SECONDS = 0.5
 MAX_LOG_BYTES = 2 * 1024 * 1024
 
 
 class StdioTransport:
-    def __init__(self, launch: StdioLaunch) -> None:
+    def __init__(self, launch: StdioLaunch, process: subprocess.Popen[bytes] | None = None) -> None:
+        """`process`: the server spawned for this very launch already (the early start's), which
+        the transport then owns; otherwise it spawns one when opened."""
         self.launch = launch
+        self._given = process
         self._sink: MessageSink | None = None
         self._process: asyncio.SubprocessTransport | None = None
         self._stdin: asyncio.WriteTransport | None = None
@@ -53,6 +70,7 @@ class StdioTransport:
         # can never get (server-everything asks roots/list 350 ms after start), so it will not exit
         self._asked_too_late = asyncio.Event()
         self._returncode: int | None = None
+        self._reporting_end = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._git_watch: asyncio.Task[None] | None = None
         self.pid: int | None = None
@@ -66,42 +84,35 @@ class StdioTransport:
         return self._returncode
 
     async def open(self, sink: MessageSink) -> None:
+        """Join the server's process to the loop: the one it was given (spawned early), else one
+        spawned now. Raises ServerStartError when it cannot be spawned."""
         self._sink = sink
         self._log = _open_log(self.launch.log_path)
-        early = claim(self.launch)
-        if early is not None:  # spawned before the loop ran (early.py): the same process, joined now
-            protocol = PipesProtocol(self._pipe_data, self._pipe_closed, self._on_exit)
-            adopted = await AdoptedProcess.attach(early, protocol)
-            self._process = cast(asyncio.SubprocessTransport, adopted)
-            self.pid = adopted.get_pid()
-            self._stdin = cast(asyncio.WriteTransport, adopted.get_pipe_transport(0))
-            self._watch_git()
-            return
-        loop = asyncio.get_running_loop()
+        process, self._given = self._given, None
+        if process is None:
+            try:
+                process = spawn_server(self.launch)
+            except (OSError, subprocess.SubprocessError) as exc:
+                self._close_log()
+                raise ServerStartError(_spawn_failure(self.launch, exc), server=self.server) from exc
+        protocol = PipesProtocol(self._pipe_data, self._pipe_closed, self._on_exit)
         try:
-            process, _ = await loop.subprocess_exec(
-                lambda: PipesProtocol(self._pipe_data, self._pipe_closed, self._on_exit),
-                *self.launch.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=dict(self.launch.env),
-                cwd=self.launch.cwd,
-                start_new_session=True,
-                preexec_fn=parent_death_signal(),
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
+            joined = await ServerProcess.attach(process, protocol)
+        except BaseException:
+            end_unused(process)
             self._close_log()
-            raise ServerStartError(_spawn_failure(self.launch, exc), server=self.server) from exc
-        self._process = process
-        self.pid = process.get_pid()
-        WATCHDOG.register(self.pid)
-        self._stdin = cast(asyncio.WriteTransport, process.get_pipe_transport(0))
+            raise
+        self._process = cast(asyncio.SubprocessTransport, joined)
+        self.pid = joined.get_pid()
+        self._stdin = cast(asyncio.WriteTransport, joined.get_pipe_transport(0))
         self._watch_git()
 
     def send(self, message: Mapping[str, object]) -> None:
-        if self._closed_error is not None or self._stdin is None or self._stdin.is_closing():
+        if self._closed_error is not None or self._stdin is None:
             raise self._closed_error or TransportError("the server's stdin is closed", server=self.server)
+        if self._stdin.is_closing():  # it is going: what is waiting fails once it is known how
+            self._going("the server closed its stdin")
+            return
         self._stdin.write(jsonrpc.encode(message))
 
     @property
@@ -116,8 +127,12 @@ class StdioTransport:
         return self._stderr.tail()
 
     async def close(self) -> None:
-        """Close stdin, give the server a moment, then SIGTERM → SIGKILL its whole group."""
+        """Close stdin, give the server a moment (STDIN_CLOSE_GRACE_SECONDS), then SIGTERM → SIGKILL
+        its whole group; returns once nothing of the group is left."""
         self._fail(TransportError("the connection was closed", server=self.server))
+        if self._given is not None:  # never opened: its process was never joined to anything
+            end_unused(self._given)
+            self._given = None
         if self._process is None:
             self._close_log()
             return
@@ -180,8 +195,10 @@ class StdioTransport:
             self._stderr_data(data)
 
     def _pipe_closed(self, fd: int) -> None:
-        if fd == 1:
-            self._on_stdout_eof()
+        if fd == 0:
+            self._going("the server closed its stdin")
+        elif fd == 1:
+            self._going("the server closed its stdout")
         elif fd == 2:
             self._stderr_done.set()
 
@@ -201,28 +218,27 @@ class StdioTransport:
     def _on_exit(self, returncode: int) -> None:
         self._returncode = returncode
         self._exited.set()
-        if self._closed_error is not None:
-            return
-        self._watch(self._report_exit(returncode))
+        self._going("the server exited")
 
-    async def _report_exit(self, returncode: int) -> None:
+    def _going(self, sign: str) -> None:
+        """A sign that the server is going: how it went is reported once, whichever sign came first."""
+        if self._closed_error is None and not self._reporting_end:
+            self._reporting_end = True
+            self._watch(self._report_end(sign))
+
+    async def _report_end(self, sign: str) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._exited.wait(), EXIT_WAIT_SECONDS)
+        if not self._exited.is_set():  # still running without its stdin or stdout
+            self._fail(TransportError(sign, server=self.server))
+            return
         with contextlib.suppress(TimeoutError):  # let its last stderr lines arrive, briefly
             await asyncio.wait_for(self._stderr_done.wait(), EXIT_STDERR_WAIT_SECONDS)
-        detail = describe_exit(returncode)
-        tail = self._stderr.tail()
+        detail = describe_exit(self._returncode)
+        why = why_it_ended(self._stderr.kept())
         self._fail(
-            ServerExited(f"server exited ({detail})", server=self.server, detail=detail, stderr_tail=tail)
+            ServerExited(f"server exited ({detail})", server=self.server, detail=detail, stderr_lines=why)
         )
-
-    def _on_stdout_eof(self) -> None:
-        if self._closed_error is None and not self._exited.is_set():
-            self._watch(self._report_stdout_eof())
-
-    async def _report_stdout_eof(self) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._exited.wait(), STDOUT_EOF_WAIT_SECONDS)
-        if not self._exited.is_set():
-            self._fail(TransportError("the server closed its stdout", server=self.server))
 
     def _watch(self, work: Coroutine[object, object, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)

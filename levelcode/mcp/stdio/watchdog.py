@@ -4,6 +4,8 @@ Run as a script by `reaper.py`, standard library only, in its own session so ter
 do not reach it. LevelCode writes `+PGID` / `-PGID` lines to its stdin. When that pipe reaches
 end-of-file — LevelCode exited, crashed or was SIGKILLed; the kernel closes the pipe in every
 case — it sends SIGTERM to every group still registered, and SIGKILL to what is left 1.5 s later.
+Never signals a group it was not told about, or one it was told to forget; imports nothing of
+LevelCode.
 """
 
 import os

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from levelcode.mcp.config.environment import NOTHING_WITHHELD
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec
+from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.launch_summary import is_loader_variable
 from levelcode.mcp.launch.resolve import BYTECODE_VARIABLE, server_launch
 from levelcode.mcp.server_sandbox import own_folder
@@ -18,15 +18,7 @@ ENV = {"PATH": "/usr/bin:/bin", "HOME": "/home/u"}
 
 
 def launch_env(spec: StdioServerSpec, workspace: Path, servers: Path) -> dict[str, str]:
-    launch = server_launch(
-        spec,
-        ENV,
-        workspace=workspace,
-        servers_dir=servers,
-        log_dir=None,
-        max_message_bytes=1 << 20,
-        withheld=NOTHING_WITHHELD,
-    )
+    launch = server_launch(spec, ConnectOptions(workspace=workspace, servers_dir=servers), ENV)
     return dict(launch.env)
 
 

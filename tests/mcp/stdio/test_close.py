@@ -1,12 +1,15 @@
-"""Closing a stdio server: stdin closed, a grace for it to exit, then SIGTERM → SIGKILL of its group.
-Load-bearing direction: a server that sends a request after its stdin closed (server-everything
-asks roots/list 350 ms after start, then waits for the answer) is waiting for what can never come,
-so it is ended at once rather than after the grace; a server that simply exits is never signalled.
+"""Closing a stdio server: stdin closed, a short grace for it to exit, then SIGTERM → SIGKILL of its
+group. Load-bearing direction: a server that lingers after its stdin closed (server-everything for
+~370 ms, the Python SDK's servers for up to a second) is ended once the short grace is over, and
+nothing of its group — grandchildren included — is left when `close` returns; one that sends a
+request after its stdin closed is waiting for what can never come, so it is ended at once; a
+server that simply exits is never signalled.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -47,3 +50,14 @@ async def test_a_server_that_exits_on_stdin_close_is_not_signalled(
     monkeypatch.setattr(transport, "terminate_group", recording)
     await asyncio.wait_for(connection.close(), 10)
     assert exited == [1]  # by the time the group is ended, the server had left by itself
+
+
+async def test_a_lingering_server_is_ended_after_the_short_grace_leaving_nothing(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids"
+    spec = fault_spec("--linger", "--grandchildren", "2", pid_file=pid_file)
+    connection = await connect(spec, ConnectOptions(workspace=tmp_path), hint="legacy")
+    began = time.monotonic()
+    await asyncio.wait_for(connection.close(), 10)
+    took = time.monotonic() - began
+    assert survivors(read_pids(pid_file), within=0) == []  # gone the moment close returns
+    assert took < 1.0, f"close took {took:.2f} s: the grace is waited out for a server doing nothing"

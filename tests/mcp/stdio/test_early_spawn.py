@@ -1,89 +1,113 @@
 """Servers spawned before the event loop runs (the user's own, the moment settings are read), and
-claimed by their transport when the hub connects: the same process, started once; one nobody
-claims is ended with the rest; an adopted server that dies mid-call is seen at once, as any other.
-Load-bearing direction: no second process, and no process left behind."""
+taken over by the hub when it starts them: the same launch object, resolved once, and the same
+process, started once; one the hub never takes is ended with the rest; a server that died before
+it was taken is reported from that process; a taken server that dies mid-call is seen at once.
+Load-bearing direction: no second resolution, no second process, and no process left behind."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from levelcode.core.settings import load_settings
-from levelcode.mcp import early_start
-from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.core.settings import Settings, load_settings
+from levelcode.mcp.config.files import load_mcp_config
+from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.connect_options import ConnectOptions, session_options
+from levelcode.mcp.early_start import EarlyStart, start_user_servers
 from levelcode.mcp.hub import McpHub
+from levelcode.mcp.launch import resolve as launch
 from levelcode.mcp.runtime import make_hub
-from levelcode.mcp.stdio import early
 from tests.support.processes import read_pids, survivors
 from tests.support.servers import FAULT_SERVER, fault_spec
+
+begun: list[EarlyStart] = []
 
 
 @pytest.fixture(autouse=True)
 def no_early_leftovers() -> Iterator[None]:
     yield
-    early.end_unclaimed()  # a failed test must not hand its processes to the next
+    for early in begun:
+        early.end_untaken()  # a failed test must not hand its processes to the next
+    begun.clear()
+
+
+def _start(workspace: Path, settings: Settings, at_most: int | None = None) -> EarlyStart:
+    early = start_user_servers(settings, session_options(workspace, settings), at_most=at_most)
+    begun.append(early)
+    return early
+
+
+def _user_spec(workspace: Path, settings: Settings, name: str) -> ServerSpec:
+    """The entry as the session's configuration has it (what the hub is asked to start)."""
+    spec = load_mcp_config(workspace, settings).server(name)
+    assert spec is not None
+    return spec
 
 
 def _settings(home: Path, pid_file: Path, *flags: str) -> Path:
-    entry = {"command": __import__("sys").executable, "args": [str(FAULT_SERVER), *flags]}
+    entry = {"command": sys.executable, "args": [str(FAULT_SERVER), *flags]}
     entry["env"] = {"FAULT_PID_FILE": str(pid_file)}
     path = home / "settings.json"
     path.write_text(json.dumps({"mcpServers": {"fault": entry, "off": {**entry, "disabled": True}}}))
     return path
 
 
-async def test_a_server_spawned_early_is_claimed_by_its_transport_once(
-    isolated_home: Path, tmp_path: Path
+async def test_a_server_spawned_early_is_taken_over_by_the_hub_once_with_its_launch(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    prepared: list[str] = []
+    original = launch.prepare_private_dir
+    monkeypatch.setattr(
+        launch, "prepare_private_dir", lambda spec, made: (prepared.append(spec.name), original(spec, made))
+    )
     pid_file = tmp_path / "pids"
     settings = load_settings(tmp_path, _settings(isolated_home, pid_file))
-    assert early_start.start_user_servers(tmp_path, settings).started == ["fault"]  # not the disabled one
-    assert early.unclaimed() == 1
-    hub = make_hub(tmp_path, settings)
-    spec = fault_spec(pid_file=pid_file)
-    await hub.start([spec])
+    early = _start(tmp_path, settings)
+    assert early.started == ["fault"]  # not the disabled one
+    resolved = early.servers["fault"].launch
+    hub = make_hub(tmp_path, settings, early=early)
+    assert hub.options.log_dir == early.options.log_dir
+    await hub.start([_user_spec(tmp_path, settings, "fault")])
     try:
-        assert early.unclaimed() == 0
+        assert early.servers == {}
         connection = hub.connection("fault")
         assert connection is not None
+        assert connection.session.transport.launch is resolved  # type: ignore[attr-defined]
         assert (await connection.call_tool("echo", {"message": "early"})).text == "early"
         assert read_pids(pid_file) == [connection.pid]  # one process: the early one
     finally:
         await hub.reap_all()
+    assert prepared == ["fault"]  # its private directory made once: the launch was resolved once
     assert survivors(read_pids(pid_file)) == []
     log = (isolated_home / "state" / "logs" / "fault.log").read_text()
     assert log.count(" starting ") == 1
 
 
-async def test_servers_held_back_start_later_and_are_claimed_as_early_ones(
+async def test_servers_held_back_start_later_and_are_taken_over_as_early_ones(
     isolated_home: Path, tmp_path: Path
 ) -> None:
     # the REPL's way: one server now, the others once its prompt is up; still one process each
     pids = [tmp_path / "pids-a", tmp_path / "pids-b"]
     entries = {
-        name: {
-            "command": __import__("sys").executable,
-            "args": [str(FAULT_SERVER)],
-            "env": {"FAULT_PID_FILE": str(pid)},
-        }
+        name: {"command": sys.executable, "args": [str(FAULT_SERVER)], "env": {"FAULT_PID_FILE": str(pid)}}
         for name, pid in zip(("a", "b"), pids, strict=True)
     }
     (isolated_home / "settings.json").write_text(json.dumps({"mcpServers": entries}))
     settings = load_settings(tmp_path, isolated_home / "settings.json")
-    begun = early_start.start_user_servers(tmp_path, settings, at_most=1)
-    assert (begun.started, [name for name, _ in begun.held]) == (["a"], ["b"])
-    assert early.unclaimed() == 1
-    assert begun.start_held() == ["b"]
-    assert (begun.started, begun.held, early.unclaimed()) == (["a", "b"], [], 2)
-    assert begun.start_held() == []
-    hub = make_hub(tmp_path, settings)
-    specs = [fault_spec(pid_file=pid, name=name) for name, pid in zip(("a", "b"), pids, strict=True)]
-    await hub.start(specs)
+    early = _start(tmp_path, settings, at_most=1)
+    assert (early.started, early.held) == (["a"], ["b"])
+    assert early.start_held() == ["b"]
+    assert (early.started, early.held) == (["a", "b"], [])
+    assert early.start_held() == []
+    hub = make_hub(tmp_path, settings, early=early)
+    await hub.start([_user_spec(tmp_path, settings, "a"), _user_spec(tmp_path, settings, "b")])
     try:
-        assert early.unclaimed() == 0
+        assert early.servers == {}
         for name, pid in zip(("a", "b"), pids, strict=True):
             connection = hub.connection(name)
             assert connection is not None
@@ -93,14 +117,34 @@ async def test_servers_held_back_start_later_and_are_claimed_as_early_ones(
     assert survivors([*read_pids(pids[0]), *read_pids(pids[1])]) == []
 
 
-async def test_an_early_server_that_dies_mid_call_is_an_error_at_once(
+async def test_a_server_that_died_before_the_hub_took_it_is_reported_from_that_process(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pids"
+    settings = load_settings(tmp_path, _settings(isolated_home, pid_file, "--exit-at-start"))
+    early = _start(tmp_path, settings)
+    process = early.servers["fault"].process
+    assert process is not None
+    process.wait(timeout=20)  # dead before anything was sent to it
+    hub = make_hub(tmp_path, settings, early=early)
+    await hub.start([_user_spec(tmp_path, settings, "fault")])
+    state = hub.states["fault"]
+    assert state.status.phase == "failed"
+    assert state.status.detail == (
+        "exited while starting (exit code 2); stderr: fault-server: refusing to start"
+    )
+    assert read_pids(pid_file) == [process.pid]  # not started again to see it fail
+    await hub.reap_all()
+
+
+async def test_a_taken_over_server_that_dies_mid_call_is_an_error_at_once(
     isolated_home: Path, tmp_path: Path
 ) -> None:
     pid_file = tmp_path / "pids"
     settings = load_settings(tmp_path, _settings(isolated_home, pid_file))
-    early_start.start_user_servers(tmp_path, settings)
-    hub = make_hub(tmp_path, settings)
-    await hub.start([fault_spec(pid_file=pid_file)])
+    early = _start(tmp_path, settings)
+    hub = make_hub(tmp_path, settings, early=early)
+    await hub.start([_user_spec(tmp_path, settings, "fault")])
     try:
         outcome = await hub.call("fault", "crash", {})
         assert outcome.is_error
@@ -111,15 +155,35 @@ async def test_an_early_server_that_dies_mid_call_is_an_error_at_once(
     assert survivors(read_pids(pid_file)) == []
 
 
-async def test_an_early_server_nobody_claims_is_ended_with_the_rest(
+async def test_a_server_spawned_early_that_the_hub_never_takes_is_ended_with_the_rest(
     isolated_home: Path, tmp_path: Path
 ) -> None:
     pid_file = tmp_path / "pids"
     settings = load_settings(tmp_path, _settings(isolated_home, pid_file, "--slow-start", "30"))
-    early_start.start_user_servers(tmp_path, settings)
-    assert early.unclaimed() == 1
-    await McpHub(ConnectOptions(workspace=tmp_path)).reap_all()
-    assert early.unclaimed() == 0
+    early = _start(tmp_path, settings)
+    assert early.started == ["fault"]
+    await McpHub(ConnectOptions(workspace=tmp_path), early=early).reap_all()
+    assert early.servers == {}
+    assert survivors(read_pids(pid_file)) == []
+
+
+async def test_a_server_begun_for_another_entry_of_that_name_is_ended_not_taken(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # the settings changed between the early start and the hub: the entry the hub starts wins
+    pid_file = tmp_path / "pids"
+    settings = load_settings(tmp_path, _settings(isolated_home, pid_file, "--slow-start", "30"))
+    early = _start(tmp_path, settings)
+    spawned = read_pids(pid_file)
+    hub = make_hub(tmp_path, settings, early=early)
+    await hub.start([fault_spec(pid_file=pid_file)])
+    try:
+        connection = hub.connection("fault")
+        assert connection is not None
+        assert connection.pid not in spawned
+        assert survivors(spawned) == []
+    finally:
+        await hub.reap_all()
     assert survivors(read_pids(pid_file)) == []
 
 
@@ -127,34 +191,31 @@ def test_a_launch_that_cannot_be_resolved_is_left_to_the_hub(isolated_home: Path
     entry = {"command": "srv", "env": {"TOKEN": "${SURELY_UNSET_VARIABLE}"}}
     (isolated_home / "settings.json").write_text(json.dumps({"mcpServers": {"needs": entry}}))
     settings = load_settings(tmp_path, isolated_home / "settings.json")
-    assert early_start.start_user_servers(tmp_path, settings).started == []
-    assert early.unclaimed() == 0
+    early = _start(tmp_path, settings)
+    assert (early.started, early.servers) == ([], {})
 
 
 def test_a_server_whose_entry_asks_for_the_sandbox_is_left_to_the_hub(
     isolated_home: Path, tmp_path: Path
 ) -> None:
-    # spawned early it would run unconfined until its transport came for it
+    # spawned early it would run unconfined
     pid_file = tmp_path / "pids"
     path = _settings(isolated_home, pid_file)
     entries = json.loads(path.read_text())
     entries["mcpServers"]["fault"]["sandbox"] = {"network": False}
     path.write_text(json.dumps(entries))
     settings = load_settings(tmp_path, path)
-    assert early_start.start_user_servers(tmp_path, settings).started == []
-    assert early.unclaimed() == 0
+    assert _start(tmp_path, settings).servers == {}
     assert read_pids(pid_file) == []
 
 
 def test_a_repository_server_is_never_spawned_early(isolated_home: Path, tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
-    entry = {"command": __import__("sys").executable, "args": [str(FAULT_SERVER)]}
-    entry["env"] = {"FAULT_PID_FILE": str(pid_file)}
+    entry = {"command": sys.executable, "args": [str(FAULT_SERVER)], "env": {"FAULT_PID_FILE": str(pid_file)}}
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"repo": entry}}))
     (isolated_home / "settings.json").write_text("{}")
     settings = load_settings(tmp_path, isolated_home / "settings.json")
-    assert early_start.start_user_servers(tmp_path, settings).started == []
-    assert early.unclaimed() == 0
+    assert _start(tmp_path, settings).servers == {}
     assert read_pids(pid_file) == []
 
 
@@ -193,3 +254,15 @@ async def test_a_server_begun_and_up_is_not_started_again_when_the_gate_lets_it_
     assert len(read_pids(pid_file)) == 2
     await hub.reap_all()
     assert survivors(read_pids(pid_file)) == []
+
+
+def test_the_early_start_spawns_before_the_event_loop_is_loaded() -> None:
+    # what lets it spawn the user's servers before the rest of LevelCode (and asyncio) is imported
+    probe = (
+        "import sys, levelcode.mcp.early_start, levelcode.mcp.connect_options;"
+        "print(sorted(m for m in ('asyncio', 'uvloop', 'levelcode.mcp.hub') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"

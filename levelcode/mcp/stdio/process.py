@@ -1,10 +1,11 @@
-"""A server process spawned before the event loop ran (early.py), joined to the loop: its pipes
-and its exit delivered to a `PipesProtocol` just as asyncio's own subprocess transport delivers
-them, so the stdio transport treats it like any process it spawned itself.
+"""A spawned server (spawn.py) joined to the running event loop: `ServerProcess.attach` delivers
+its pipes and its exit to a `PipesProtocol`, as asyncio's own subprocess transport would, so the
+transport treats every server alike — spawned before the loop existed (the early start) or by the
+transport itself, under asyncio's loop or uvloop.
 
-The exit is seen through a pidfd (Linux 5.3+), else by a thread waiting on the process; either
-way the process is reaped here, once. Closing ends the pipes, never the process (the transport
-ends process groups itself).
+The exit is seen through a pidfd (Linux 5.3+), else by a thread waiting on the process; either way
+the process is reaped here, once. Never spawns, and never ends the process: closing ends the
+pipes (the transport ends the whole group first).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class _PipeEnd(asyncio.Protocol):
         self.protocol.pipe_connection_lost(self.fd, exc)
 
 
-class AdoptedProcess:
+class ServerProcess:
     """The part of `asyncio.SubprocessTransport` the stdio transport uses, over a `Popen`."""
 
     def __init__(self, process: subprocess.Popen[bytes], protocol: PipesProtocol) -> None:
@@ -44,19 +45,25 @@ class AdoptedProcess:
         self._returncode: int | None = None
 
     @classmethod
-    async def attach(cls, process: subprocess.Popen[bytes], protocol: PipesProtocol) -> AdoptedProcess:
-        adopted = cls(process, protocol)
-        protocol.connection_made(cast(asyncio.BaseTransport, adopted))
+    async def attach(cls, process: subprocess.Popen[bytes], protocol: PipesProtocol) -> ServerProcess:
+        """Join the process to the running loop; it may have exited already (its output and its
+        exit are delivered all the same)."""
+        joined = cls(process, protocol)
+        protocol.connection_made(cast(asyncio.BaseTransport, joined))
         loop = asyncio.get_running_loop()
-        stdin, _ = await loop.connect_write_pipe(lambda: _PipeEnd(protocol, 0), _pipe(process.stdin))
-        adopted._pipes[0] = stdin
-        for fd, pipe in ((1, process.stdout), (2, process.stderr)):
-            transport, _ = await loop.connect_read_pipe(
-                functools.partial(_PipeEnd, protocol, fd), _pipe(pipe)
-            )
-            adopted._pipes[fd] = transport
-        adopted._watch_exit(loop)
-        return adopted
+        try:
+            stdin, _ = await loop.connect_write_pipe(lambda: _PipeEnd(protocol, 0), _pipe(process.stdin))
+            joined._pipes[0] = stdin
+            for fd, pipe in ((1, process.stdout), (2, process.stderr)):
+                transport, _ = await loop.connect_read_pipe(
+                    functools.partial(_PipeEnd, protocol, fd), _pipe(pipe)
+                )
+                joined._pipes[fd] = transport
+        except BaseException:
+            joined.close()  # the pipes joined so far; the caller ends the process
+            raise
+        joined._watch_exit(loop)
+        return joined
 
     def _watch_exit(self, loop: asyncio.AbstractEventLoop) -> None:
         try:
@@ -93,13 +100,16 @@ class AdoptedProcess:
         return self._pipes.get(fd)
 
     def close(self) -> None:
+        """Close the pipes, never the process (its transport ends the whole group first)."""
         for transport in self._pipes.values():
             transport.close()
         with contextlib.suppress(RuntimeError):
             self._forget_pidfd(asyncio.get_running_loop())
+        # its group is gone by now, but the pidfd's news may not have been read: reap it here
+        self._process.poll()
 
 
 def _pipe(pipe: IO[bytes] | None) -> IO[bytes]:
     if pipe is None:
-        raise ValueError("an early server is spawned with all three pipes")
+        raise ValueError("a server is spawned with all three pipes")
     return pipe
