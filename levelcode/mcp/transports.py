@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from levelcode.mcp.config.environment import (
     NOTHING_WITHHELD,
     Withheld,
-    expand_references,
     provider_keys_withheld,
 )
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
@@ -71,16 +70,12 @@ def _authorizer(
     if any(key.lower() == "authorization" for key, _value in spec.headers):
         return None
     from levelcode.mcp.http.oauth.authorizer import OAuthAuthorizer
+    from levelcode.mcp.http.oauth.entry_secrets import oauth_secrets
 
-    written = spec.oauth.client_secret if spec.oauth is not None else None
-    secret = (
-        expand_references(
-            written, parent_env, server=spec.name, key="clientSecret", field="oauth", withheld=withheld
-        )
-        if written
-        else None
+    secrets = oauth_secrets(
+        spec.oauth, parent_env, server=spec.name, tier=spec.provenance.tier, withheld=withheld
     )
-    return OAuthAuthorizer(spec.name, spec.url, spec.oauth, secret, options.sign_in)
+    return OAuthAuthorizer(spec.name, spec.url, spec.oauth, secrets, options.sign_in)
 
 
 def _stdio_plan(
