@@ -44,6 +44,8 @@ class AuthState:
     access: dict[str, Grant] = field(default_factory=dict)
     refresh: dict[str, Grant] = field(default_factory=dict)
     seen: list[str] = field(default_factory=list)  # "GET /authorize", "POST /token refresh_token", …
+    refresh_latency: float = 0.0  # seconds a refresh takes to answer (widens a race between clients)
+    revoked: list[str] = field(default_factory=list)  # "refresh_token rt-…", "access_token at-…"
     refusals: list[str] = field(default_factory=list)  # why a request was refused
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -73,6 +75,9 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length).decode()
         path = urlsplit(self.path).path
+        if "grant_type=refresh_token" in body and self.state.refresh_latency:
+            # an authorization server under load, outside the lock: a second client can arrive meanwhile
+            threading.Event().wait(self.state.refresh_latency)
         with self.state.lock:
             if path == "/register":
                 self.state.seen.append("POST /register")
@@ -84,6 +89,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._token(form)
             elif path == "/introspect":
                 self._introspect(form)
+            elif path == "/revoke":
+                self._revoke(form)
             else:
                 self._json(404, {"error": "not_found"})
 
@@ -97,6 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
             "token_endpoint": f"{issuer}/token",
             "registration_endpoint": f"{issuer}/register",
             "introspection_endpoint": f"{issuer}/introspect",
+            "revocation_endpoint": f"{issuer}/revoke",
             "response_types_supported": ["code"],
             "grant_types_supported": ["authorization_code", "refresh_token"],
             "code_challenge_methods_supported": ["S256"],
@@ -192,6 +200,15 @@ class _Handler(BaseHTTPRequestHandler):
             "refresh_token": refresh,
         }
         self._json(200, {**body, "scope": grant.scope} if grant.scope else body)
+
+    def _revoke(self, form: dict[str, str]) -> None:
+        """RFC 7009: the token is gone whatever its type; an unknown one is answered 200 as well."""
+        token = form.get("token", "")
+        if self.state.refresh.pop(token, None) is not None:
+            self.state.revoked.append(f"refresh_token {token}")
+        if self.state.access.pop(token, None) is not None:
+            self.state.revoked.append(f"access_token {token}")
+        self._json(200, {})
 
     def _introspect(self, form: dict[str, str]) -> None:
         grant = self.state.access.get(form.get("token", ""))
