@@ -111,10 +111,32 @@ def test_needs_login_then_login_list_call_logout(
     }
     assert holders <= {STORE_FILE}
 
+    kept_refresh, kept_access = set(auth.state.refresh), set(auth.state.access)
     out = _cli(isolated_home, "mcp", "logout", "secured")
     assert "Signed out of 'secured'" in out.stdout
+    assert f"The authorization server {auth.issuer} revoked them" in out.stdout
+    kinds = [line.split()[0] for line in auth.state.revoked]
+    assert kinds == ["refresh_token", "access_token"]  # the refresh token first (RFC 7009 §2.1)
+    assert {line.split()[1] for line in auth.state.revoked} <= kept_refresh | kept_access
+    assert not any(t in out.stdout + out.stderr for t in tokens)
     again = _cli(isolated_home, "mcp", "list")
     assert "secured · needs login" in again.stdout
+
+
+def test_logout_forgets_the_sign_in_even_when_revocation_fails_and_says_so(
+    secured: tuple[AuthorizationServer, ServerProcess], isolated_home: Path
+) -> None:
+    auth, _server = secured
+    code, said = _login(isolated_home, paste=False)
+    assert code == 0, said
+    auth.state.revocation_down = True
+    out = _cli(isolated_home, "mcp", "logout", "secured")
+    assert out.returncode == 0
+    assert "Signed out of 'secured'" in out.stdout
+    assert f"the authorization server {auth.issuer} did not revoke them" in out.stderr
+    assert "HTTP 503" in out.stderr
+    assert auth.state.revoked == []
+    assert "secured · needs login" in _cli(isolated_home, "mcp", "list").stdout
 
 
 def test_a_headless_run_that_meets_a_401_says_which_login_to_run(

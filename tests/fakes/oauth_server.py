@@ -46,6 +46,7 @@ class AuthState:
     seen: list[str] = field(default_factory=list)  # "GET /authorize", "POST /token refresh_token", …
     refresh_latency: float = 0.0  # seconds a refresh takes to answer (widens a race between clients)
     revoked: list[str] = field(default_factory=list)  # "refresh_token rt-…", "access_token at-…"
+    revocation_down: bool = False  # the revocation endpoint answers 503
     refusals: list[str] = field(default_factory=list)  # why a request was refused
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -204,6 +205,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _revoke(self, form: dict[str, str]) -> None:
         """RFC 7009: the token is gone whatever its type; an unknown one is answered 200 as well."""
         token = form.get("token", "")
+        if self.state.revocation_down:
+            self._refuse(503, "temporarily_unavailable", "revocation is down")
+            return
         if self.state.refresh.pop(token, None) is not None:
             self.state.revoked.append(f"refresh_token {token}")
         if self.state.access.pop(token, None) is not None:
