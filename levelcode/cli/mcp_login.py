@@ -152,7 +152,7 @@ def _report_login(spec: HttpServerSpec, agent: TerminalUserAgent, tools: int) ->
         return 0
     store = CredentialStore(paths.state_dir())
     key = store_key(spec.name, canonical_resource(spec.url))
-    where = store.where(key)
+    where = store.where_current(key)
     kept = (
         "in the system keyring"
         if where == "keyring"

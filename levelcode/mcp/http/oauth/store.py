@@ -81,6 +81,11 @@ class CredentialStore:
         self._update(lambda servers: servers.pop(key, None))
         return True
 
+    def where_current(self, base: str) -> str | None:
+        """Where the sign-in the server `base` (store_key) uses now is kept."""
+        issuer = self.current_issuer(base)
+        return self.where(issuer_key(base, issuer)) if issuer is not None else self.where(base)
+
     def current_issuer(self, base: str) -> str | None:
         """The issuer whose record the server `base` (store_key) uses now, if any was kept."""
         if self.path is None:
