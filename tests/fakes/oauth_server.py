@@ -1,9 +1,10 @@
 """A real OAuth 2.1 authorization server on 127.0.0.1 for the sign-in tests, strict where real
 ones are strict: PKCE S256 required and checked, redirect URIs matched exactly against the
 registration, the RFC 8707 resource required and bound to the code and the tokens, codes single
-use, refresh tokens rotated (an old one refused), RFC 9207 `iss` in every redirect, and an RFC 7662
-introspection endpoint the protected MCP server asks. It approves every sign-in at once (the user
-said yes), unless told to refuse.
+use, refresh tokens rotated (an old one refused), RFC 9207 `iss` in every redirect, an RFC 7662
+introspection endpoint the protected MCP server asks, RFC 7009 revocation, and DPoP-bound tokens
+(token_type DPoP) for a token request that carries a proof (which it does not check). It approves
+every sign-in at once (the user said yes), unless told to refuse.
 
 Threaded (http.server), so both an in-process test and a LevelCode subprocess can reach it.
 """
@@ -196,7 +197,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.state.refresh[refresh] = Grant(grant.client_id, grant.resource, grant.scope)
         body = {
             "access_token": access,
-            "token_type": "Bearer",
+            "token_type": "DPoP" if self.headers.get("DPoP") else "Bearer",  # bound when a proof came
             "expires_in": int(lifetime),
             "refresh_token": refresh,
         }
