@@ -147,18 +147,21 @@ def mcp_login(args: argparse.Namespace) -> int:
 
 
 def _report_login(spec: HttpServerSpec, agent: TerminalUserAgent, tools: int) -> int:
-    if not agent.prompts:
-        say(f"{spec.name!r} did not ask to sign in: it works without ({tools} tools). Nothing was stored.")
-        return 0
     store = CredentialStore(paths.state_dir())
     key = store_key(spec.name, canonical_resource(spec.url))
     where = store.where_current(key)
+    without_user = spec.oauth is not None and spec.oauth.grants.without_user
+    if not agent.prompts and not (without_user and where is not None):
+        say(f"{spec.name!r} did not ask to sign in: it works without ({tools} tools). Nothing was stored.")
+        return 0
     kept = (
         "in the system keyring"
         if where == "keyring"
         else f"in {paths.state_dir() / STORE_FILE} (yours alone)"
     )
-    say(f"Signed in to {spec.name!r} at {agent.prompts[-1].issuer}: {tools} tools. Kept {kept}.")
+    issuer = agent.prompts[-1].issuer if agent.prompts else store.current_issuer(key)
+    how = "" if agent.prompts else f" (the {spec.oauth.grants.grant.replace('_', ' ')} grant, no browser)"  # type: ignore[union-attr]
+    say(f"Signed in to {spec.name!r} at {issuer}{how}: {tools} tools. Kept {kept}.")
     return 0
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 
 @dataclass
@@ -48,6 +48,7 @@ class AuthState:
     refresh_latency: float = 0.0  # seconds a refresh takes to answer (widens a race between clients)
     revoked: list[str] = field(default_factory=list)  # "refresh_token rt-…", "access_token at-…"
     revocation_down: bool = False  # the revocation endpoint answers 503
+    machine_clients: dict[str, str] = field(default_factory=dict)  # client_credentials: id → secret
     refusals: list[str] = field(default_factory=list)  # why a request was refused
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -108,9 +109,9 @@ class _Handler(BaseHTTPRequestHandler):
             "introspection_endpoint": f"{issuer}/introspect",
             "revocation_endpoint": f"{issuer}/revoke",
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
             "authorization_response_iss_parameter_supported": True,
             "scopes_supported": [*self.state.scopes, "offline_access"],
         }
@@ -154,12 +155,27 @@ class _Handler(BaseHTTPRequestHandler):
         grant = self._redeem_code(form) if kind == "authorization_code" else None
         if kind == "refresh_token":
             grant = self._redeem_refresh(form)
+        elif kind == "client_credentials":
+            grant = self._client_credentials(form)
         elif kind != "authorization_code":
             self._refuse(400, "unsupported_grant_type", str(kind))
             return
         if grant is None:
             return  # refused already
-        self._issue(grant)
+        self._issue(grant, refresh=kind != "client_credentials")
+
+    def _client_credentials(self, form: dict[str, str]) -> Grant | None:
+        """client_secret_basic only, as a strict server may insist; no refresh token is issued."""
+        scheme, _, encoded = self.headers.get("Authorization", "").partition(" ")
+        pair = base64.b64decode(encoded).decode() if scheme == "Basic" else ":"
+        client_id, _, secret = (unquote(part) for part in pair.partition(":"))
+        if not client_id or self.state.machine_clients.get(client_id) != secret:
+            self._refuse(401, "invalid_client", "unknown client or wrong secret")
+            return None
+        if form.get("resource") != self.state.resource:
+            self._refuse(400, "invalid_target", f"unknown resource {form.get('resource')!r}")
+            return None
+        return Grant(client_id, self.state.resource, form.get("scope", ""))
 
     def _redeem_code(self, form: dict[str, str]) -> Grant | None:
         grant = self.state.codes.pop(form.get("code", ""), None)  # single use
@@ -188,19 +204,22 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         return grant
 
-    def _issue(self, grant: Grant) -> None:
-        access, refresh = "at-" + secrets.token_urlsafe(16), "rt-" + secrets.token_urlsafe(16)
+    def _issue(self, grant: Grant, *, refresh: bool = True) -> None:
+        access = "at-" + secrets.token_urlsafe(16)
         lifetime = self.state.token_seconds
         self.state.access[access] = Grant(
             grant.client_id, grant.resource, grant.scope, expires_at=time.time() + lifetime
         )
-        self.state.refresh[refresh] = Grant(grant.client_id, grant.resource, grant.scope)
-        body = {
+        body: dict[str, object] = {
             "access_token": access,
             "token_type": "DPoP" if self.headers.get("DPoP") else "Bearer",  # bound when a proof came
             "expires_in": int(lifetime),
-            "refresh_token": refresh,
         }
+        if refresh:
+            body["refresh_token"] = "rt-" + secrets.token_urlsafe(16)
+            self.state.refresh[str(body["refresh_token"])] = Grant(
+                grant.client_id, grant.resource, grant.scope
+            )
         self._json(200, {**body, "scope": grant.scope} if grant.scope else body)
 
     def _revoke(self, form: dict[str, str]) -> None:

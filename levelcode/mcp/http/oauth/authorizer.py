@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Mapping
 
 import httpx2
@@ -33,8 +34,6 @@ from levelcode.mcp.http.oauth.grant import (
     Client,
     client_authentication,
     refresh_form,
-    select_scope,
-    step_up_scope,
 )
 from levelcode.mcp.http.oauth.jwt_signing import SigningKey, load_signing_key
 from levelcode.mcp.http.oauth.machine_grants import GrantTarget, tokens_without_user
@@ -48,6 +47,7 @@ from levelcode.mcp.http.oauth.token_records import (
     new_record,
     scope_list,
     server_of,
+    sign_in_scope,
     tokens_of,
     tokens_record,
     with_tokens,
@@ -57,6 +57,7 @@ from levelcode.mcp.protocol.transport import AuthChallenge
 
 MAX_SIGN_INS = 3
 REFRESH_AHEAD_SECONDS = 60.0  # a token this close to its expiry is renewed before it is sent
+GRANT_RETRY_SECONDS = 60.0  # a refused grant without a user is not tried again sooner
 
 
 def login_command(server: str) -> str:
@@ -93,22 +94,29 @@ class OAuthAuthorizer:
         self._dpop: DpopProver | None = None  # the key the tokens in use are bound to
         self._dpop_pem: str | None = None  # that key as kept, to notice another one
         self._server_wants_dpop = False  # a challenge used the DPoP scheme
-        self._grant_failure: str | None = None  # a grant without a user is not tried twice
+        self._grant_failure: tuple[str, float] | None = None  # why a grant without a user failed, when
         self._key: SigningKey | None = None
+        self._looked = False  # the store was read once: what it holds is in _record (or nothing)
+        self._quiet_failure: str | None = None  # the access token whose early renewal failed
 
     # --- what the transport calls ------------------------------------------------------------------
 
     async def current(self) -> Mapping[str, str]:
         """The headers for the next request: the kept token, renewed when it is about to lapse."""
         async with self._lock:
-            record = None if self._forced else (self._record or self._load_current())
+            if not self._looked and not self._forced:
+                self._looked = True
+                self._use(self._load_current())
+            record = None if self._forced else self._record
             tokens = tokens_of(record)
             if record is None or tokens is None:
                 return {}
-            if tokens.expired(margin=REFRESH_AHEAD_SECONDS):
-                with contextlib.suppress(OAuthProblem):
+            if tokens.expired(margin=REFRESH_AHEAD_SECONDS) and self._quiet_failure != tokens.access_token:
+                try:
                     async with oauth_client(self.url, self._resolve) as http:
                         record = await self._renew_quietly(http, record, tokens)
+                except OAuthProblem:
+                    self._quiet_failure = tokens.access_token  # once per token: the 401 path does the rest
             self._use(record)
             renewed = tokens_of(record)
             return authorization(renewed) if renewed is not None else {}
@@ -160,8 +168,11 @@ class OAuthAuthorizer:
     # --- renewal -------------------------------------------------------------------------------------
 
     async def _renew(self, challenge: AuthChallenge, parsed: BearerChallenge) -> dict[str, str]:
-        if self._grant_failure is not None:
-            raise OAuthProblem(self._grant_failure)  # surfaced again, never retried
+        if (
+            self._grant_failure is not None
+            and time.monotonic() < self._grant_failure[1] + GRANT_RETRY_SECONDS
+        ):
+            raise OAuthProblem(self._grant_failure[0])  # surfaced again, not retried meanwhile
         self._server_wants_dpop |= parsed.dpop
         async with oauth_client(self.url, self._resolve) as http:
             found = await discover(http, self.url, parsed.resource_metadata, may_guess=parsed.token_scheme)
@@ -216,8 +227,9 @@ class OAuthAuthorizer:
                 http, self.settings, self._secrets, client=client, target=target, dpop=self._dpop
             )
         except OAuthProblem as exc:
-            self._grant_failure = f"the {self.settings.grant.replace('_', ' ')} grant failed: {exc}"
-            raise OAuthProblem(self._grant_failure) from None
+            why = f"the {self.settings.grant.replace('_', ' ')} grant failed: {exc}"
+            self._grant_failure = (why, time.monotonic())
+            raise OAuthProblem(why) from None
         self._forced = False
         return tokens, client
 
@@ -246,7 +258,7 @@ class OAuthAuthorizer:
         """Ahead of expiry, without a user: a refresh, or the grant without a user again."""
         if tokens.refresh_token:
             return await self._refresh_shared(http, record, tokens)
-        if not self.settings.without_user or self._grant_failure is not None:
+        if not self.settings.without_user:
             return record
         server = server_of(record)
         found = Discovered(str(record.get("resource")), server, None)
@@ -294,15 +306,8 @@ class OAuthAuthorizer:
     # --- which scope, who to ask -------------------------------------------------------------------
 
     def _scope(self, parsed: BearerChallenge, found: Discovered, record: Record) -> tuple[str, ...] | None:
-        previous = scope_list(record.get("requested_scope"))
-        wanted = scope_list(record.get("wanted_scope"))
         configured = self.entry.scopes if self.entry is not None else None
-        if parsed.insufficient_scope:
-            return step_up_scope(previous or configured, parsed.scope or ())
-        chosen = select_scope(parsed.scope, found.resource_scopes, found.server, configured)
-        if previous or wanted:  # signing in again keeps what was granted (and what a step-up wanted)
-            chosen = step_up_scope((*(previous or ()), *(wanted or ())), chosen or ())
-        return chosen
+        return sign_in_scope(parsed, found, record, configured)
 
     def _user_agent(
         self, found: Discovered, scope: tuple[str, ...] | None, parsed: BearerChallenge, record: Record

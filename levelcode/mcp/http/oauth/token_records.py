@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from levelcode.mcp.http.oauth.challenge import BearerChallenge
+from levelcode.mcp.http.oauth.discovery import Discovered
+from levelcode.mcp.http.oauth.grant import select_scope, step_up_scope
 from levelcode.mcp.http.oauth.metadata import AuthServer
 from levelcode.mcp.http.oauth.requests import Tokens
 
@@ -79,3 +82,21 @@ def new_record(
 
 def scope_list(value: object) -> tuple[str, ...] | None:
     return tuple(str(v) for v in value) if isinstance(value, list) and value else None
+
+
+def sign_in_scope(
+    parsed: BearerChallenge,
+    found: Discovered,
+    record: Mapping[str, object],
+    configured: tuple[str, ...] | None,
+) -> tuple[str, ...] | None:
+    """What a sign-in asks for: a step-up adds the challenge's scopes to those asked before; a new
+    sign-in chooses by the spec's order and keeps what was granted (and what a step-up wanted)."""
+    previous = scope_list(record.get("requested_scope"))
+    wanted = scope_list(record.get("wanted_scope"))
+    if parsed.insufficient_scope:
+        return step_up_scope(previous or configured, parsed.scope or ())
+    chosen = select_scope(parsed.scope, found.resource_scopes, found.server, configured)
+    if previous or wanted:
+        chosen = step_up_scope((*(previous or ()), *(wanted or ())), chosen or ())
+    return chosen
