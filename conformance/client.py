@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 import httpx2  # noqa: E402
 
 from levelcode.core.errors import McpError  # noqa: E402
-from levelcode.mcp.config.oauth_entry import OAuthEntry  # noqa: E402
+from levelcode.mcp.config.oauth_entry import OAuthEntry, parse_oauth_entry  # noqa: E402
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance  # noqa: E402
 from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
 from levelcode.mcp.connection import McpConnection, connect  # noqa: E402
@@ -74,14 +74,48 @@ class HeadlessBrowser:
             await browser.get(location)  # lands on the callback listener, which takes the answer
 
 
-def oauth_entry(context: Mapping[str, object]) -> OAuthEntry:
-    """Pre-registered credentials when the scenario hands some over; a metadata document always."""
-    client_id, secret = context.get("client_id"), context.get("client_secret")
-    return OAuthEntry(
-        client_id=client_id if isinstance(client_id, str) else None,
-        client_secret=secret if isinstance(secret, str) else None,
-        client_metadata_url=CONFORMANCE_CLIENT_METADATA,
-    )
+def oauth_entry(scenario: str, context: Mapping[str, object], workdir: Path) -> OAuthEntry:
+    """The `oauth` entry a user would write for the scenario's server, parsed the way settings are:
+    secrets as ${VAR} references to this process's environment, keys and tokens as files."""
+    written: dict[str, object] = {"clientMetadataUrl": CONFORMANCE_CLIENT_METADATA}
+    if isinstance(context.get("client_id"), str):
+        written["clientId"] = context["client_id"]
+    if isinstance(context.get("client_secret"), str):
+        os.environ["CONFORMANCE_CLIENT_SECRET"] = str(context["client_secret"])
+        written["clientSecret"] = "${CONFORMANCE_CLIENT_SECRET}"
+    written.update(_grant_keys(scenario, context, workdir))
+    problems: list[str] = []
+    entry = parse_oauth_entry(written, lambda key, why: problems.append(f"{key}: {why}"))
+    if problems or entry is None:
+        raise SystemExit(f"the oauth entry for {scenario} is not valid: {problems}")
+    return entry
+
+
+def _grant_keys(scenario: str, context: Mapping[str, object], workdir: Path) -> dict[str, object]:
+    """What the extension scenarios need: a grant without a user, and where its secrets are."""
+    if scenario == "auth/client-credentials-basic":
+        return {"grant": "client_credentials", "clientAuth": "client_secret_basic"}
+    if isinstance(context.get("private_key_pem"), str):  # client credentials with private_key_jwt
+        key = _private_file(workdir / "client-key.pem", str(context["private_key_pem"]))
+        return {"grant": "client_credentials", "clientAuth": "private_key_jwt", "privateKeyFile": key}
+    if isinstance(context.get("valid_jwt"), str):  # workload identity federation
+        token = _private_file(workdir / "workload-token", str(context["valid_jwt"]))
+        return {"grant": "workload_identity", "workloadTokenFile": token}
+    if isinstance(context.get("idp_id_token"), str):  # enterprise-managed authorization
+        os.environ["CONFORMANCE_ID_TOKEN"] = str(context["idp_id_token"])
+        assertion = {
+            "tokenEndpoint": context.get("idp_token_endpoint"),
+            "idToken": "${CONFORMANCE_ID_TOKEN}",
+            "clientId": context.get("idp_client_id"),
+        }
+        return {"grant": "identity_assertion", "identityAssertion": assertion}
+    return {}  # DPoP needs no key: the server's challenge asks for it
+
+
+def _private_file(path: Path, text: str) -> str:
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o600)
+    return str(path)
 
 
 def era_hint() -> Era | None:
@@ -147,7 +181,7 @@ async def exercise_other_methods(connection: McpConnection) -> None:
 
 
 async def run(url: str, scenario: str) -> int:
-    oauth = oauth_entry(scenario_context())
+    oauth = oauth_entry(scenario, scenario_context(), Path.cwd())
     spec = HttpServerSpec("conformance", url, Provenance("user", "conformance"), oauth=oauth)
     options = ConnectOptions(
         workspace=Path.cwd(),

@@ -2,12 +2,16 @@
 
     uv run python conformance/run.py [--jobs N] [SCENARIO ...]
 
-Runs every client scenario of the pinned suite tagged 2025-11-25 or 2026-07-28, each at the
-version the suite picks (the client negotiates on its own), plus those tagged with both revisions
-once more at 2025-11-25 (its stateful wire). `--extensions` runs the extension scenarios instead,
-against their own section of the baseline. Prints one line per run and the total time, and compares
-the runs that did not pass with conformance/baseline.json (each entry gives its reason); exit 1
-when they differ. The suite needs Node 22, pinned in package.json as a package with its binary.
+Runs every client scenario of the pinned suite tagged 2025-03-26, 2025-11-25 or 2026-07-28, each at
+the version the suite picks (the client negotiates on its own), plus those tagged with both current
+revisions once more at 2025-11-25 (its stateful wire), plus the auth extension scenarios (client
+credentials, DPoP, enterprise-managed authorization, workload identity). `--extensions` runs every
+extension scenario instead, the skills extension (SEP-2640) included, which LevelCode does not
+implement: those are shown as not run, outside the exit status. Prints one line per run and the
+total time, and compares the runs that did not pass with conformance/baseline.json (each entry
+gives its reason); exit 1 when they differ. A run whose checks were all skipped (the suite's
+"Passed: 0/0") is NOT RUN, never a pass. The suite needs Node 22, pinned in package.json as a
+package with its binary.
 """
 
 from __future__ import annotations
@@ -29,6 +33,10 @@ SUITE = ROOT / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist"
 CLIENT = ROOT / "conformance" / "client.py"
 BASELINE = ROOT / "conformance" / "baseline.json"
 REVISIONS = ("2025-11-25", "2026-07-28")
+OLDER_REVISIONS = ("2025-03-26",)  # run once each, at the version the suite picks
+# Extension scenarios LevelCode does not implement: --extensions runs and shows them, never counts them.
+UNIMPLEMENTED_EXTENSIONS = ("sep-2640-",)  # skills: LevelCode has no skills feature to test
+_PASSED_LINE = re.compile(r"^Passed: (\d+)/(\d+)")
 SCENARIO_SECONDS = 60
 _LISTED = re.compile(r"^\s+- (\S+) \[([^\]]*)\]$")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -47,10 +55,23 @@ class Run:
 @dataclass(frozen=True)
 class Outcome:
     run: Run
-    passed: bool
+    verdict: str  # "pass", "FAIL" or "NOT RUN" (no check was executed)
     seconds: float
     summary: str
     detail: str = ""  # the end of the suite's output, for a run that did not pass
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+
+def verdict_of(returncode: int | None, text: str) -> str:
+    """A run passes only when the suite says so AND executed at least one check: a scenario whose
+    every check was skipped reports "Passed: 0/0" and "OVERALL: PASSED", and proves nothing."""
+    executed = next((int(m.group(2)) for line in text.splitlines() if (m := _PASSED_LINE.match(line))), None)
+    if executed == 0:
+        return "NOT RUN"
+    return "pass" if returncode == 0 and "OVERALL: PASSED" in text and executed else "FAIL"
 
 
 def client_scenarios() -> dict[str, tuple[str, ...]]:
@@ -67,15 +88,23 @@ def client_scenarios() -> dict[str, tuple[str, ...]]:
 
 
 def planned_runs(scenarios: dict[str, tuple[str, ...]]) -> list[Run]:
-    runs = [Run(name) for name, tags in scenarios.items() if set(tags) & set(REVISIONS)]
+    """What the test command runs: every revision's scenarios and the implemented extensions."""
+    revisions = {*REVISIONS, *OLDER_REVISIONS}
+    runs = [Run(name) for name, tags in scenarios.items() if set(tags) & revisions]
     runs.extend(Run(name, REVISIONS[0]) for name, tags in scenarios.items() if set(REVISIONS) <= set(tags))
+    runs.extend(r for r in extension_runs(scenarios) if in_scope(r))
     return runs
 
 
 def extension_runs(scenarios: dict[str, tuple[str, ...]]) -> list[Run]:
-    """The extension scenarios (client credentials, DPoP, enterprise-managed authorization, workload
-    identity, skills): outside the revisions' requirements; the test command does not run them."""
+    """Every extension scenario: the auth ones (client credentials, DPoP, enterprise-managed
+    authorization, workload identity) and the skills ones, which LevelCode does not implement."""
     return [Run(name) for name, tags in scenarios.items() if "extension" in tags]
+
+
+def in_scope(run: Run) -> bool:
+    """Whether LevelCode answers for the scenario: all but the extensions it does not implement."""
+    return not run.scenario.startswith(UNIMPLEMENTED_EXTENSIONS)
 
 
 async def run_one(run: Run, workdir: Path) -> Outcome:
@@ -99,12 +128,12 @@ async def run_one(run: Run, workdir: Path) -> Outcome:
     except TimeoutError:
         process.kill()
         await process.wait()
-        return Outcome(run, False, time.monotonic() - began, f"no result within {SCENARIO_SECONDS} s")
+        return Outcome(run, "FAIL", time.monotonic() - began, f"no result within {SCENARIO_SECONDS} s")
     text = _ANSI.sub("", output.decode("utf-8", "replace"))
-    passed = process.returncode == 0 and "OVERALL: PASSED" in text
+    verdict = verdict_of(process.returncode, text)
     summary = next((line.strip() for line in text.splitlines() if line.startswith("Passed: ")), "no summary")
-    detail = "" if passed else "\n".join(line for line in text.splitlines()[-25:] if line.strip())
-    return Outcome(run, passed, time.monotonic() - began, summary, detail)
+    detail = "" if verdict == "pass" else "\n".join(line for line in text.splitlines()[-25:] if line.strip())
+    return Outcome(run, verdict, time.monotonic() - began, summary, detail)
 
 
 async def run_all(runs: list[Run], jobs: int) -> list[Outcome]:
@@ -120,16 +149,18 @@ async def run_all(runs: list[Run], jobs: int) -> list[Outcome]:
         return list(await asyncio.gather(*(bounded(run) for run in runs)))
 
 
-def load_baseline(section: str = "client") -> dict[str, str]:
-    """`client`: the 2025-11-25/2026-07-28 scenarios that do not pass; `extensions`: likewise."""
+def load_baseline() -> dict[str, str]:
+    """The scenarios in scope that do not pass, each with its reason (none, today)."""
     doc = json.loads(BASELINE.read_text(encoding="utf-8"))
-    return {str(k): str(v) for k, v in doc.get(section, {}).items()}
+    return {str(k): str(v) for k, v in doc.get("client", {}).items()}
 
 
 def compare(outcomes: list[Outcome], baseline: dict[str, str]) -> list[str]:
-    """What differs from the baseline: a new failure, or a baselined one that now passes."""
-    failing = {o.run.label for o in outcomes if not o.passed}
-    ran = {o.run.label for o in outcomes}
+    """What differs from the baseline: a new failure (a run that was not run included), or a
+    baselined one that now passes. Runs outside LevelCode's scope are not compared."""
+    counted = [o for o in outcomes if in_scope(o.run)]
+    failing = {o.run.label for o in counted if not o.passed}
+    ran = {o.run.label for o in counted}
     problems = [f"{label}: fails and is not in the baseline" for label in sorted(failing - set(baseline))]
     problems += [
         f"{label}: passes now; remove it from the baseline"
@@ -150,23 +181,34 @@ def main() -> int:
     runs = [r for r in plan(client_scenarios()) if not args.only or r.scenario in args.only]
     began = time.monotonic()
     outcomes = asyncio.run(run_all(runs, args.jobs))
-    baseline = load_baseline("extensions" if args.extensions else "client")
+    baseline = load_baseline()
     for outcome in sorted(outcomes, key=lambda o: o.run.label):
-        verdict = "pass" if outcome.passed else "FAIL"
-        reason = "" if outcome.passed else f"  ({baseline.get(outcome.run.label, 'not in the baseline')})"
-        print(f"{verdict}  {outcome.run.label:50} {outcome.seconds:5.1f} s  {outcome.summary}{reason}")
-    passed = sum(o.passed for o in outcomes)
-    print(
-        f"{passed} passed, {len(outcomes) - passed} failed "
-        f"in {time.monotonic() - began:.0f} s ({args.jobs} at a time)"
-    )
+        print(
+            f"{outcome.verdict:7}  {outcome.run.label:50} {outcome.seconds:5.1f} s  {outcome.summary}"
+            + _reason(outcome, baseline)
+        )
+    print(f"{count_line(outcomes)} in {time.monotonic() - began:.0f} s ({args.jobs} at a time)")
     problems = compare(outcomes, baseline)
     for line in problems:
         print(f"baseline: {line}")
     for outcome in outcomes:
-        if not outcome.passed and outcome.run.label not in baseline:
+        if not outcome.passed and in_scope(outcome.run) and outcome.run.label not in baseline:
             print(f"\n--- {outcome.run.label}\n{outcome.detail}")
     return 1 if problems else 0
+
+
+def count_line(outcomes: list[Outcome]) -> str:
+    """ "N passed, N failed, N not run": a run with no executed check is never counted as passed."""
+    seen = [o.verdict for o in outcomes]
+    return f"{seen.count('pass')} passed, {seen.count('FAIL')} failed, {seen.count('NOT RUN')} not run"
+
+
+def _reason(outcome: Outcome, baseline: dict[str, str]) -> str:
+    if outcome.passed:
+        return ""
+    if not in_scope(outcome.run):
+        return "  (outside LevelCode's scope: the skills extension, SEP-2640, is not implemented)"
+    return f"  ({baseline.get(outcome.run.label, 'not in the baseline')})"
 
 
 if __name__ == "__main__":

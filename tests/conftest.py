@@ -1,7 +1,8 @@
 """Every test runs with LEVELCODE_HOME and HOME in a temporary directory: none reads the real user's
 config, state or home, and no provider key leaks in from the developer's shell. No test reaches
 the developer's system keyring (the keyring package is pointed at its always-failing backend, so
-sign-ins go to the 0600 file under LEVELCODE_HOME) or opens a real browser (BROWSER is `true`).
+sign-ins go to the 0600 file under LEVELCODE_HOME; the keyring tests opt in to a Secret Service of
+their own, tests/support/secret_service.py) or opens a real browser (BROWSER is `true`).
 
 Property tests run without hypothesis's per-example deadline: the machines are shared and noisy,
 and one slow example under load (316 ms against 200 ms, in CI) is not a failure of the code."""

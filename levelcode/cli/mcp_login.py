@@ -1,5 +1,6 @@
 """`levelcode mcp login NAME` and `levelcode mcp logout NAME`: sign in to a remote server through
-the browser (or, on a machine without one, a printed URL), and forget a sign-in.
+the browser (or, on a machine without one, a printed URL), and sign out — the tokens revoked at
+the authorization server where it offers that (RFC 7009), and forgotten here in any case.
 
 Login contacts only a server the launch gate lets start without asking (mcp/launch/gate.py) —
 your own, or a repository's that you approved here — and names the authorization server before
@@ -13,27 +14,33 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import os
 import sys
 import threading
 import webbrowser
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from levelcode.cli.aio import run_command
 from levelcode.cli.config_report import load_reported_config
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core import paths
-from levelcode.core.errors import McpError
+from levelcode.core.errors import ConfigError, McpError
 from levelcode.core.settings import load_settings
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec
 from levelcode.mcp.connect_options import ConnectOptions, settings_api_key
 from levelcode.mcp.connection import connect
 from levelcode.mcp.http.oauth.callback import params_from_pasted
+from levelcode.mcp.http.oauth.grant import Client
 from levelcode.mcp.http.oauth.metadata import canonical_resource
 from levelcode.mcp.http.oauth.store import STORE_FILE, CredentialStore, store_key
 from levelcode.mcp.launch.gate import LaunchGate
 from levelcode.mcp.protocol.sign_in import DEFAULT_SIGN_IN_SECONDS, Deliver, SignIn, SignInPrompt
 from levelcode.mcp.trust_store import TrustStore
 from levelcode.ui.shown_hosts import shown_url, warning_lines
+
+if TYPE_CHECKING:
+    from levelcode.mcp.http.oauth.revocation import Revocation
 
 
 class TerminalUserAgent:
@@ -140,38 +147,92 @@ def mcp_login(args: argparse.Namespace) -> int:
 
 
 def _report_login(spec: HttpServerSpec, agent: TerminalUserAgent, tools: int) -> int:
-    if not agent.prompts:
-        say(f"{spec.name!r} did not ask to sign in: it works without ({tools} tools). Nothing was stored.")
-        return 0
     store = CredentialStore(paths.state_dir())
     key = store_key(spec.name, canonical_resource(spec.url))
-    where = store.where(key)
+    where = store.where_current(key)
+    without_user = spec.oauth is not None and spec.oauth.grants.without_user
+    if not agent.prompts and not (without_user and where is not None):
+        say(f"{spec.name!r} did not ask to sign in: it works without ({tools} tools). Nothing was stored.")
+        return 0
     kept = (
         "in the system keyring"
         if where == "keyring"
         else f"in {paths.state_dir() / STORE_FILE} (yours alone)"
     )
-    say(f"Signed in to {spec.name!r} at {agent.prompts[-1].issuer}: {tools} tools. Kept {kept}.")
+    issuer = agent.prompts[-1].issuer if agent.prompts else store.current_issuer(key)
+    how = "" if agent.prompts else f" (the {spec.oauth.grants.grant.replace('_', ' ')} grant, no browser)"  # type: ignore[union-attr]
+    say(f"Signed in to {spec.name!r} at {issuer}{how}: {tools} tools. Kept {kept}.")
     return 0
 
 
 def mcp_logout(args: argparse.Namespace) -> int:
+    """Revoke the kept tokens where the authorization server offers it (RFC 7009), then forget
+    them here — whatever the revocation's outcome, which the user is told."""
     store = CredentialStore(paths.state_dir())
     keys = store.keys_for(args.name)
     if not keys:
         say(f"No sign-in is stored for {args.name!r}; nothing to forget.")
         return 0
-    places = {store.where(key) for key in keys}
-    for key in keys:
-        store.delete(key)
+    client = _configured_client(args)
+
+    async def main() -> int:
+        from levelcode.mcp.http.oauth.revocation import revoke_sign_in
+
+        records = [record for key in keys if (record := store.load(key)) is not None]
+        revocations = [await revoke_sign_in(record, client) for record in records]
+        places = {store.where(key) for key in keys}
+        for key in keys:
+            store.delete(key)
+        return _report_logout(args.name, revocations, places)
+
+    return run_command(main)
+
+
+def _report_logout(name: str, revocations: list[Revocation], places: set[str | None]) -> int:
+    from levelcode.mcp.http.oauth.revocation import FAILED, REVOKED
+
     where = " and ".join(
         sorted("the system keyring" if p == "keyring" else "the sign-in file" for p in places)
     )
-    say(
-        f"Signed out of {args.name!r}: its tokens and registered client are gone from {where}.",
-        "The authorization server may still list LevelCode as allowed; revoke it there to end that too.",
-    )
+    say(f"Signed out of {name!r}: its tokens and registered client are gone from {where}.")
+    for revocation in revocations:
+        if revocation.outcome == REVOKED:
+            say(f"The authorization server {revocation.issuer} revoked them (refresh and access token).")
+        elif revocation.outcome == FAILED:
+            say(
+                f"levelcode: the authorization server {revocation.issuer} did not revoke them: "
+                f"{revocation.reason}. They were removed here all the same; they stay valid there until "
+                "they expire, unless you revoke LevelCode's access in that server's account settings.",
+                err=True,
+            )
+        else:
+            say(
+                f"The authorization server {revocation.issuer} offers no revocation: it may still list "
+                "LevelCode as allowed; revoke it there to end that too."
+            )
     return 0
+
+
+def _configured_client(args: argparse.Namespace) -> Client | None:
+    """The client the user's own entry for the server names (a pre-registered clientId and its
+    secret), so the revocation authenticates as the sign-in did; None when there is none."""
+    from levelcode.mcp.config.environment import NOTHING_WITHHELD
+    from levelcode.mcp.config.files import load_mcp_config
+    from levelcode.mcp.http.oauth.entry_secrets import oauth_secrets
+
+    try:
+        workspace = workspace_of(args)
+        spec = load_mcp_config(workspace, load_settings(workspace)).server(args.name)
+        if not isinstance(spec, HttpServerSpec) or spec.oauth is None or spec.provenance.tier != "user":
+            return None
+        secrets = oauth_secrets(
+            spec.oauth, os.environ, server=spec.name, tier=spec.provenance.tier, withheld=NOTHING_WITHHELD
+        )
+    except (ConfigError, McpError):
+        return None
+    if not spec.oauth.client_id:
+        return None
+    return Client(spec.oauth.client_id, secrets.client_secret, spec.oauth.grants.client_auth)
 
 
 def _tty() -> bool:

@@ -111,10 +111,19 @@ class MessageTooLarge(TransportError):
 class AuthorizationRequired(TransportError):
     """A remote server refused the request (HTTP 401 or 403) and signing in did not help."""
 
-    def __init__(self, message: str, *, server: str, status: int, challenge: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        server: str,
+        status: int,
+        challenge: str | None = None,
+        dpop_nonce: str | None = None,
+    ) -> None:
         super().__init__(message, server=server)
         self.status = status
         self.challenge = challenge  # the WWW-Authenticate header, for a sign-in to read
+        self.dpop_nonce = dpop_nonce  # the DPoP-Nonce header, when the server asks for a nonce
 
 
 class SignInRequired(AuthorizationRequired):

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from levelcode.mcp.config.environment import Withheld, expand_references
+from levelcode.mcp.config.environment import Withheld
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.gates.server_box import server_box
@@ -77,16 +77,12 @@ def _authorizer(
     if any(key.lower() == "authorization" for key, _value in spec.headers):
         return None
     from levelcode.mcp.http.oauth.authorizer import OAuthAuthorizer
+    from levelcode.mcp.http.oauth.entry_secrets import oauth_secrets
 
-    written = spec.oauth.client_secret if spec.oauth is not None else None
-    secret = (
-        expand_references(
-            written, parent_env, server=spec.name, key="clientSecret", field="oauth", withheld=withheld
-        )
-        if written
-        else None
+    secrets = oauth_secrets(
+        spec.oauth, parent_env, server=spec.name, tier=spec.provenance.tier, withheld=withheld
     )
-    return OAuthAuthorizer(spec.name, spec.url, spec.oauth, secret, options.sign_in)
+    return OAuthAuthorizer(spec.name, spec.url, spec.oauth, secrets, options.sign_in)
 
 
 def _stdio_plan(

@@ -23,6 +23,7 @@ from tests.providers.support import OPENAI
 from tests.support.browser import follow_sign_in
 from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, write_settings
 from tests.support.http_servers import ServerProcess, free_port, running, sdk_server
+from tests.support.secret_service import secret_service
 
 
 @pytest.fixture
@@ -36,13 +37,18 @@ def secured(isolated_home: Path) -> Iterator[tuple[AuthorizationServer, ServerPr
             yield auth, server
 
 
-def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(LEVELCODE), *args], capture_output=True, text=True, env=cli_env(home), timeout=60, check=False
+        [str(LEVELCODE), *args],
+        capture_output=True,
+        text=True,
+        env=cli_env(home, **env),
+        timeout=60,
+        check=False,
     )
 
 
-def _login(home: Path, *, paste: bool) -> tuple[int, str]:
+def _login(home: Path, *, paste: bool, **env: str) -> tuple[int, str]:
     """`mcp login secured --no-browser`; the test is the browser on another machine."""
     process = subprocess.Popen(
         [str(LEVELCODE), "mcp", "login", "secured", "--no-browser"],
@@ -50,7 +56,7 @@ def _login(home: Path, *, paste: bool) -> tuple[int, str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env=cli_env(home),
+        env=cli_env(home, **env),
     )
     assert process.stdout is not None
     assert process.stdin is not None
@@ -113,10 +119,32 @@ def test_needs_login_then_login_list_call_logout(
     }
     assert holders <= {STORE_FILE}
 
+    kept_refresh, kept_access = set(auth.state.refresh), set(auth.state.access)
     out = _cli(isolated_home, "mcp", "logout", "secured")
     assert "Signed out of 'secured'" in out.stdout
+    assert f"The authorization server {auth.issuer} revoked them" in out.stdout
+    kinds = [line.split()[0] for line in auth.state.revoked]
+    assert kinds == ["refresh_token", "access_token"]  # the refresh token first (RFC 7009 §2.1)
+    assert {line.split()[1] for line in auth.state.revoked} <= kept_refresh | kept_access
+    assert not any(t in out.stdout + out.stderr for t in tokens)
     again = _cli(isolated_home, "mcp", "list")
     assert "secured · needs login" in again.stdout
+
+
+def test_logout_forgets_the_sign_in_even_when_revocation_fails_and_says_so(
+    secured: tuple[AuthorizationServer, ServerProcess], isolated_home: Path
+) -> None:
+    auth, _server = secured
+    code, said = _login(isolated_home, paste=False)
+    assert code == 0, said
+    auth.state.revocation_down = True
+    out = _cli(isolated_home, "mcp", "logout", "secured")
+    assert out.returncode == 0
+    assert "Signed out of 'secured'" in out.stdout
+    assert f"the authorization server {auth.issuer} did not revoke them" in out.stderr
+    assert "HTTP 503" in out.stderr
+    assert auth.state.revoked == []
+    assert "secured · needs login" in _cli(isolated_home, "mcp", "list").stdout
 
 
 def test_a_headless_run_that_meets_a_401_says_which_login_to_run(
@@ -166,3 +194,31 @@ def test_login_never_contacts_an_unapproved_repository_server(isolated_home: Pat
         assert done.returncode == 2
         assert "levelcode mcp trust repo" in done.stderr
         assert watcher.state.seen == []
+
+
+def test_login_call_logout_on_a_real_system_keyring(
+    secured: tuple[AuthorizationServer, ServerProcess], isolated_home: Path, tmp_path: Path
+) -> None:
+    """GNOME Keyring's Secret Service on a private D-Bus session: the sign-in is kept there, a
+    second process finds it there, no token is in any file, and logout removes the item."""
+    auth, _server = secured
+    with secret_service(tmp_path / "keyring-home") as keyring_service:
+        code, said = _login(isolated_home, paste=False, **keyring_service.env)
+        assert code == 0, said
+        assert "Kept in the system keyring" in said
+        call = _cli(
+            isolated_home, "mcp", "call", "secured", "echo", '{"message": "kept"}', **keyring_service.env
+        )
+        assert (call.returncode, call.stdout) == (0, "Echo: kept\n"), call.stderr
+        tokens = _tokens(auth)
+        assert not any(
+            t in p.read_text(errors="replace")
+            for p in isolated_home.rglob("*")
+            if p.is_file()
+            for t in tokens
+        )
+        out = _cli(isolated_home, "mcp", "logout", "secured", **keyring_service.env)
+        assert "gone from the system keyring" in out.stdout
+        assert "revoked them" in out.stdout
+        again = _cli(isolated_home, "mcp", "list", **keyring_service.env)
+        assert "secured · needs login" in again.stdout

@@ -1,10 +1,13 @@
 """The official MCP conformance suite (pinned in package.json) runs its client scenarios against
 conformance/client.py, which drives LevelCode's own connection code.
 
-Load-bearing direction: every scenario tagged 2025-11-25 or 2026-07-28 passes unless
-conformance/baseline.json lists it with a reason — a new failure fails this test, and so does a
-listed scenario that passes (the baseline must shrink as work lands). Every one passes now, the
-OAuth ones included, and those tagged with both revisions pass at 2025-11-25 as well.
+Load-bearing direction: every scenario tagged 2025-03-26, 2025-11-25 or 2026-07-28, and every auth
+extension scenario (client credentials basic and JWT, DPoP with and without nonces, enterprise-managed
+authorization, workload identity), passes unless conformance/baseline.json lists it with a reason —
+a new failure fails this test, a run that executed no check fails it too (not run is not passed),
+and so does a listed scenario that passes. The baseline is empty: every one passes, and those
+tagged with both current revisions pass at 2025-11-25 as well. The skills extension (SEP-2640) is
+left out: LevelCode has no skills feature for it to test.
 """
 
 from __future__ import annotations
@@ -20,7 +23,15 @@ pytestmark = pytest.mark.skipif(
     reason="the conformance suite or its Node 22 binary is not installed (npm ci; linux-x64 only)",
 )
 
-SCENARIOS_IN_THE_PINNED_RELEASE = 36
+SCENARIOS_IN_THE_PINNED_RELEASE = 36 + 2 + 6  # the two current revisions, 2025-03-26, auth extensions
+AUTH_EXTENSIONS = {
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+    "auth/dpop",
+    "auth/dpop-nonce",
+    "auth/enterprise-managed-authorization",
+    "auth/wif-jwt-bearer",
+}
 
 
 def test_the_baseline_excuses_nothing() -> None:
@@ -43,4 +54,7 @@ def test_client_scenarios_pass_or_are_in_the_baseline() -> None:
         "sse-retry",
         "auth/metadata-default",
         "auth/scope-step-up@2025-11-25",
+        "auth/2025-03-26-oauth-metadata-backcompat",
+        "auth/2025-03-26-oauth-endpoint-fallback",
+        *AUTH_EXTENSIONS,
     }

@@ -1,9 +1,10 @@
 """A real OAuth 2.1 authorization server on 127.0.0.1 for the sign-in tests, strict where real
 ones are strict: PKCE S256 required and checked, redirect URIs matched exactly against the
 registration, the RFC 8707 resource required and bound to the code and the tokens, codes single
-use, refresh tokens rotated (an old one refused), RFC 9207 `iss` in every redirect, and an RFC 7662
-introspection endpoint the protected MCP server asks. It approves every sign-in at once (the user
-said yes), unless told to refuse.
+use, refresh tokens rotated (an old one refused), RFC 9207 `iss` in every redirect, an RFC 7662
+introspection endpoint the protected MCP server asks, RFC 7009 revocation, and DPoP-bound tokens
+(token_type DPoP) for a token request that carries a proof (which it does not check). It approves
+every sign-in at once (the user said yes), unless told to refuse.
 
 Threaded (http.server), so both an in-process test and a LevelCode subprocess can reach it.
 """
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 
 @dataclass
@@ -44,6 +45,10 @@ class AuthState:
     access: dict[str, Grant] = field(default_factory=dict)
     refresh: dict[str, Grant] = field(default_factory=dict)
     seen: list[str] = field(default_factory=list)  # "GET /authorize", "POST /token refresh_token", …
+    refresh_latency: float = 0.0  # seconds a refresh takes to answer (widens a race between clients)
+    revoked: list[str] = field(default_factory=list)  # "refresh_token rt-…", "access_token at-…"
+    revocation_down: bool = False  # the revocation endpoint answers 503
+    machine_clients: dict[str, str] = field(default_factory=dict)  # client_credentials: id → secret
     refusals: list[str] = field(default_factory=list)  # why a request was refused
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -73,6 +78,9 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length).decode()
         path = urlsplit(self.path).path
+        if "grant_type=refresh_token" in body and self.state.refresh_latency:
+            # an authorization server under load, outside the lock: a second client can arrive meanwhile
+            threading.Event().wait(self.state.refresh_latency)
         with self.state.lock:
             if path == "/register":
                 self.state.seen.append("POST /register")
@@ -84,6 +92,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._token(form)
             elif path == "/introspect":
                 self._introspect(form)
+            elif path == "/revoke":
+                self._revoke(form)
             else:
                 self._json(404, {"error": "not_found"})
 
@@ -97,10 +107,11 @@ class _Handler(BaseHTTPRequestHandler):
             "token_endpoint": f"{issuer}/token",
             "registration_endpoint": f"{issuer}/register",
             "introspection_endpoint": f"{issuer}/introspect",
+            "revocation_endpoint": f"{issuer}/revoke",
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
             "authorization_response_iss_parameter_supported": True,
             "scopes_supported": [*self.state.scopes, "offline_access"],
         }
@@ -144,12 +155,27 @@ class _Handler(BaseHTTPRequestHandler):
         grant = self._redeem_code(form) if kind == "authorization_code" else None
         if kind == "refresh_token":
             grant = self._redeem_refresh(form)
+        elif kind == "client_credentials":
+            grant = self._client_credentials(form)
         elif kind != "authorization_code":
             self._refuse(400, "unsupported_grant_type", str(kind))
             return
         if grant is None:
             return  # refused already
-        self._issue(grant)
+        self._issue(grant, refresh=kind != "client_credentials")
+
+    def _client_credentials(self, form: dict[str, str]) -> Grant | None:
+        """client_secret_basic only, as a strict server may insist; no refresh token is issued."""
+        scheme, _, encoded = self.headers.get("Authorization", "").partition(" ")
+        pair = base64.b64decode(encoded).decode() if scheme == "Basic" else ":"
+        client_id, _, secret = (unquote(part) for part in pair.partition(":"))
+        if not client_id or self.state.machine_clients.get(client_id) != secret:
+            self._refuse(401, "invalid_client", "unknown client or wrong secret")
+            return None
+        if form.get("resource") != self.state.resource:
+            self._refuse(400, "invalid_target", f"unknown resource {form.get('resource')!r}")
+            return None
+        return Grant(client_id, self.state.resource, form.get("scope", ""))
 
     def _redeem_code(self, form: dict[str, str]) -> Grant | None:
         grant = self.state.codes.pop(form.get("code", ""), None)  # single use
@@ -178,20 +204,35 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         return grant
 
-    def _issue(self, grant: Grant) -> None:
-        access, refresh = "at-" + secrets.token_urlsafe(16), "rt-" + secrets.token_urlsafe(16)
+    def _issue(self, grant: Grant, *, refresh: bool = True) -> None:
+        access = "at-" + secrets.token_urlsafe(16)
         lifetime = self.state.token_seconds
         self.state.access[access] = Grant(
             grant.client_id, grant.resource, grant.scope, expires_at=time.time() + lifetime
         )
-        self.state.refresh[refresh] = Grant(grant.client_id, grant.resource, grant.scope)
-        body = {
+        body: dict[str, object] = {
             "access_token": access,
-            "token_type": "Bearer",
+            "token_type": "DPoP" if self.headers.get("DPoP") else "Bearer",  # bound when a proof came
             "expires_in": int(lifetime),
-            "refresh_token": refresh,
         }
+        if refresh:
+            body["refresh_token"] = "rt-" + secrets.token_urlsafe(16)
+            self.state.refresh[str(body["refresh_token"])] = Grant(
+                grant.client_id, grant.resource, grant.scope
+            )
         self._json(200, {**body, "scope": grant.scope} if grant.scope else body)
+
+    def _revoke(self, form: dict[str, str]) -> None:
+        """RFC 7009: the token is gone whatever its type; an unknown one is answered 200 as well."""
+        token = form.get("token", "")
+        if self.state.revocation_down:
+            self._refuse(503, "temporarily_unavailable", "revocation is down")
+            return
+        if self.state.refresh.pop(token, None) is not None:
+            self.state.revoked.append(f"refresh_token {token}")
+        if self.state.access.pop(token, None) is not None:
+            self.state.revoked.append(f"access_token {token}")
+        self._json(200, {})
 
     def _introspect(self, form: dict[str, str]) -> None:
         grant = self.state.access.get(form.get("token", ""))

@@ -4,18 +4,23 @@
               "callbackPort": 8976, "clientMetadataUrl": "https://example.com/client.json"}
     "oauth": false                       never sign in (a 401 is then an error)
 
-Pure: checks shapes, never expands `${VAR}` (the secret is expanded at connect time, like headers).
+and, for sign-ins without a user (oauth_grants.py): "grant", "clientAuth", "privateKeyFile",
+"dpop", "workloadToken"/"workloadTokenFile", "identityAssertion".
+
+Pure: checks shapes, never expands `${VAR}` and never reads a file (both happen at connect time).
 A bad key is reported and ignored; the server still loads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from levelcode.mcp.config.oauth_grants import GRANT_KEYS, GrantSettings, parse_grant_settings
+
 Report = Callable[[str, str], None]
-_KEYS = frozenset({"clientId", "clientSecret", "scopes", "callbackPort", "clientMetadataUrl"})
+_KEYS = frozenset({"clientId", "clientSecret", "scopes", "callbackPort", "clientMetadataUrl", *GRANT_KEYS})
 
 
 @dataclass(frozen=True)
@@ -26,10 +31,12 @@ class OAuthEntry:
     scopes: tuple[str, ...] | None = None  # asked for instead of what the server suggests
     callback_port: int | None = None  # for a client registered with a fixed redirect URI
     client_metadata_url: str | None = None  # a client ID metadata document you host (https)
+    grants: GrantSettings = field(default_factory=GrantSettings)  # grants without a user, DPoP
 
     def encoded(self) -> list[object]:
-        """What the launch fingerprint covers of it (the secret as written, never expanded)."""
-        return [
+        """What the launch fingerprint covers of it (secrets as written, never expanded). The grant
+        settings are appended only when written, so approvals of entries without them stay valid."""
+        encoded: list[object] = [
             self.enabled,
             self.client_id,
             self.client_secret,
@@ -37,6 +44,9 @@ class OAuthEntry:
             self.callback_port,
             self.client_metadata_url,
         ]
+        if self.grants != GrantSettings():
+            encoded.append(self.grants.encoded())
+        return encoded
 
 
 def parse_oauth_entry(value: object, report: Report) -> OAuthEntry | None:
@@ -55,6 +65,7 @@ def parse_oauth_entry(value: object, report: Report) -> OAuthEntry | None:
         scopes=_scopes(value.get("scopes"), report),
         callback_port=_port(value.get("callbackPort"), report),
         client_metadata_url=_metadata_url(value.get("clientMetadataUrl"), report),
+        grants=parse_grant_settings(value, report),
     )
 
 

@@ -6,16 +6,20 @@ Pure state, no I/O. Holds credentials: never put its values in a message or a lo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from levelcode.mcp.http.request_headers import param_headers, standard_headers
 
 PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
+# (method, url, the Authorization sent) → headers that one request needs of its own (a DPoP proof)
+Proof = Callable[[str, str, str | None], Mapping[str, str]]
 
 
 class SessionHeaders:
-    def __init__(self, configured: Mapping[str, str]) -> None:
+    def __init__(self, configured: Mapping[str, str], url: str = "", proof: Proof | None = None) -> None:
         self.configured = dict(configured)
+        self.url = url
+        self.proof = proof
         self.auth: dict[str, str] = {}
         self.session_id: str | None = None
         self.version: str | None = None  # negotiated by `initialize` (2025-11-25 and earlier)
@@ -44,18 +48,24 @@ class SessionHeaders:
         if self.modern and message.get("method") == "tools/call" and isinstance(params, Mapping):
             mirrored = self.mirrored.get(str(params.get("name")), {})
             headers.update(param_headers(mirrored, params.get("arguments")))
-        return headers
+        return self._proved("POST", headers)
 
     def for_stream(self, last_event_id: str | None) -> dict[str, str]:
         headers = {**self.credentials(), "Accept": "text/event-stream"}
         self._session_and_version(headers, None, False)
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
-        return headers
+        return self._proved("GET", headers)
 
     def for_delete(self) -> dict[str, str]:
         headers = self.credentials()
         self._session_and_version(headers, None, False)
+        return self._proved("DELETE", headers)
+
+    def _proved(self, method: str, headers: dict[str, str]) -> dict[str, str]:
+        """Each request's own proof, made now: a retried request gets a fresh one."""
+        if self.proof is not None:
+            headers.update(self.proof(method, self.url, headers.get("Authorization")))
         return headers
 
     def _session_and_version(self, headers: dict[str, str], version: str | None, initialize: bool) -> None:

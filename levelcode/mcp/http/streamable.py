@@ -62,7 +62,9 @@ class StreamableHttpTransport:
         self._client: httpx2.AsyncClient | None = None
         self._closed: TransportError | None = None
         self._legacy: LegacySseChannel | None = None
-        self.headers = SessionHeaders(endpoint.headers)
+        self.headers = SessionHeaders(
+            endpoint.headers, endpoint.url, auth.proof if auth is not None else None
+        )
         self._initialize: Mapping[str, object] | None = None
         self._generation = 0
         self._renewing = asyncio.Lock()
@@ -79,8 +81,7 @@ class StreamableHttpTransport:
         self._sink = sink
         tls = self.endpoint.url.lower().startswith("https:")
         self._client = make_client(self.endpoint.connect_timeout, tls=tls)
-        if self.auth is not None:
-            self.headers.auth.update(await self.auth.initial())
+        await self._current_auth()
         if self.endpoint.mode == "sse":
             await self._open_legacy()
 
@@ -164,20 +165,39 @@ class StreamableHttpTransport:
             legacy = await self._open_legacy()
             await legacy.post(message, body, self.headers.credentials())
 
+    async def _current_auth(self) -> None:
+        """The sign-in's headers as of now (a token about to lapse is renewed first)."""
+        if self.auth is None:
+            return
+        current = await self.auth.current()
+        if current is not None:
+            self.headers.auth.clear()
+            self.headers.auth.update(current)
+
     async def _post_with_auth(self, message: Mapping[str, object], body: bytes) -> None:
-        sent = self.headers.auth.get("Authorization")  # what this request carries, before it is sent
-        try:
-            await self._post_once(message, body, self._receive)
-        except AuthorizationRequired as refused:
-            if not await self._authorize(refused, sent):
-                raise
-            await self._post_once(message, body, self._receive)
+        """A refused request is retried once with what the sign-in hands back, and once more when
+        the second refusal only asks for the server's DPoP nonce (RFC 9449 §9)."""
+        await self._current_auth()
+        for attempt in range(3):
+            sent = self.headers.auth.get("Authorization")  # what this request carries, before it is sent
+            try:
+                await self._post_once(message, body, self._receive)
+                return
+            except AuthorizationRequired as refused:
+                last = attempt == 2 or (attempt == 1 and refused.dpop_nonce is None)
+                if last or not await self._authorize(refused, sent):
+                    raise
 
     async def _authorize(self, refused: AuthorizationRequired, sent: str | None) -> bool:
         if self.auth is None:
             return False
         challenge = AuthChallenge(
-            self.server, shown_url(self.endpoint.url), refused.status, refused.challenge, sent
+            self.server,
+            shown_url(self.endpoint.url),
+            refused.status,
+            refused.challenge,
+            sent,
+            refused.dpop_nonce,
         )
         headers = await self.auth.challenged(challenge)
         if headers is None:
@@ -218,7 +238,12 @@ class StreamableHttpTransport:
     ) -> None:
         code = response.status_code
         if code in (401, 403):
-            raise authorization_refusal(self.server, code, response.headers.get("www-authenticate"))
+            raise authorization_refusal(
+                self.server,
+                code,
+                response.headers.get("www-authenticate"),
+                response.headers.get("dpop-nonce"),
+            )
         if code == 404 and sent_session is not None:
             raise _Expired
         refusal = redirect_refusal(response, server=self.server)

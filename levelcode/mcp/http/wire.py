@@ -159,7 +159,9 @@ def _reason(exc: BaseException) -> str:
     return str(exc).strip()[:120] or type(exc).__name__
 
 
-def authorization_refusal(server: str, status: int, challenge: str | None) -> AuthorizationRequired:
+def authorization_refusal(
+    server: str, status: int, challenge: str | None, dpop_nonce: str | None = None
+) -> AuthorizationRequired:
     return AuthorizationRequired(
         f"the server requires authorization (HTTP {status}) and offers no OAuth sign-in LevelCode could "
         "use; if the server takes a token, put it in the entry's headers, e.g. "
@@ -167,6 +169,7 @@ def authorization_refusal(server: str, status: int, challenge: str | None) -> Au
         server=server,
         status=status,
         challenge=challenge,
+        dpop_nonce=dpop_nonce,
     )
 
 

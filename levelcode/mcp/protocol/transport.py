@@ -67,6 +67,7 @@ class AuthChallenge:
     status: int  # 401 or 403
     www_authenticate: str | None
     sent: str | None = field(default=None, repr=False)  # the Authorization the refused request carried
+    dpop_nonce: str | None = None  # the server's DPoP-Nonce header (RFC 9449 §9), if it sent one
 
 
 # Given a refusal, returns headers to retry the request with once (after signing in, which may ask
@@ -77,8 +78,13 @@ AuthHook = Callable[[AuthChallenge], Awaitable[Mapping[str, str] | None]]
 class Authorizer(Protocol):
     """A remote server's sign-in, as its transport sees it (OAuth lives in mcp/http/oauth)."""
 
-    async def initial(self) -> Mapping[str, str]:
-        """Headers for the first request (a stored token, refreshed if it lapsed), or none."""
+    async def current(self) -> Mapping[str, str] | None:
+        """Headers for the next request (a stored token, renewed ahead of its expiry; {} for none),
+        or None to keep those in use. Asked before every request, so it must be cheap."""
+
+    def proof(self, method: str, url: str, sent: str | None) -> Mapping[str, str]:
+        """Headers one request needs of its own (a DPoP proof for `method` `url` carrying the
+        Authorization `sent`), or none."""
 
     async def challenged(self, challenge: AuthChallenge) -> Mapping[str, str] | None:
         """Headers to retry a refused request with once, or None to give up (the refusal stands).
@@ -91,7 +97,10 @@ class HookAuthorizer:
     def __init__(self, hook: AuthHook) -> None:
         self.hook = hook
 
-    async def initial(self) -> Mapping[str, str]:
+    async def current(self) -> Mapping[str, str] | None:
+        return None
+
+    def proof(self, method: str, url: str, sent: str | None) -> Mapping[str, str]:
         return {}
 
     async def challenged(self, challenge: AuthChallenge) -> Mapping[str, str] | None:

@@ -17,6 +17,7 @@ from levelcode.core.errors import SignInRequired
 from levelcode.mcp.config.specs import HttpServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.connection import McpConnection, connect
+from levelcode.mcp.http.oauth.authorizer import REFRESH_AHEAD_SECONDS
 from levelcode.mcp.http.oauth.store import STORE_FILE
 from levelcode.mcp.protocol.sign_in import SignIn
 from tests.fakes.oauth_server import AuthorizationServer, authorization_server
@@ -112,5 +113,21 @@ async def test_the_server_restarted_mid_session_keeps_the_sign_in(
         server.start()
         assert (await connection.call_tool("echo", {"message": "again"})).text == "Echo: again"
         assert len(browser.prompts) == 1
+    finally:
+        await connection.close()
+
+
+async def test_a_token_about_to_lapse_is_renewed_before_it_is_sent(
+    protected: tuple[AuthorizationServer, ServerProcess], tmp_path: Path
+) -> None:
+    auth, server = protected
+    auth.state.token_seconds = REFRESH_AHEAD_SECONDS / 2  # every token issued is already "about to lapse"
+    connection = await sign_in_connect(server.url, tmp_path, Browser())
+    try:
+        refreshes = auth.state.seen.count("POST /token refresh_token")
+        issued = set(auth.state.access)
+        assert (await connection.call_tool("echo", {"message": "ahead"})).text == "Echo: ahead"
+        assert auth.state.seen.count("POST /token refresh_token") > refreshes  # before the call went out
+        assert set(auth.state.access) - issued  # the call carried a token issued by that refresh
     finally:
         await connection.close()

@@ -1,61 +1,71 @@
-"""One remote server's sign-in, as its transport asks for it: a stored token for the first request,
-and on a refusal — a refresh, or (with a user to ask) the browser hand-off, or (headless) the
-exact `levelcode mcp login NAME` to run.
+"""One remote server's sign-in, as its transport asks for it: the headers for each request (a stored
+token, renewed ahead of its expiry, with a DPoP proof when the token is bound to a key), and on a
+refusal — a refresh, a grant without a user (client credentials, workload identity, enterprise-
+managed), or (with a user to ask) the browser hand-off, or (headless) the exact
+`levelcode mcp login NAME` to run.
 
 A 401 re-reads the server's metadata every time, so a server that moved to another authorization
-server is followed there and nothing of the old one is presented to the new one. A 403 with
-`insufficient_scope` asks for the union of what was asked before and what the challenge adds;
-once signed in for a scope set the server still refuses, it is not asked again (no loop), and
-no connection signs in more than MAX_SIGN_INS times. Errors name servers and scopes, never tokens.
+server is followed there and nothing of the old one is presented to the new one: sign-ins are kept
+per issuer. A 403 with `insufficient_scope` asks for the union of what was asked before and what
+the challenge adds; once signed in for a scope set the server still refuses, it is not asked again
+(no loop), and no connection signs in more than MAX_SIGN_INS times. A refresh happens once across
+all LevelCode processes (refresh_lock.py). Errors name servers and scopes, never tokens.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Mapping
-from typing import Any
 
 import httpx2
 
 from levelcode.core.errors import AuthorizationRequired, SignInRequired
 from levelcode.mcp.config.oauth_entry import OAuthEntry
+from levelcode.mcp.config.oauth_grants import GrantSettings
 from levelcode.mcp.http.oauth.address_guard import Resolve
-from levelcode.mcp.http.oauth.callback import CallbackListener
+from levelcode.mcp.http.oauth.browser_sign_in import BrowserSignIn
 from levelcode.mcp.http.oauth.challenge import BearerChallenge, parse_challenge
 from levelcode.mcp.http.oauth.discovery import Discovered, NoSignInOffered, discover
+from levelcode.mcp.http.oauth.dpop import USE_DPOP_NONCE, DpopProver
+from levelcode.mcp.http.oauth.entry_secrets import OAuthSecrets, read_secret_file
 from levelcode.mcp.http.oauth.grant import (
     Client,
-    authorization_url,
-    check_callback,
     client_authentication,
-    code_form,
-    new_attempt,
     refresh_form,
-    select_scope,
-    step_up_scope,
 )
-from levelcode.mcp.http.oauth.metadata import AuthServer, OAuthProblem, canonical_resource
-from levelcode.mcp.http.oauth.registration import (
-    client_from_record,
-    client_record,
-    configured_client,
-    registered_client,
-)
+from levelcode.mcp.http.oauth.jwt_signing import SigningKey, load_signing_key
+from levelcode.mcp.http.oauth.machine_grants import GrantTarget, tokens_without_user
+from levelcode.mcp.http.oauth.metadata import OAuthProblem, canonical_resource
+from levelcode.mcp.http.oauth.refresh_lock import refresh_lock
+from levelcode.mcp.http.oauth.registration import client_from_record, client_record, configured_client
 from levelcode.mcp.http.oauth.requests import Tokens, oauth_client, token_request
-from levelcode.mcp.http.oauth.store import CredentialStore, Record, store_key
-from levelcode.mcp.protocol.sign_in import SignIn, SignInPrompt, UserAgent
+from levelcode.mcp.http.oauth.store import CredentialStore, issuer_key, store_key
+from levelcode.mcp.http.oauth.token_records import (
+    Record,
+    new_record,
+    scope_list,
+    server_of,
+    sign_in_scope,
+    tokens_of,
+    tokens_record,
+    with_tokens,
+)
+from levelcode.mcp.protocol.sign_in import SignIn, UserAgent
 from levelcode.mcp.protocol.transport import AuthChallenge
 
 MAX_SIGN_INS = 3
-
-
-def bearer(tokens: Tokens) -> dict[str, str]:
-    return {"Authorization": f"Bearer {tokens.access_token}"}
+REFRESH_AHEAD_SECONDS = 60.0  # a token this close to its expiry is renewed before it is sent
+GRANT_RETRY_SECONDS = 60.0  # a refused grant without a user is not tried again sooner
 
 
 def login_command(server: str) -> str:
     return f"levelcode mcp login {server}"
+
+
+def authorization(tokens: Tokens) -> dict[str, str]:
+    return {"Authorization": f"{tokens.token_type} {tokens.access_token}"}
 
 
 class OAuthAuthorizer:
@@ -64,48 +74,77 @@ class OAuthAuthorizer:
         server: str,
         url: str,
         entry: OAuthEntry | None,
-        secret: str | None,
+        secrets: OAuthSecrets,
         sign_in: SignIn,
         *,
         resolve: Resolve | None = None,  # how names are resolved (the system's; tests map their own)
     ) -> None:
         self.server, self.url, self.entry, self.sign_in = server, url, entry, sign_in
+        self.settings = entry.grants if entry is not None else GrantSettings()
         self._resolve = resolve
-        self._secret = secret
-        self.key = store_key(server, canonical_resource(url))
+        self._secrets = secrets
+        self.base = store_key(server, canonical_resource(url))
         self.store = CredentialStore(sign_in.store_dir)
         self._lock = asyncio.Lock()
         self._forced = sign_in.force
         self._sign_ins = 0
         self._signed_in_for: list[frozenset[str]] = []  # scope sets signed in for in this process
         self._refreshed: str | None = None  # the last access token a refresh produced
+        self._record: Record | None = None  # the sign-in in use
+        self._dpop: DpopProver | None = None  # the key the tokens in use are bound to
+        self._dpop_pem: str | None = None  # that key as kept, to notice another one
+        self._server_wants_dpop = False  # a challenge used the DPoP scheme
+        self._grant_failure: tuple[str, float] | None = None  # why a grant without a user failed, when
+        self._key: SigningKey | None = None
+        self._looked = False  # the store was read once: what it holds is in _record (or nothing)
+        self._quiet_failure: str | None = None  # the access token whose early renewal failed
 
     # --- what the transport calls ------------------------------------------------------------------
 
-    async def initial(self) -> Mapping[str, str]:
+    async def current(self) -> Mapping[str, str]:
+        """The headers for the next request: the kept token, renewed when it is about to lapse."""
         async with self._lock:
-            record = None if self._forced else self.store.load(self.key)
-            tokens = _tokens(record)
+            if not self._looked and not self._forced:
+                self._looked = True
+                self._use(self._load_current())
+            record = None if self._forced else self._record
+            tokens = tokens_of(record)
             if record is None or tokens is None:
                 return {}
-            if tokens.expired() and tokens.refresh_token:
-                with contextlib.suppress(OAuthProblem):
+            if tokens.expired(margin=REFRESH_AHEAD_SECONDS) and self._quiet_failure != tokens.access_token:
+                try:
                     async with oauth_client(self.url, self._resolve) as http:
-                        tokens = await self._refresh(http, record, tokens)
-            return bearer(tokens)
+                        record = await self._renew_quietly(http, record, tokens)
+                except OAuthProblem:
+                    self._quiet_failure = tokens.access_token  # once per token: the 401 path does the rest
+            self._use(record)
+            renewed = tokens_of(record)
+            return authorization(renewed) if renewed is not None else {}
+
+    def proof(self, method: str, url: str, sent: str | None) -> Mapping[str, str]:
+        """A fresh DPoP proof for a request that carries the DPoP-bound token in use."""
+        tokens = tokens_of(self._record)
+        if self._dpop is None or tokens is None or sent != authorization(tokens)["Authorization"]:
+            return {}
+        if tokens.token_type != "DPoP":
+            return {}
+        return {"DPoP": self._dpop.proof(method, url, tokens.access_token)}
 
     async def challenged(self, challenge: AuthChallenge) -> Mapping[str, str] | None:
         parsed = parse_challenge(challenge.www_authenticate)
         if challenge.status == 403 and not parsed.insufficient_scope:
             return None  # forbidden for another reason: signing in again would not change it
         async with self._lock:
-            current = _tokens(self.store.load(self.key))
+            if parsed.error == USE_DPOP_NONCE:
+                return self._with_nonce(challenge)
+            current = tokens_of(self._load_current())
             if (
                 current is not None
                 and not self._forced
-                and challenge.sent != bearer(current)["Authorization"]
+                and challenge.sent != authorization(current)["Authorization"]
             ):
-                return bearer(current)  # another request renewed the sign-in meanwhile
+                self._use(self._load_current())
+                return authorization(current)  # another request (or process) renewed the sign-in
             try:
                 return await self._renew(challenge, parsed)
             except NoSignInOffered:
@@ -115,43 +154,160 @@ class OAuthAuthorizer:
                     f"signing in failed: {exc}", server=self.server, status=challenge.status
                 ) from None
 
+    def _with_nonce(self, challenge: AuthChallenge) -> Mapping[str, str] | None:
+        """RFC 9449 §9: the server wants its nonce in the proof; a new one is worth one retry."""
+        tokens = tokens_of(self._record)
+        if (
+            self._dpop is None
+            or tokens is None
+            or not self._dpop.remember_nonce(challenge.url, challenge.dpop_nonce)
+        ):
+            return None
+        return authorization(tokens)
+
     # --- renewal -------------------------------------------------------------------------------------
 
     async def _renew(self, challenge: AuthChallenge, parsed: BearerChallenge) -> dict[str, str]:
+        if (
+            self._grant_failure is not None
+            and time.monotonic() < self._grant_failure[1] + GRANT_RETRY_SECONDS
+        ):
+            raise OAuthProblem(self._grant_failure[0])  # surfaced again, not retried meanwhile
+        self._server_wants_dpop |= parsed.dpop
         async with oauth_client(self.url, self._resolve) as http:
-            found = await discover(http, self.url, parsed.resource_metadata)
-            record = self.store.load(self.key) or {}
-            if record.get("issuer") != found.server.issuer:
-                record = {}  # bound to its issuer: nothing of another authorization server is reused
-            tokens = _tokens(record)
+            found = await discover(http, self.url, parsed.resource_metadata, may_guess=parsed.token_scheme)
+            record = self._record_at(found.server.issuer)  # bound to its issuer: never another's
+            tokens = tokens_of(record)
             if self._may_refresh(challenge, tokens):
                 assert tokens is not None
                 with contextlib.suppress(OAuthProblem):
-                    return bearer(await self._refresh(http, record, tokens))
+                    renewed = tokens_of(await self._refresh_shared(http, record, tokens))
+                    assert renewed is not None
+                    return authorization(renewed)
             scope = self._scope(parsed, found, record)
-            user_agent = self._user_agent(found, scope, parsed, record)
-            tokens, client = await self._authorize(
-                http, user_agent=user_agent, found=found, record=record, scope=scope, parsed=parsed
-            )
+            self._dpop = DpopProver.fresh() if self._wants_dpop() else None
+            if self.settings.without_user:
+                tokens, client = await self._without_user(http, found, scope)
+            else:
+                tokens, client = await self._in_browser(http, found, record, scope, parsed)
         self._save(found, client, tokens, scope)
-        return bearer(tokens)
+        return authorization(tokens)
+
+    async def _in_browser(
+        self,
+        http: httpx2.AsyncClient,
+        found: Discovered,
+        record: Record,
+        scope: tuple[str, ...] | None,
+        parsed: BearerChallenge,
+    ) -> tuple[Tokens, Client]:
+        user_agent = self._user_agent(found, scope, parsed, record)
+        self._sign_ins += 1
+        flow = BrowserSignIn(self.server, self.entry, self._secrets.client_secret, self.sign_in)
+        tokens, client = await flow.run(
+            http,
+            user_agent=user_agent,
+            found=found,
+            record=record,
+            scope=scope,
+            step_up=parsed.insufficient_scope,
+            dpop=self._dpop,
+        )
+        self._signed_in_for.append(frozenset(scope or ()))
+        self._forced = False
+        return tokens, client
+
+    async def _without_user(
+        self, http: httpx2.AsyncClient, found: Discovered, scope: tuple[str, ...] | None
+    ) -> tuple[Tokens, Client]:
+        client = self._configured_client(found)
+        target = GrantTarget(found.server, found.resource, scope)
+        try:
+            tokens = await tokens_without_user(
+                http, self.settings, self._secrets, client=client, target=target, dpop=self._dpop
+            )
+        except OAuthProblem as exc:
+            why = f"the {self.settings.grant.replace('_', ' ')} grant failed: {exc}"
+            self._grant_failure = (why, time.monotonic())
+            raise OAuthProblem(why) from None
+        self._forced = False
+        return tokens, client
+
+    def _configured_client(self, found: Discovered) -> Client:
+        client = configured_client(self.entry, self._secrets.client_secret, found.server, self._signing_key())
+        return client or Client("")
+
+    def _signing_key(self) -> SigningKey | None:
+        path = self.settings.private_key_file
+        if path and self._key is None:
+            self._key = load_signing_key(
+                read_secret_file(path, "oauth.privateKeyFile"), f"oauth.privateKeyFile {path}"
+            )
+        return self._key
+
+    def _wants_dpop(self) -> bool:
+        return self.settings.dpop if self.settings.dpop is not None else self._server_wants_dpop
 
     def _may_refresh(self, challenge: AuthChallenge, tokens: Tokens | None) -> bool:
         """A 401 on a token that has a refresh token, unless that token came from a refresh."""
         if challenge.status != 401 or self._forced or tokens is None or not tokens.refresh_token:
             return False
-        return challenge.sent != f"Bearer {self._refreshed}"
+        return self._refreshed is None or not (challenge.sent or "").endswith(f" {self._refreshed}")
+
+    async def _renew_quietly(self, http: httpx2.AsyncClient, record: Record, tokens: Tokens) -> Record:
+        """Ahead of expiry, without a user: a refresh, or the grant without a user again."""
+        if tokens.refresh_token:
+            return await self._refresh_shared(http, record, tokens)
+        if not self.settings.without_user:
+            return record
+        server = server_of(record)
+        found = Discovered(str(record.get("resource")), server, None)
+        self._dpop = DpopProver.fresh() if tokens.token_type == "DPoP" else None
+        fresh, client = await self._without_user(http, found, scope_list(record.get("requested_scope")))
+        self._save(found, client, fresh, scope_list(record.get("requested_scope")))
+        return self._record or record
+
+    async def _refresh_shared(self, http: httpx2.AsyncClient, record: Record, tokens: Tokens) -> Record:
+        """One refresh across processes: under the lock, a token another process renewed meanwhile
+        is taken as it is; else the refresh token kept last (rotated, perhaps) is used."""
+        key = issuer_key(self.base, str(record.get("issuer")))
+        async with refresh_lock(self.store.folder, key):
+            stored = self.store.load(key) or record
+            kept = tokens_of(stored)
+            renewed_elsewhere = kept is not None and kept.access_token != tokens.access_token
+            if renewed_elsewhere and kept is not None and not kept.expired(margin=REFRESH_AHEAD_SECONDS):
+                self._keep(key, stored)
+                return stored
+            base = stored if kept is not None and kept.refresh_token else record
+            previous = tokens_of(base)
+            assert previous is not None
+            fresh = await self._refresh(http, base, previous)
+            updated = with_tokens(base, fresh, previous)
+            self._keep(key, updated)
+            return updated
+
+    async def _refresh(self, http: httpx2.AsyncClient, record: Record, tokens: Tokens) -> Tokens:
+        assert tokens.refresh_token is not None
+        server = server_of(record)
+        client = configured_client(
+            self.entry, self._secrets.client_secret, server, self._signing_key()
+        ) or client_from_record(record.get("client"))
+        if client is None:
+            raise OAuthProblem("no client to refresh with")
+        self._adopt_dpop(record)
+        form, headers = client_authentication(
+            client, server, refresh_form(tokens.refresh_token, str(record.get("resource")), None)
+        )
+        dpop = self._dpop if tokens.token_type == "DPoP" else None
+        fresh = await token_request(http, server.token_endpoint, form, headers, dpop)
+        self._refreshed = fresh.access_token
+        return fresh
+
+    # --- which scope, who to ask -------------------------------------------------------------------
 
     def _scope(self, parsed: BearerChallenge, found: Discovered, record: Record) -> tuple[str, ...] | None:
-        previous = _scope_list(record.get("requested_scope"))
-        wanted = _scope_list(record.get("wanted_scope"))
         configured = self.entry.scopes if self.entry is not None else None
-        if parsed.insufficient_scope:
-            return step_up_scope(previous or configured, parsed.scope or ())
-        chosen = select_scope(parsed.scope, found.resource_scopes, found.server, configured)
-        if previous or wanted:  # signing in again keeps what was granted (and what a step-up wanted)
-            chosen = step_up_scope((*(previous or ()), *(wanted or ())), chosen or ())
-        return chosen
+        return sign_in_scope(parsed, found, record, configured)
 
     def _user_agent(
         self, found: Discovered, scope: tuple[str, ...] | None, parsed: BearerChallenge, record: Record
@@ -182,169 +338,62 @@ class OAuthAuthorizer:
             what = f"more permissions ({' '.join(parsed.scope or ())})"
         else:
             what = "you to sign in" if not record else "you to sign in again (the stored sign-in lapsed)"
-        return (
+        words = (
             f"needs {what} at {found.server.issuer}; nobody can be asked here. "
             f"Run `{login_command(self.server)}` in a terminal, then try again"
         )
-
-    async def _authorize(
-        self,
-        http: httpx2.AsyncClient,
-        *,
-        user_agent: UserAgent,
-        found: Discovered,
-        record: Record,
-        scope: tuple[str, ...] | None,
-        parsed: BearerChallenge,
-    ) -> tuple[Tokens, Client]:
-        server = found.server
-        client = configured_client(self.entry, self._secret, server) or client_from_record(
-            record.get("client")
-        )
-        listener = await self._listen(client)
-        try:
-            if client is None or (client.redirect_uri and client.redirect_uri != listener.redirect_uri):
-                if self.entry is not None and self.entry.client_id:
-                    client = configured_client(self.entry, self._secret, server)
-                else:
-                    client = await registered_client(http, server, listener.redirect_uri, scope)
-            assert client is not None
-            attempt = new_attempt(listener.redirect_uri, server.issuer, scope)
-            url = authorization_url(server, client, attempt, found.resource)
-            prompt = SignInPrompt(
-                self.server,
-                found.resource,
-                server.issuer,
-                scope,
-                url,
-                listener.redirect_uri,
-                step_up=parsed.insufficient_scope,
-            )
-            self._sign_ins += 1
-            answer = await self._wait_for_answer(user_agent, prompt, listener)
-            code = check_callback(answer, attempt, server)
-            form, headers = client_authentication(client, server, code_form(code, attempt, found.resource))
-            tokens = await token_request(http, server.token_endpoint, form, headers)
-        finally:
-            await listener.close()
-        self._signed_in_for.append(frozenset(scope or ()))
-        self._forced = False
-        return tokens, client
-
-    async def _listen(self, client: Client | None) -> CallbackListener:
-        """The callback on the port the client was registered with, if it was; else any free one."""
-        port = self.entry.callback_port if self.entry is not None and self.entry.callback_port else None
-        if port is None and client is not None and client.redirect_uri:
-            port = _loopback_port(client.redirect_uri)
-        try:
-            return await CallbackListener(port or 0).start()
-        except OSError:
-            if self.entry is not None and self.entry.callback_port:
-                raise OAuthProblem(f"the callback port {port} (oauth.callbackPort) is in use") from None
-            return await CallbackListener(0).start()
-
-    async def _wait_for_answer(
-        self, user_agent: UserAgent, prompt: SignInPrompt, listener: CallbackListener
-    ) -> dict[str, str]:
-        opened = asyncio.ensure_future(user_agent.open(prompt, listener.take))
-        answered = asyncio.ensure_future(listener.answer())
-        try:
-            async with asyncio.timeout(self.sign_in.wait_seconds):
-                done, _ = await asyncio.wait({opened, answered}, return_when=asyncio.FIRST_COMPLETED)
-                if answered not in done:
-                    if opened.exception() is not None:
-                        raise OAuthProblem(f"the sign-in was not completed ({opened.exception()})")
-                    return await answered
-                return answered.result()
-        except TimeoutError:
-            raise OAuthProblem(
-                f"no sign-in arrived within {self.sign_in.wait_seconds:g} s at {listener.redirect_uri}"
-            ) from None
-        finally:
-            for task in (opened, answered):
-                task.cancel()
-
-    async def _refresh(self, http: httpx2.AsyncClient, record: Record, tokens: Tokens) -> Tokens:
-        assert tokens.refresh_token is not None
-        server = _server_of(record)
-        client = configured_client(self.entry, self._secret, server) or client_from_record(
-            record.get("client")
-        )
-        if client is None:
-            raise OAuthProblem("no client to refresh with")
-        form, headers = client_authentication(
-            client, server, refresh_form(tokens.refresh_token, str(record.get("resource")), None)
-        )
-        fresh = await token_request(http, server.token_endpoint, form, headers)
-        if fresh.refresh_token is None:  # not rotated: the old one stays valid
-            fresh = Tokens(fresh.access_token, tokens.refresh_token, fresh.expires_at, fresh.scope)
-        self._refreshed = fresh.access_token
-        self.store.save(self.key, {**record, "tokens": _tokens_record(fresh)})
-        return fresh
+        if found.guessed:  # no metadata at all: perhaps it wants a token instead
+            words += '; or, if the server takes a token, put it in the entry\'s headers ("Authorization")'
+        return words
 
     # --- keeping it --------------------------------------------------------------------------------
 
+    def _load_current(self) -> Record | None:
+        issuer = self.store.current_issuer(self.base)
+        if issuer is not None:
+            return self.store.load(issuer_key(self.base, issuer))
+        return self.store.load(self.base)  # kept before sign-ins were keyed by issuer
+
+    def _record_at(self, issuer: str) -> Record:
+        """The sign-in kept at this issuer (a server that moved back finds its old one again)."""
+        if self._forced:
+            return {}
+        kept = self.store.load(issuer_key(self.base, issuer))
+        if kept is None:
+            legacy = self.store.load(self.base)
+            kept = legacy if legacy is not None and legacy.get("issuer") == issuer else None
+        return kept or {}
+
+    def _use(self, record: Record | None) -> None:
+        self._record = record
+        self._adopt_dpop(record)
+
+    def _adopt_dpop(self, record: Mapping[str, object] | None) -> None:
+        pem = record.get("dpop_key") if record else None
+        if isinstance(pem, str) and pem != self._dpop_pem:
+            with contextlib.suppress(OAuthProblem):
+                self._dpop, self._dpop_pem = DpopProver.from_pem(pem), pem
+
+    def _keep(self, key: str, record: Record) -> None:
+        self.store.save(key, record)
+        self.store.set_current_issuer(self.base, str(record.get("issuer")))
+        self._use(record)
+
     def _save(self, found: Discovered, client: Client, tokens: Tokens, scope: tuple[str, ...] | None) -> None:
         registered = self.entry is None or not self.entry.client_id
-        self.store.save(
-            self.key,
-            {
-                "server": self.server,
-                "resource": found.resource,
-                "issuer": found.server.issuer,
-                "token_endpoint": found.server.token_endpoint,
-                "token_auth_methods": list(found.server.token_auth_methods or ()) or None,
-                "client": client_record(client) if registered else None,
-                "tokens": _tokens_record(tokens),
-                "requested_scope": list(scope) if scope else None,
-            },
+        record = new_record(
+            server=self.server,
+            resource=found.resource,
+            auth_server=found.server,
+            client=client_record(client) if registered and client.client_id else None,
         )
+        record["tokens"] = tokens_record(tokens)
+        record["requested_scope"] = list(scope) if scope else None
+        if self._dpop is not None and tokens.token_type == "DPoP":
+            record["dpop_key"] = self._dpop_pem = self._dpop.key.pem()
+        self._keep(issuer_key(self.base, found.server.issuer), record)
 
     def _remember_wanted(self, found: Discovered, record: Record, scope: tuple[str, ...] | None) -> None:
         """A headless step-up that could not happen: `mcp login` then asks for these scopes too."""
         if record and scope:
-            self.store.save(self.key, {**record, "wanted_scope": list(scope)})
-
-
-def _server_of(record: Mapping[str, object]) -> AuthServer:
-    methods = record.get("token_auth_methods")
-    return AuthServer(
-        issuer=str(record.get("issuer")),
-        authorization_endpoint="",
-        token_endpoint=str(record.get("token_endpoint")),
-        token_auth_methods=tuple(methods) if isinstance(methods, list) else None,
-    )
-
-
-def _tokens(record: Mapping[str, object] | None) -> Tokens | None:
-    doc = record.get("tokens") if record else None
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("access_token"), str):
-        return None
-    expires = doc.get("expires_at")
-    refresh = doc.get("refresh_token")
-    return Tokens(
-        str(doc["access_token"]),
-        refresh if isinstance(refresh, str) else None,
-        float(expires) if isinstance(expires, int | float) else None,
-        _scope_list(doc.get("scope")),
-    )
-
-
-def _tokens_record(tokens: Tokens) -> dict[str, Any]:
-    return {
-        "access_token": tokens.access_token,
-        "refresh_token": tokens.refresh_token,
-        "expires_at": tokens.expires_at,
-        "scope": list(tokens.scope) if tokens.scope is not None else None,
-    }
-
-
-def _scope_list(value: object) -> tuple[str, ...] | None:
-    return tuple(str(v) for v in value) if isinstance(value, list) and value else None
-
-
-def _loopback_port(uri: str) -> int | None:
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(uri)
-    return parts.port if parts.hostname in ("127.0.0.1", "localhost") else None
+            self._keep(issuer_key(self.base, found.server.issuer), {**record, "wanted_scope": list(scope)})

@@ -3,8 +3,11 @@
 and OpenID Connect, path-inserted then appended), each document checked before use.
 
 Where a server publishes no protected-resource metadata at all, the 2025-03-26 way is followed: its
-own origin is the authorization server, if metadata is found there. With neither, the server offers
-no OAuth sign-in (`NoSignInOffered`): it wants a token some other way.
+own origin is the authorization server, with the metadata found there, else with the default
+endpoints (`/authorize`, `/token`, `/register` at the origin; `guessed`) — when its refusal was a
+Bearer (or DPoP) challenge. A bare 401 without one, or a guessed registration endpoint that is not
+there, means the server offers no OAuth sign-in (`NoSignInOffered`): it wants a token some other
+way.
 """
 
 from __future__ import annotations
@@ -36,15 +39,21 @@ class Discovered:
     resource: str  # the RFC 8707 `resource` to ask tokens for
     server: AuthServer
     resource_scopes: tuple[str, ...] | None  # the protected resource's scopes_supported
+    guessed: bool = False  # 2025-03-26 default endpoints: the server published no metadata at all
 
 
-async def discover(client: httpx2.AsyncClient, server_url: str, resource_metadata: str | None) -> Discovered:
+async def discover(
+    client: httpx2.AsyncClient, server_url: str, resource_metadata: str | None, *, may_guess: bool = False
+) -> Discovered:
+    """`may_guess`: the refusal challenged for a token, so 2025-03-26's default endpoints may be tried."""
     protected = await find_protected_resource(client, server_url, resource_metadata)
     if protected is None:  # 2025-03-26: the MCP server's origin is its authorization server
         origin = fallback_auth_server(server_url)
         found = await find_auth_server(client, origin.issuer, lenient_issuer=True)
-        if found is None:
+        if found is None and not may_guess:
             raise NoSignInOffered("the server publishes no OAuth metadata")
+        if found is None:
+            return Discovered(canonical_resource(server_url), origin, None, guessed=True)
         return Discovered(canonical_resource(server_url), found, None)
     issuer = protected.authorization_servers[0]
     found = await find_auth_server(client, issuer)

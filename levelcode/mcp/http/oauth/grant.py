@@ -11,13 +11,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
+from levelcode.mcp.http.oauth.jwt_signing import SigningKey, sign_jwt
 from levelcode.mcp.http.oauth.metadata import AuthServer, OAuthProblem
 
 OFFLINE_ACCESS = "offline_access"
+JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+ASSERTION_SECONDS = 60  # a client assertion is good for one request: short-lived (RFC 7523 §3)
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,7 @@ class Client:
     client_secret: str | None = field(default=None, repr=False)
     auth_method: str | None = None  # token_endpoint_auth_method; None: chosen from the metadata
     redirect_uri: str | None = None  # the one it was registered with, if registration fixed one
+    assertion_key: SigningKey | None = field(default=None, repr=False)  # private_key_jwt
 
 
 @dataclass(frozen=True)
@@ -134,21 +139,44 @@ def client_authentication(
     client: Client, server: AuthServer, form: dict[str, str]
 ) -> tuple[dict[str, str], dict[str, str]]:
     """(form, headers) with the client authenticated the way it registered, or as the server allows:
-    client_secret_basic (RFC 6749 §2.3.1, the default), client_secret_post, or none (public)."""
+    client_secret_basic (RFC 6749 §2.3.1, the default), client_secret_post, private_key_jwt (a
+    signed assertion, RFC 7523 §2.2), or none (public)."""
     method = client.auth_method or _auth_method(client, server)
     form = {**form}
     headers: dict[str, str] = {}
-    if method == "client_secret_basic" and client.client_secret is not None:
+    if method == "private_key_jwt" and client.assertion_key is not None:
+        form.update(
+            client_id=client.client_id,
+            client_assertion_type=JWT_BEARER_ASSERTION,
+            client_assertion=client_assertion(client.client_id, client.assertion_key, server.issuer),
+        )
+    elif method == "client_secret_basic" and client.client_secret is not None:
         pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
         headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
     elif method == "client_secret_post" and client.client_secret is not None:
         form.update(client_id=client.client_id, client_secret=client.client_secret)
-    else:
+    elif client.client_id:  # public (a workload's jwt-bearer grant may carry no client at all)
         form["client_id"] = client.client_id
     return form, headers
 
 
+def client_assertion(client_id: str, key: SigningKey, issuer: str) -> str:
+    """RFC 7523 §3: iss and sub the client, aud the authorization server's issuer identifier."""
+    now = int(time.time())
+    claims = {
+        "iss": client_id,
+        "sub": client_id,
+        "aud": issuer,
+        "jti": secrets.token_urlsafe(16),
+        "iat": now,
+        "exp": now + ASSERTION_SECONDS,
+    }
+    return sign_jwt(key, claims, {"typ": "JWT"})
+
+
 def _auth_method(client: Client, server: AuthServer) -> str:
+    if client.assertion_key is not None:
+        return "private_key_jwt"
     if client.client_secret is None:
         return "none"
     offered = server.token_auth_methods or ("client_secret_basic",)

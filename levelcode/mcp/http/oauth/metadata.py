@@ -40,6 +40,8 @@ class AuthServer:
     token_auth_methods: tuple[str, ...] | None = None
     iss_parameter_supported: bool = False
     client_id_metadata_document_supported: bool = False
+    revocation_endpoint: str | None = None  # RFC 7009, used at `mcp logout`
+    dpop_algorithms: tuple[str, ...] | None = None  # dpop_signing_alg_values_supported (RFC 9449)
 
 
 def canonical_resource(url: str) -> str:
@@ -128,7 +130,7 @@ def fallback_auth_server(server_url: str) -> AuthServer:
 
 def _auth_server(doc: Mapping[str, object], issuer: str) -> AuthServer:
     endpoints: dict[str, str | None] = {}
-    for key in ("authorization_endpoint", "token_endpoint", "registration_endpoint"):
+    for key in ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"):
         value = doc.get(key)
         if value is not None and (not isinstance(value, str) or not acceptable_endpoint(value)):
             raise OAuthProblem(f"the authorization server's {key} is not an https URL LevelCode may use")
@@ -144,6 +146,8 @@ def _auth_server(doc: Mapping[str, object], issuer: str) -> AuthServer:
         token_auth_methods=_strings(doc.get("token_endpoint_auth_methods_supported")),
         iss_parameter_supported=doc.get("authorization_response_iss_parameter_supported") is True,
         client_id_metadata_document_supported=doc.get("client_id_metadata_document_supported") is True,
+        revocation_endpoint=endpoints["revocation_endpoint"],
+        dpop_algorithms=_strings(doc.get("dpop_signing_alg_values_supported")),
     )
 
 

@@ -15,15 +15,19 @@ import httpx2
 
 from levelcode.mcp.config.oauth_entry import OAuthEntry
 from levelcode.mcp.http.oauth.grant import Client
+from levelcode.mcp.http.oauth.jwt_signing import SigningKey
 from levelcode.mcp.http.oauth.metadata import AuthServer, OAuthProblem
 from levelcode.mcp.http.oauth.requests import register_client
 
 CLIENT_NAME = "LevelCode"
 
 
-def configured_client(entry: OAuthEntry | None, secret: str | None, server: AuthServer) -> Client | None:
+def configured_client(
+    entry: OAuthEntry | None, secret: str | None, server: AuthServer, key: SigningKey | None = None
+) -> Client | None:
+    """`key`: the entry's private key (oauth.privateKeyFile), loaded, for private_key_jwt."""
     if entry is not None and entry.client_id:
-        return Client(entry.client_id, secret)
+        return Client(entry.client_id, secret, entry.grants.client_auth, assertion_key=key)
     if entry is not None and entry.client_metadata_url and server.client_id_metadata_document_supported:
         return Client(entry.client_metadata_url, None, "none")
     return None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import httpx2
 
 from levelcode.mcp.http.oauth.address_guard import AddressGuard, AddressRefused, GuardedTransport, Resolve
+from levelcode.mcp.http.oauth.dpop import DPOP_SCHEME, USE_DPOP_NONCE, DpopProver
 from levelcode.mcp.http.oauth.grant import Client
 from levelcode.mcp.http.oauth.metadata import OAuthProblem
 from levelcode.mcp.http.origin import shown_url
@@ -25,12 +26,17 @@ MAX_DOCUMENT_BYTES = 256 * 1024
 REQUEST_SECONDS = 30.0
 
 
+class EndpointMissing(OAuthProblem):
+    """An endpoint answered 404 or 405: it is not there (a guessed 2025-03-26 default, say)."""
+
+
 @dataclass(frozen=True)
 class Tokens:
     access_token: str = field(repr=False)
     refresh_token: str | None = field(default=None, repr=False)
     expires_at: float | None = None  # epoch seconds
     scope: tuple[str, ...] | None = None  # what was granted, when the server says
+    token_type: str = "Bearer"  # or "DPoP": presented with a proof of the sign-in's key
 
     def expired(self, now: float | None = None, *, margin: float = 30.0) -> bool:
         return self.expires_at is not None and (now or time.time()) >= self.expires_at - margin
@@ -53,18 +59,57 @@ async def fetch_document(client: httpx2.AsyncClient, url: str) -> Mapping[str, o
 
 
 async def token_request(
-    client: httpx2.AsyncClient, url: str, form: Mapping[str, str], headers: Mapping[str, str]
+    client: httpx2.AsyncClient,
+    url: str,
+    form: Mapping[str, str],
+    headers: Mapping[str, str],
+    dpop: DpopProver | None = None,
 ) -> Tokens:
+    return parse_tokens(await token_endpoint_answer(client, url, form, headers, dpop), dpop=dpop is not None)
+
+
+async def token_endpoint_answer(
+    client: httpx2.AsyncClient,
+    url: str,
+    form: Mapping[str, str],
+    headers: Mapping[str, str],
+    dpop: DpopProver | None = None,
+    *,
+    what: str = "the token endpoint",
+) -> Mapping[str, object]:
+    """The 200 answer's JSON object. With DPoP, every attempt carries a fresh proof, and a
+    `use_dpop_nonce` refusal with a new nonce is tried once more with it (RFC 9449 §8)."""
+    for _attempt in range(2):
+        sent = {**headers, "Accept": "application/json"}
+        if dpop is not None:
+            sent["DPoP"] = dpop.proof("POST", url)
+        response = await _send(client, "POST", url, data=form, headers=sent)
+        doc = _json_object(response, url) if response.content else {}
+        if response.status_code == 200:
+            if dpop is not None:
+                dpop.remember_nonce(url, response.headers.get("dpop-nonce"))
+            return doc
+        new_nonce = dpop is not None and dpop.remember_nonce(url, response.headers.get("dpop-nonce"))
+        if not (new_nonce and doc.get("error") == USE_DPOP_NONCE):
+            break
+    raise OAuthProblem(_refusal(what, response.status_code, doc))
+
+
+async def revoke_token(
+    client: httpx2.AsyncClient, url: str, form: Mapping[str, str], headers: Mapping[str, str]
+) -> None:
+    """RFC 7009 §2: 200 means revoked (or unknown, which is the same to us); anything else fails."""
     response = await _send(client, "POST", url, data=form, headers={**headers, "Accept": "application/json"})
-    doc = _json_object(response, url) if response.content else {}
     if response.status_code != 200:
-        raise OAuthProblem(_refusal("the token endpoint", response.status_code, doc))
-    return parse_tokens(doc)
+        doc = _json_object(response, url) if response.content else {}
+        raise OAuthProblem(_refusal("the revocation endpoint", response.status_code, doc))
 
 
 async def register_client(client: httpx2.AsyncClient, url: str, metadata: Mapping[str, object]) -> Client:
     """RFC 7591 dynamic registration."""
     response = await _send(client, "POST", url, json=dict(metadata), headers={"Accept": "application/json"})
+    if response.status_code in (404, 405):
+        raise EndpointMissing(f"dynamic client registration is not offered at {shown_url(url)}")
     doc = _json_object(response, url) if response.content else {}
     if response.status_code not in (200, 201):
         raise OAuthProblem(_refusal("dynamic client registration", response.status_code, doc))
@@ -80,14 +125,17 @@ async def register_client(client: httpx2.AsyncClient, url: str, metadata: Mappin
     )
 
 
-def parse_tokens(doc: Mapping[str, object]) -> Tokens:
+def parse_tokens(doc: Mapping[str, object], *, dpop: bool = False) -> Tokens:
+    """A token response; a DPoP-bound token only when the request carried a DPoP proof."""
     access = doc.get("access_token")
     kind = doc.get("token_type")
     if not isinstance(access, str) or not access:
         raise OAuthProblem("the token endpoint answered without an access token")
-    if not isinstance(kind, str) or kind.lower() != "bearer":
+    accepted = ("bearer", "dpop") if dpop else ("bearer",)
+    if not isinstance(kind, str) or kind.lower() not in accepted:
         raise OAuthProblem(
-            f"the token endpoint issued a {str(kind)[:20]!r} token; LevelCode uses Bearer tokens"
+            f"the token endpoint issued a {str(kind)[:20]!r} token; LevelCode uses "
+            + ("Bearer and DPoP tokens" if dpop else "Bearer tokens (DPoP only when it sent a proof)")
         )
     lifetime = doc.get("expires_in")
     expires = time.time() + float(lifetime) if isinstance(lifetime, int | float) and lifetime > 0 else None
@@ -98,6 +146,7 @@ def parse_tokens(doc: Mapping[str, object]) -> Tokens:
         refresh if isinstance(refresh, str) and refresh else None,
         expires,
         tuple(scope.split()) if isinstance(scope, str) else None,
+        DPOP_SCHEME if kind.lower() == "dpop" else "Bearer",
     )
 
 

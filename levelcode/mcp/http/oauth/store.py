@@ -1,9 +1,13 @@
-"""Where sign-ins are kept: tokens and registered clients, per server and resource, in the
-system keyring where one works, else in a 0600 file in a 0700 folder under the state dir.
+"""Where sign-ins are kept: tokens and registered clients, per server, resource and authorization
+server (issuer), in the system keyring where one works (a Secret Service such as GNOME Keyring or
+KWallet, the macOS Keychain, Windows' Credential Locker), else — the stated fallback — in a 0600
+file in a 0700 folder under the state dir.
 
-The file always holds the index (which servers have a sign-in, and where it lives), so a remote
-server that never signed in costs a file read, not a keyring start-up. Never logs a record;
-`describe` names where a record lives, never what it holds.
+Keyed by issuer: a server that moves to another authorization server signs in there afresh, and
+the first one's tokens are kept apart (never sent to the second; found again if it moves back).
+The file always holds the index (which sign-ins exist, where each lives, and which issuer each
+server uses now), so a remote server that never signed in costs a file read, not a keyring
+start-up. Never logs a record; `where` names where a record lives, never what it holds.
 """
 
 from __future__ import annotations
@@ -28,12 +32,19 @@ def store_key(server: str, resource: str) -> str:
     return f"{server}|{resource}"
 
 
+def issuer_key(base: str, issuer: str) -> str:
+    """The record of one server's sign-in at one authorization server."""
+    return f"{base}|{issuer}"
+
+
 class CredentialStore:
     def __init__(self, folder: Path | None, *, use_keyring: bool | None = None) -> None:
         """`folder` None: kept in memory only (one process). `use_keyring` None: the
         LEVELCODE_KEYRING variable decides ("off" never uses one), else try it."""
+        self.folder = folder
         self.path = folder / STORE_FILE if folder is not None else None
         self._memory: dict[str, Record] = {}
+        self._memory_current: dict[str, str] = {}
         self.use_keyring = (
             use_keyring if use_keyring is not None else os.environ.get("LEVELCODE_KEYRING") != "off"
         )
@@ -69,6 +80,36 @@ class CredentialStore:
             _keyring_delete(key)
         self._update(lambda servers: servers.pop(key, None))
         return True
+
+    def where_current(self, base: str) -> str | None:
+        """Where the sign-in the server `base` (store_key) uses now is kept."""
+        issuer = self.current_issuer(base)
+        return self.where(issuer_key(base, issuer)) if issuer is not None else self.where(base)
+
+    def current_issuer(self, base: str) -> str | None:
+        """The issuer whose record the server `base` (store_key) uses now, if any was kept."""
+        if self.path is None:
+            return self._memory_current.get(base)
+        try:
+            current = read_json_object(self.path).get("current")
+        except (UnreadableFile, OSError):
+            return None
+        issuer = current.get(base) if isinstance(current, Mapping) else None
+        return issuer if isinstance(issuer, str) else None
+
+    def set_current_issuer(self, base: str, issuer: str) -> None:
+        if self.path is None:
+            self._memory_current[base] = issuer
+            return
+        private_folder(self.path.parent)
+
+        def apply(doc: JsonDoc) -> None:
+            current = doc.get("current")
+            if not isinstance(current, dict):
+                current = doc["current"] = {}
+            current[base] = issuer
+
+        update_json(self.path, apply, mode=0o600)
 
     def keys_for(self, server: str) -> list[str]:
         names = self._memory if self.path is None else self._index()

@@ -1,0 +1,61 @@
+"""One refresh at a time per sign-in, across every LevelCode process of this user: an exclusive
+file lock next to the credential store, held while a token is renewed and the answer stored.
+
+A process that waited for the lock reads the store again first: when another process refreshed
+meanwhile (its rotated refresh token already used up ours), it takes that answer instead of
+refreshing twice. Waiting is bounded; I/O at the edge (fcntl, a 0600 file in the 0700 folder).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import hashlib
+import os
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from levelcode.core.private_files import private_folder
+from levelcode.mcp.http.oauth.metadata import OAuthProblem
+
+REFRESH_LOCK_SECONDS = 45.0  # longer than one token request may take (REQUEST_SECONDS)
+_POLL_SECONDS = 0.05
+
+
+def lock_path(folder: Path, key: str) -> Path:
+    return folder / f"oauth-refresh-{hashlib.sha256(key.encode()).hexdigest()[:16]}.lock"
+
+
+@contextlib.asynccontextmanager
+async def refresh_lock(
+    folder: Path | None, key: str, *, seconds: float = REFRESH_LOCK_SECONDS
+) -> AsyncIterator[None]:
+    """Held across processes for `key`; a store kept in memory (one process) needs no file."""
+    if folder is None:
+        yield
+        return
+    private_folder(folder)
+    fd = os.open(lock_path(folder, key), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        await _acquire(fd, seconds)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+async def _acquire(fd: int, seconds: float) -> None:
+    # Polled, not a blocking flock in a thread: a cancelled sign-in must not leave a thread
+    # holding the lock for a process that no longer wants it.
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise OAuthProblem(
+                    f"another LevelCode process has been renewing this sign-in for over {seconds:g} s"
+                ) from None
+            await asyncio.sleep(_POLL_SECONDS)
