@@ -133,6 +133,10 @@ class Repl:
         assert self._session is not None, "the session opens behind the first prompt"
         return self._session
 
+    @property
+    def opened_session(self) -> ChatSession | None:
+        return self._session
+
     def banner(self) -> None:
         settings = self.light.provider_settings
         self.console.print(
@@ -144,6 +148,10 @@ class Repl:
                 self.sandbox_chip(),
             )
         )
+        if self.light.resumed is not None:
+            from levelcode.ui.session_view import render_recap
+
+            self.console.print(render_recap(self.light.resumed, settings.model))
 
     def sandbox_chip(self) -> tuple[str, str]:
         from levelcode.cli.sandbox_setup import session_confinement
