@@ -56,12 +56,13 @@ Commands:
   /mcp revoke NAME   forget a repository server's approval here (it keeps running unless stopped)
   /context   where the context goes: system prompt, tools (built-in, MCP per server), messages
   /cost      tokens and cost: each turn's and the session's (prices: "prices" in settings)
+  /model [NAME]      list the provider's models, or switch this session to NAME
   /add-dir DIR       let the tools use DIR too, and tell the MCP servers that asked for roots
   /SERVER:PROMPT ARG…   run an MCP server's prompt (Tab completes names and arguments)
   @SERVER:URI        in a message: attach that MCP resource (Tab completes servers and URIs)
   /compact   summarize the older turns now (it also happens by itself before the context is full)
   /new       start a new chat (forgets the conversation, ends background commands, restarts MCP)
-  /exit      leave (also Ctrl-D)
+  /exit      leave (also Ctrl-D); the session is saved: levelcode -c goes on with it, levelcode -r picks one
 Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history
 Cards: a key counts once the card is ready (what you typed before comes back in the prompt)
   · an answer that is remembered or lifts the sandbox asks for Ctrl-Y · [v] shows cut text"""
@@ -120,6 +121,7 @@ class Repl:
             "/mcp": self.mcp,
             "/context": self.context,
             "/cost": self.cost,
+            "/model": self.model,
             "/add-dir": self.add_dir,
             "/compact": self.compact,
             "/help": self.help,
@@ -349,6 +351,12 @@ class Repl:
 
         agent = self.session.agent
         self.console.out(render_spend(agent.spend, agent.provider.settings.model), highlight=False)
+        return True
+
+    async def model(self, words: list[str]) -> bool:
+        from levelcode.cli.model_command import model_command
+
+        model_command(self.console, self.session, words)
         return True
 
     async def add_dir(self, words: list[str]) -> bool:
