@@ -34,6 +34,8 @@ from levelcode.providers.lazy import LazyProvider
 from levelcode.providers.model_catalog import settings_for_model
 from levelcode.providers.prices import Price, parse_prices
 from levelcode.tools.base import ToolContext
+from levelcode.tools.command_allow_rules import RULES_KEY, parse_command_rules
+from levelcode.tools.command_allowances import CommandAllowances
 from levelcode.tools.registry import builtin_tools, close_tool_context
 from levelcode.ui.mcp_words import chip, notice_words
 
@@ -169,6 +171,14 @@ def user_prices(settings: Settings, sink: EventSink) -> dict[str, Price]:
     return prices
 
 
+def user_command_rules(settings: Settings, sink: EventSink) -> CommandAllowances:
+    """The user's own `"commandRules"` (a repository's settings may not set them); bad entries said."""
+    rules, problems = parse_command_rules(settings.user.get(RULES_KEY))
+    for key, problem in problems:
+        sink.emit(Notice(f"config problem: {settings.user_file}: {key}: {problem}"))
+    return CommandAllowances(rules, settings.user_file)
+
+
 def open_session(
     start: SessionStart,
     *,
@@ -191,6 +201,7 @@ def open_session(
         autopilot=autopilot,
         sandbox=session_confinement(start.args, settings),
         approver=approver,
+        command_rules=user_command_rules(settings, sink),
     )
     builtins = builtin_tools()
     mcp = start.mcp
@@ -199,6 +210,7 @@ def open_session(
     mcp.router.on_progress = progress_relay(sink)
     mcp.router.search_policy = tool_search_policy(settings, start.provider_settings.context_window, sink)
     toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
+    toolbox.notify = lambda text: sink.emit(Notice(text))
     system = build_system_prompt(workspace)
     agent = Agent(provider, toolbox, system=system, sink=sink, prices=user_prices(settings, sink))
     recorder = SessionRecorder(

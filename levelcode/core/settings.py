@@ -3,8 +3,9 @@ per session, with the keys a repository may never set.
 
 Read leniently: a broken file is reported and treated as empty, so LevelCode still starts.
 Security-relevant keys (`mcpServers`, `mcpToolPolicy`, `autopilot`, `sandbox`, `provider`,
-`baseUrl`, `apiKey`), and `prices`, come from the user's file only; a repository's file that sets
-one is reported and the key ignored. Never writes (settings_store.py does).
+`baseUrl`, `apiKey`, `commandRules`), and `prices`, come from the user's file only; a
+repository's file that sets one is reported and the key ignored. Never writes (settings_store.py
+does).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ PROJECT_SETTINGS_FILE = Path(".levelcode") / "settings.json"
 # Keys a repository's own settings file may never set: they decide what runs (mcpServers), what
 # runs without asking (mcpToolPolicy, autopilot), what the sandbox lets through (sandbox), and
 # where the API key is sent (provider, baseUrl, apiKey); nor what the user is told a session
-# cost (prices).
+# cost (prices); nor which commands run without a card (commandRules).
 USER_ONLY_KEYS = (
     "mcpServers",
     "mcpToolPolicy",
@@ -31,6 +32,7 @@ USER_ONLY_KEYS = (
     "baseUrl",
     "apiKey",
     "prices",
+    "commandRules",
 )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from levelcode.core.approvals import ApprovalRequest, Approver
 from levelcode.sandbox.confinement import Confinement
+from levelcode.tools.command_allowances import CommandAllowances
 
 Args = Mapping[str, Any]
 
@@ -29,6 +30,7 @@ class ToolContext:
     state: dict[str, object] = field(default_factory=dict[str, object])  # e.g. background jobs, todos
     sandbox: Confinement | None = None  # where commands run; None or unavailable: unconfined
     approver: Approver | None = None  # who may allow a blocked command one run outside the sandbox
+    command_rules: CommandAllowances = field(default_factory=CommandAllowances)  # saved in settings
 
 
 @dataclass(frozen=True)
