@@ -57,6 +57,7 @@ Commands:
   /context   where the context goes: system prompt, tools (built-in, MCP per server), messages
   /cost      tokens and cost: each turn's and the session's (prices: "prices" in settings)
   /model [NAME]      list the provider's models, or switch this session to NAME
+  /init      have the model look at the repository and write AGENTS.md (or improve it)
   /add-dir DIR       let the tools use DIR too, and tell the MCP servers that asked for roots
   /SERVER:PROMPT ARG…   run an MCP server's prompt (Tab completes names and arguments)
   @SERVER:URI        in a message: attach that MCP resource (Tab completes servers and URIs)
@@ -122,6 +123,7 @@ class Repl:
             "/context": self.context,
             "/cost": self.cost,
             "/model": self.model,
+            "/init": self.init,
             "/add-dir": self.add_dir,
             "/compact": self.compact,
             "/help": self.help,
@@ -357,6 +359,15 @@ class Repl:
         from levelcode.cli.model_command import model_command
 
         model_command(self.console, self.session, words)
+        return True
+
+    async def init(self, _words: list[str]) -> bool:
+        """`/init`: a turn asking the model to write AGENTS.md (its edit asks as edits do)."""
+        from levelcode.agent.init_prompt import INIT_NOTE, init_prompt
+
+        await self.servers_ready()
+        self.console.print(Text(INIT_NOTE, style="dim"))
+        await self.run_turn(init_prompt(self.light.workspace), attach=False)
         return True
 
     async def add_dir(self, words: list[str]) -> bool:

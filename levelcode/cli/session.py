@@ -134,10 +134,11 @@ class ChatSession:
         return settings
 
     async def reset(self) -> None:
-        """A new chat: empty transcript, fresh tool state (background jobs ended), MCP restarted;
-        the chat before stays saved, and the new one goes to a file of its own."""
+        """A new chat: empty transcript, fresh tool state (background jobs ended), MCP restarted,
+        AGENTS.md read again; the chat before stays saved, and the new one goes to a file of its own."""
         await close_tool_context(self.ctx)
         self.recorder.new_chat(self.agent.spend)
+        self.base_system = build_system_prompt(self.workspace)  # AGENTS.md read again (/init)
         self.agent.transcript.clear()
         self.toolbox.remembered.clear()
         await self.mcp.restart()
