@@ -63,7 +63,7 @@ Commands:
   @SERVER:URI        in a message: attach that MCP resource (Tab completes servers and URIs)
   /compact   summarize the older turns now (it also happens by itself before the context is full)
   /new       start a new chat (forgets the conversation, ends background commands, restarts MCP)
-  /exit      leave (also Ctrl-D); the session is saved: levelcode -c goes on with it, levelcode -r picks one
+  /exit      leave (also Ctrl-D); the session stays saved: levelcode -c or -r goes on with it
 Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history
 Cards: a key counts once the card is ready (what you typed before comes back in the prompt)
   · an answer that is remembered or lifts the sandbox asks for Ctrl-Y · [v] shows cut text"""

@@ -1,17 +1,20 @@
 """Going on with a saved session in a real terminal (tmux): `levelcode --resume` lists this
 workspace's sessions, a number and Enter pick one, its last turns are shown, and the next message
 reaches the API after that session's conversation; `levelcode -c` goes on with the latest, its
-cost carried on in `/cost`; Escape leaves the picker with nothing resumed."""
+cost carried on in `/cost`, and a repository's server passes the launch gate as in any start;
+Escape leaves the picker with nothing resumed."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.fakes.scripted_server import Reply, ScriptedServer
 from tests.providers.support import ANTHROPIC
 from tests.support.cli import LEVELCODE, provider_env, provider_flags
+from tests.support.servers import FAULT_SERVER
 from tests.support.terminal import Terminal
 
 
@@ -102,3 +105,26 @@ def test_escape_leaves_the_picker_with_nothing_resumed(
         screen = terminal.wait_for("[exited 0]")
         assert "no session chosen; nothing was resumed" in screen
         assert len(server.requests) == 1
+
+
+def test_a_resumed_session_passes_the_launch_gate_as_any_start(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    entry = {"command": sys.executable, "args": [str(FAULT_SERVER)]}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"probe": entry}}))
+    with ANTHROPIC.fake([Reply(text="Answer one."), Reply(text="Answer two.")]) as server:
+        _headless(server, isolated_home, tmp_path, "first thing")  # headless: the server never starts
+        _start(terminal, server, isolated_home, tmp_path, "-c")
+        screen = terminal.answer("n")
+        assert "Start an MCP server?" in screen
+        assert str(FAULT_SERVER) in screen
+        screen = terminal.wait_for("/help for commands")
+        assert "> first thing" in screen
+        terminal.wait_for_prompt()
+        terminal.type("again")
+        terminal.send("Enter")
+        terminal.wait_for("Answer two.")
+        sent = json.dumps(server.requests[-1].body["messages"])
+        assert "first thing" in sent
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
