@@ -8,7 +8,7 @@ every call ends in exactly one `ToolResult`, whatever happens inside.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -85,7 +85,6 @@ class Toolbox:
         self.builtins = {tool.name: tool for tool in builtins}
         self.extra = extra
         self.remembered: set[str] = set()
-        self.notify: Callable[[str], None] = lambda _text: None  # what the user should know
 
     def specs(self) -> list[ToolShape]:
         extra = list(self.extra.specs()) if self.extra is not None else []
@@ -130,9 +129,11 @@ class Toolbox:
         try:
             path = self.ctx.command_rules.save(rule)
         except ConfigError as exc:
-            self.notify(f"the command rule was not saved (allowed for this session only): {exc}")
-            return
-        self.notify(f"saved in {path}: commandRules.allow now has {rule!r}")
+            said = f"the command rule was not saved (allowed for this session only): {exc}"
+        else:
+            said = f"saved in {path}: commandRules.allow now has {rule!r}"
+        if self.ctx.notify is not None:
+            self.ctx.notify(said)
 
     async def _run_builtin(self, tool: BuiltinTool, use: ToolUse) -> ToolOutcome:
         try:

@@ -202,6 +202,7 @@ def open_session(
         autopilot=autopilot,
         sandbox=session_confinement(start.args, settings),
         approver=approver,
+        notify=lambda text: sink.emit(Notice(text)),
         command_rules=user_command_rules(settings, sink),
     )
     builtins = builtin_tools()
@@ -211,7 +212,6 @@ def open_session(
     mcp.router.on_progress = progress_relay(sink)
     mcp.router.search_policy = tool_search_policy(settings, start.provider_settings.context_window, sink)
     toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
-    toolbox.notify = lambda text: sink.emit(Notice(text))
     system = build_system_prompt(workspace)
     agent = Agent(provider, toolbox, system=system, sink=sink, prices=user_prices(settings, sink))
     recorder = SessionRecorder(

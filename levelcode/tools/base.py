@@ -30,6 +30,7 @@ class ToolContext:
     state: dict[str, object] = field(default_factory=dict[str, object])  # e.g. background jobs, todos
     sandbox: Confinement | None = None  # where commands run; None or unavailable: unconfined
     approver: Approver | None = None  # who may allow a blocked command one run outside the sandbox
+    notify: Callable[[str], None] | None = None  # tells the user something (not the model)
     command_rules: CommandAllowances = field(default_factory=CommandAllowances)  # saved in settings
 
 

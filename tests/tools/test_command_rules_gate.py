@@ -81,9 +81,9 @@ def test_the_save_answer_keeps_the_rule_and_it_applies_at_once(tmp_path: Path) -
     settings.write_text(json.dumps({"model": "m", "commandRules": {"allow": ["git status"]}}))
     ctx = _ctx(tmp_path, "git status", settings=settings)
     approver = ScriptedApprover("save_rule")
-    toolbox = Toolbox(ctx, approver, builtin_tools())
     said: list[str] = []
-    toolbox.notify = said.append
+    ctx.notify = said.append
+    toolbox = Toolbox(ctx, approver, builtin_tools())
     use = ToolUse("t1", "run_command", {"command": "true"})
     result = asyncio.run(toolbox.run(toolbox.resolve(use)))
     assert "denied" not in result.content
@@ -100,9 +100,9 @@ def test_a_rule_that_cannot_be_saved_still_allows_the_call_this_session(tmp_path
     settings = tmp_path / "settings.json"
     settings.write_text("{broken")
     ctx = _ctx(tmp_path, settings=settings)
-    toolbox = Toolbox(ctx, ScriptedApprover("save_rule"), builtin_tools())
     said: list[str] = []
-    toolbox.notify = said.append
+    ctx.notify = said.append
+    toolbox = Toolbox(ctx, ScriptedApprover("save_rule"), builtin_tools())
     result = asyncio.run(toolbox.run(toolbox.resolve(ToolUse("t1", "run_command", {"command": "true"}))))
     assert "denied" not in result.content
     assert settings.read_text() == "{broken"
