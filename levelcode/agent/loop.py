@@ -7,13 +7,15 @@ provider failure or an abort while the model is streaming leaves no unanswered t
 half-received is kept); an abort or a failure while tools run answers every call of that message
 — run ones with their results, the rest as not run — before the abort propagates. A turn that
 ends so is closed with a note (agent/transcript.py), so the next prompt is never read as more of
-the unfinished one.
+the unfinished one. `checkpoint` is called wherever the transcript is whole again — after each
+batch of tool results, at the end of every turn however it ends, after a compaction — so the
+session file (agent/session_store.py) never holds a tool use without its result.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from levelcode.agent.compaction import Compactor, Keep
 from levelcode.agent.events import EventSink, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
@@ -51,6 +53,8 @@ class Agent:
         self.last_usage: Usage | None = None
         self.spend = SpendMeter(prices)  # the user's prices (settings) before the known ones
         self.compactor = Compactor(provider)
+        # called where the transcript is paired and complete (must not raise): the session file
+        self.checkpoint: Callable[[], None] = lambda: None
 
     @property
     def turn_usage(self) -> Usage:
@@ -72,6 +76,7 @@ class Agent:
             raise
         finally:
             self.spend.end_turn()
+            self.checkpoint()
 
     async def _steps(self) -> str:
         for _step in range(self.max_steps):
@@ -125,6 +130,7 @@ class Agent:
         if done is not None:
             self.spend.record(self.provider.settings.model, done.usage)
             self.sink.emit(Notice(done.describe(why)))
+            self.checkpoint()
         return done is not None
 
     async def _run_tools(self, uses: tuple[ToolUse, ...]) -> None:
@@ -146,3 +152,4 @@ class Agent:
             self.transcript.answer(uses, results)
             raise
         self.transcript.answer(uses, results)
+        self.checkpoint()

@@ -61,6 +61,15 @@ class SpendMeter:
             self.turns.append(self.turn)
         self._in_turn = False
 
+    def turns_so_far(self) -> list[Spend]:
+        """Every turn's spend, the one under way included (what a saved session keeps)."""
+        return [*self.turns, self.turn] if self._in_turn else list(self.turns)
+
+    def resume(self, turns: list[Spend], between: Spend, session: Spend) -> None:
+        """Carry on from a saved session's figures: its turns stay listed, its total goes on."""
+        self.turns, self.between, self.session = list(turns), between, session
+        self.turn, self._in_turn = Spend(), False
+
     def record(self, model: str, usage: Usage | None) -> None:
         """One finished request to `model` (no usage reported: nothing to count)."""
         if usage is None:

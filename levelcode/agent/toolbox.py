@@ -1,7 +1,8 @@
 """Where a model's tool call goes: built-ins first, then any extra tool source (MCP) where an
 unknown name would fall through. The name is resolved once per call (`resolve`), and the call
 then carries what it resolved to. Approvals for built-ins happen here, with the session's
-"always allow" memory; every call ends in exactly one `ToolResult`, whatever happens inside.
+"always allow" memory (and a command rule saved to the user's settings when that is the answer);
+every call ends in exactly one `ToolResult`, whatever happens inside.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 from levelcode.agent.events import ToolOrigin
 from levelcode.core.approvals import ApprovalRequest, Approver, decide_or_deny
-from levelcode.core.errors import ToolError
+from levelcode.core.errors import ConfigError, ToolError
 from levelcode.core.messages import ToolResult, ToolShape, ToolUse
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.tool_offers import DeferredTool
@@ -123,6 +124,17 @@ class Toolbox:
         except Exception as exc:
             return failure(f"{use.name} failed unexpectedly: {type(exc).__name__}: {exc}")
 
+    def _save_rule(self, rule: str) -> None:
+        """Keep `rule` in the user's settings; if that fails, it still holds for this session."""
+        try:
+            path = self.ctx.command_rules.save(rule)
+        except ConfigError as exc:
+            said = f"the command rule was not saved (allowed for this session only): {exc}"
+        else:
+            said = f"saved in {path}: commandRules.allow now has {rule!r}"
+        if self.ctx.notify is not None:
+            self.ctx.notify(said)
+
     async def _run_builtin(self, tool: BuiltinTool, use: ToolUse) -> ToolOutcome:
         try:
             request = tool.approval(self.ctx, use.input)
@@ -133,8 +145,10 @@ class Toolbox:
             choice = await decide_or_deny(self.approver, request)
             if choice == "deny":
                 return denial(request, interactive=self.approver.interactive)
-            if choice == "always":
+            if choice in ("always", "save_rule"):
                 self.remembered.add(remember_key(request))
+            if choice == "save_rule" and request.rule is not None:
+                self._save_rule(request.rule)
         try:
             return ToolOutcome(await tool.run(self.ctx, use.input))
         except ToolError as exc:

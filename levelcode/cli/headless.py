@@ -3,6 +3,8 @@
 Anything that needs approval is denied (HeadlessApprover) unless `--autopilot` lets it run
 without asking; flagged commands and MCP calls not allow-listed never run here. The answer goes
 to stdout, tool activity to stderr; `--json` writes one JSON event per line to stdout instead.
+With `--continue` or `--resume ID` the prompt goes on in a saved session (cli/sessions_resume.py);
+every run is saved as a session of its own otherwise (agent/session_store.py).
 Exit codes: 0 done, 1 the task failed (provider error, no final answer), 2 bad usage or
 configuration (your settings.json cannot be used, no API key), 141 the reader of its output left
 (`| head`), 128+N ended by signal N. A repository's config file that cannot be used is reported
@@ -16,7 +18,13 @@ import sys
 from typing import TYPE_CHECKING
 
 from levelcode.cli.session_start import SessionStart, prepare_session, refuse
-from levelcode.core.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
+from levelcode.core.errors import (
+    ConfigError,
+    ProviderAuthError,
+    ProviderError,
+    SessionUnreadable,
+    TurnAborted,
+)
 
 if TYPE_CHECKING:
     from levelcode.agent.events import EventSink
@@ -26,7 +34,7 @@ if TYPE_CHECKING:
 def run_headless(args: argparse.Namespace) -> int:
     try:
         start = prepare_session(args)
-    except (ConfigError, ProviderAuthError) as exc:
+    except (ConfigError, ProviderAuthError, SessionUnreadable) as exc:
         return refuse(exc)
     from levelcode.cli.aio import run_command
 
@@ -40,6 +48,11 @@ def run_headless(args: argparse.Namespace) -> int:
         sink = make_sink(args.json)
         session = open_session(start, approver=HeadlessApprover(), sink=sink)
         opened.append(session)
+        if start.resumed is not None:
+            from levelcode.agent.events import Notice
+            from levelcode.ui.session_view import resumed_line
+
+            sink.emit(Notice(resumed_line(start.resumed.summary, session.provider.settings.model)))
         session.warm()
         await session.start()
         try:

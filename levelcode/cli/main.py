@@ -21,10 +21,14 @@ DESCRIPTION = "LevelCode: a terminal AI coding agent that uses tools from MCP se
 EPILOG = """\
 commands:
   levelcode                      start the interactive session (REPL) in the workspace
+  levelcode -c / --continue      go on with the last session in this workspace
+  levelcode -r / --resume [ID]   pick a session of this workspace to go on with (or give its ID)
   levelcode run "PROMPT"         run one task headless and exit (non-zero on failure)
+  levelcode run -c "PROMPT"      a headless follow-up in the last session of this workspace
   levelcode mcp ...              see and manage MCP servers (levelcode mcp --help)
   levelcode sandbox -- CMD ...   run CMD in the sandbox, exactly as the agent runs commands
 
+Every session is saved (0600, under the state dir) as it goes, per workspace; the newest 50 are kept.
 Settings live in settings.json under your config dir (or $LEVELCODE_HOME). A repository can ask
 for MCP servers in .levelcode/mcp.json or .mcp.json; they never start until you approve them.
 Commands the agent runs are confined by a sandbox (bubblewrap): they write only in the workspace,
@@ -96,8 +100,37 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_session_options(parser: argparse.ArgumentParser, *, headless: bool) -> None:
+    """Which saved session to go on with (cli/sessions_resume.py): the REPL's `--resume` alone
+    opens a picker; `run` needs the ID."""
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="go on with the last session in this workspace",
+    )
+    if headless:
+        chosen.add_argument(
+            "-r", "--resume", metavar="ID", default=argparse.SUPPRESS, help="go on with the session ID"
+        )
+        return
+    chosen.add_argument(
+        "-r",
+        "--resume",
+        metavar="ID",
+        nargs="?",
+        const="",
+        default=argparse.SUPPRESS,
+        help="pick a session of this workspace to go on with (or give its ID)",
+    )
+
+
 def _fill_run(run: CommandParser) -> None:
     add_common_options(run)
+    add_session_options(run, headless=True)
     run.add_argument("prompt", help="what to do")
     run.add_argument("--json", action="store_true", help="print one JSON event per line")
 
@@ -132,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     add_common_options(parser)
+    add_session_options(parser, headless=False)
     parser.add_argument("--version", action="version", version=f"levelcode {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser(

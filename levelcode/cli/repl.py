@@ -56,12 +56,14 @@ Commands:
   /mcp revoke NAME   forget a repository server's approval here (it keeps running unless stopped)
   /context   where the context goes: system prompt, tools (built-in, MCP per server), messages
   /cost      tokens and cost: each turn's and the session's (prices: "prices" in settings)
+  /model [NAME]      list the provider's models, or switch this session to NAME
+  /init      have the model look at the repository and write AGENTS.md (or improve it)
   /add-dir DIR       let the tools use DIR too, and tell the MCP servers that asked for roots
   /SERVER:PROMPT ARG…   run an MCP server's prompt (Tab completes names and arguments)
   @SERVER:URI        in a message: attach that MCP resource (Tab completes servers and URIs)
   /compact   summarize the older turns now (it also happens by itself before the context is full)
   /new       start a new chat (forgets the conversation, ends background commands, restarts MCP)
-  /exit      leave (also Ctrl-D)
+  /exit      leave (also Ctrl-D); the session stays saved: levelcode -c or -r goes on with it
 Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history
 Cards: a key counts once the card is ready (what you typed before comes back in the prompt)
   · an answer that is remembered or lifts the sandbox asks for Ctrl-Y · [v] shows cut text"""
@@ -120,6 +122,8 @@ class Repl:
             "/mcp": self.mcp,
             "/context": self.context,
             "/cost": self.cost,
+            "/model": self.model,
+            "/init": self.init,
             "/add-dir": self.add_dir,
             "/compact": self.compact,
             "/help": self.help,
@@ -133,6 +137,10 @@ class Repl:
         assert self._session is not None, "the session opens behind the first prompt"
         return self._session
 
+    @property
+    def opened_session(self) -> ChatSession | None:
+        return self._session
+
     def banner(self) -> None:
         settings = self.light.provider_settings
         self.console.print(
@@ -144,6 +152,10 @@ class Repl:
                 self.sandbox_chip(),
             )
         )
+        if self.light.resumed is not None:
+            from levelcode.ui.session_view import render_recap
+
+            self.console.print(render_recap(self.light.resumed, settings.model))
 
     def sandbox_chip(self) -> tuple[str, str]:
         from levelcode.cli.sandbox_setup import session_confinement
@@ -341,6 +353,21 @@ class Repl:
 
         agent = self.session.agent
         self.console.out(render_spend(agent.spend, agent.provider.settings.model), highlight=False)
+        return True
+
+    async def model(self, words: list[str]) -> bool:
+        from levelcode.cli.model_command import model_command
+
+        model_command(self.console, self.session, words)
+        return True
+
+    async def init(self, _words: list[str]) -> bool:
+        """`/init`: a turn asking the model to write AGENTS.md (its edit asks as edits do)."""
+        from levelcode.agent.init_prompt import INIT_NOTE, init_prompt
+
+        await self.servers_ready()
+        self.console.print(Text(INIT_NOTE, style="dim"))
+        await self.run_turn(init_prompt(self.light.workspace), attach=False)
         return True
 
     async def add_dir(self, words: list[str]) -> bool:

@@ -1,6 +1,7 @@
 """One chat's worth of parts, assembled the same way for `run` and the REPL: settings, provider,
-built-in tools, approvals and the loop — on top of the light start (cli/session_start.py), whose
-MCP runtime may have begun starting the user's servers already."""
+built-in tools, approvals, the loop and the session file it is saved to — on top of the light
+start (cli/session_start.py), whose MCP runtime may have begun starting the user's servers
+already, and which may bring a saved session to go on with."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from levelcode.agent.context_meter import ContextUsage, measure_context
 from levelcode.agent.events import EventSink, Notice
 from levelcode.agent.loop import Agent
 from levelcode.agent.progress_relay import progress_relay
+from levelcode.agent.session_recorder import SessionRecorder, restore
+from levelcode.agent.session_store import SessionFolder
 from levelcode.agent.system_prompt import build_system_prompt, instructions_section, with_server_instructions
 from levelcode.agent.toolbox import Toolbox
 from levelcode.cli.debug_log import DebugSink, configure_debug_log, debug_enabled
@@ -25,11 +28,14 @@ from levelcode.mcp.client_features import UserAnswers
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.gates.deferral import ToolSearchPolicy, parse_tool_search
 from levelcode.mcp.runtime import McpRuntime
-from levelcode.providers.base import Provider
+from levelcode.providers.base import Provider, ProviderSettings
 from levelcode.providers.factory import close_provider
 from levelcode.providers.lazy import LazyProvider
+from levelcode.providers.model_catalog import settings_for_model
 from levelcode.providers.prices import Price, parse_prices
 from levelcode.tools.base import ToolContext
+from levelcode.tools.command_allow_rules import RULES_KEY, parse_command_rules
+from levelcode.tools.command_allowances import CommandAllowances
 from levelcode.tools.registry import builtin_tools, close_tool_context
 from levelcode.ui.mcp_words import chip, notice_words
 
@@ -43,6 +49,7 @@ class ChatSession:
     toolbox: Toolbox
     agent: Agent
     mcp: McpRuntime
+    recorder: SessionRecorder
     base_system: str = ""  # the system prompt before the MCP servers' instructions join it
 
     def warm(self) -> None:
@@ -108,15 +115,37 @@ class ChatSession:
         self.mcp.roots.folders.append(folder)
         self.mcp.hub.roots_changed()
 
+    def save(self) -> None:
+        """Bring the session file up to date (the loop does it at its checkpoints)."""
+        agent = self.agent
+        self.recorder.save(agent.transcript.messages, agent.spend, agent.provider.settings.model)
+
+    def switch_model(self, model: str) -> ProviderSettings:
+        """`/model NAME`: the next request goes to `model`, its context window and price follow,
+        and the session file records it."""
+        if not isinstance(self.provider, LazyProvider):
+            raise TypeError("only a session's own provider can switch models")
+        settings = settings_for_model(self.provider.settings, model, self.settings.user)
+        self.provider.switch(settings)
+        self.agent.compactor.named_window = None  # what the API said of the last model's window
+        sink = self.agent.sink
+        self.mcp.router.search_policy = tool_search_policy(self.settings, settings.context_window, sink)
+        self.save()
+        return settings
+
     async def reset(self) -> None:
-        """A new chat: empty transcript, fresh tool state (background jobs ended), MCP restarted."""
+        """A new chat: empty transcript, fresh tool state (background jobs ended), MCP restarted,
+        AGENTS.md read again; the chat before stays saved, and the new one goes to a file of its own."""
         await close_tool_context(self.ctx)
+        self.recorder.new_chat(self.agent.spend)
+        self.base_system = build_system_prompt(self.workspace)  # AGENTS.md read again (/init)
         self.agent.transcript.clear()
         self.toolbox.remembered.clear()
         await self.mcp.restart()
         self.agent.system = with_server_instructions(self.base_system, self.mcp.instructions())
 
     async def close(self) -> None:
+        self.recorder.close()
         try:
             await self.mcp.close()
         finally:
@@ -143,6 +172,14 @@ def user_prices(settings: Settings, sink: EventSink) -> dict[str, Price]:
     return prices
 
 
+def user_command_rules(settings: Settings, sink: EventSink) -> CommandAllowances:
+    """The user's own `"commandRules"` (a repository's settings may not set them); bad entries said."""
+    rules, problems = parse_command_rules(settings.user.get(RULES_KEY))
+    for key, problem in problems:
+        sink.emit(Notice(f"config problem: {settings.user_file}: {key}: {problem}"))
+    return CommandAllowances(rules, settings.user_file)
+
+
 def open_session(
     start: SessionStart,
     *,
@@ -166,6 +203,7 @@ def open_session(
         sandbox=session_confinement(start.args, settings),
         approver=approver,
         notify=lambda text: sink.emit(Notice(text)),
+        command_rules=user_command_rules(settings, sink),
     )
     builtins = builtin_tools()
     mcp = start.mcp
@@ -176,4 +214,14 @@ def open_session(
     toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
     system = build_system_prompt(workspace)
     agent = Agent(provider, toolbox, system=system, sink=sink, prices=user_prices(settings, sink))
-    return ChatSession(workspace, settings, provider, ctx, toolbox, agent, mcp, system)
+    recorder = SessionRecorder(
+        SessionFolder(workspace),
+        provider.settings.provider,
+        lambda text: sink.emit(Notice(text)),
+        start.resumed,
+    )
+    if start.resumed is not None:
+        restore(agent, start.resumed)
+    session = ChatSession(workspace, settings, provider, ctx, toolbox, agent, mcp, recorder, system)
+    agent.checkpoint = session.save
+    return session

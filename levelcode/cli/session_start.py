@@ -4,6 +4,9 @@ imported — workspace, settings, the provider's name and key — then the user'
 servers boot while LevelCode imports and sets up the rest. Light on purpose: no provider SDK, no
 terminal UI, no tools, nothing of the MCP runtime until the servers are on their way.
 
+A start that goes on with a saved session (`--continue`, `--resume`; cli/sessions_resume.py) finds
+it after the key and before any server is spawned, and takes its model.
+
 The REPL stops halfway (`light_start`): it draws its prompt first and loads the runtime behind it
 (`LightStart.with_runtime`); `run` takes both steps at once (`prepare_session`).
 """
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from levelcode.cli.printing import workspace_of
+from levelcode.cli.sessions_resume import Pick, resumed_session, resumed_settings
 from levelcode.core.errors import ConfigError
 from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.connect_options import session_options
@@ -28,6 +32,7 @@ from levelcode.providers.factory import resolve_provider_settings
 from levelcode.providers.failures import missing_key_error
 
 if TYPE_CHECKING:
+    from levelcode.agent.session_store import SavedSession
     from levelcode.mcp.runtime import McpRuntime
 
 
@@ -38,6 +43,7 @@ class SessionStart:
     settings: Settings
     provider_settings: ProviderSettings
     mcp: McpRuntime
+    resumed: SavedSession | None = None  # the saved session this one goes on with
 
 
 @dataclass
@@ -49,6 +55,7 @@ class LightStart:
     settings: Settings
     provider_settings: ProviderSettings
     early: EarlyStart
+    resumed: SavedSession | None = None
 
     def with_runtime(self) -> SessionStart:
         """The rest of the start: the servers held back spawned now, then the MCP runtime loaded
@@ -62,7 +69,9 @@ class LightStart:
         except BaseException:
             self.early.end_untaken()
             raise
-        return SessionStart(self.args, self.workspace, self.settings, self.provider_settings, runtime)
+        return SessionStart(
+            self.args, self.workspace, self.settings, self.provider_settings, runtime, self.resumed
+        )
 
 
 def prepare_session(args: argparse.Namespace) -> SessionStart:
@@ -70,10 +79,14 @@ def prepare_session(args: argparse.Namespace) -> SessionStart:
     return light_start(args).with_runtime()
 
 
-def light_start(args: argparse.Namespace, *, spawn_at_most: int | None = None) -> LightStart:
-    """Settings, provider and key, then the user's servers spawned (`spawn_at_most` of them now,
-    the rest by `with_runtime`). Raises ConfigError (the user's settings file cannot be used), or
-    ProviderAuthError when there is no key (before any server starts)."""
+def light_start(
+    args: argparse.Namespace, *, spawn_at_most: int | None = None, pick: Pick | None = None
+) -> LightStart:
+    """Settings, provider and key, the saved session asked for (`pick` chooses one for a bare
+    `--resume`), then the user's servers spawned (`spawn_at_most` of them now, the rest by
+    `with_runtime`). Raises ConfigError (the user's settings file cannot be used;
+    SessionUnavailable among them), SessionUnreadable, or ProviderAuthError when there is no key
+    — all before any server starts."""
     workspace = workspace_of(args)
     settings = load_settings(workspace)
     unusable = settings.unusable_user_file()
@@ -88,8 +101,11 @@ def light_start(args: argparse.Namespace, *, spawn_at_most: int | None = None) -
     )
     if not provider_settings.api_key:
         raise missing_key_error(provider_settings)
+    resumed = resumed_session(args, workspace, pick=pick)  # None when none is asked for
+    if resumed is not None:
+        provider_settings = resumed_settings(provider_settings, resumed, args, settings.user)
     early = start_user_servers(settings, session_options(workspace, settings), at_most=spawn_at_most)
-    return LightStart(args, workspace, settings, provider_settings, early)
+    return LightStart(args, workspace, settings, provider_settings, early, resumed)
 
 
 def runtime_for(

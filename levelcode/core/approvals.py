@@ -13,8 +13,9 @@ from typing import Literal, Protocol
 ApprovalKind = Literal["command", "edit", "mcp_call", "mcp_launch", "mcp_sampling"]
 # "sandboxed" / "sandboxed_workspace": approve an MCP server's launch inside the sandbox (its own
 # folder only / the workspace as well); "review_each": approves nothing, the servers a summary card
-# lists are asked about one card at a time. Offered only where a request lists them in `answers`.
-Choice = Literal["once", "always", "deny", "sandboxed", "sandboxed_workspace", "review_each"]
+# lists are asked about one card at a time; "save_rule": allow a command and keep `rule` in the
+# user's settings. Each is offered only where a request lists it in `answers`.
+Choice = Literal["once", "always", "deny", "sandboxed", "sandboxed_workspace", "review_each", "save_rule"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class ApprovalRequest:
     # When given, exactly these answers are offered (in this order, then "deny"), instead of
     # "once" (and "always" when allowed).
     answers: tuple[Answer, ...] = ()
+    rule: str | None = None  # what "save_rule" keeps in the user's settings (a command rule)
 
 
 class Approver(Protocol):

@@ -7,7 +7,9 @@ LevelCodeError
 │   │                          server never hides the others
 │   ├── EntryRefused           `mcp add`: an entry config loading would report (mcp/config/edit.py)
 │   ├── ServerExists           `mcp add`: the name is taken (without --replace)
-│   └── ServerNotFound         `mcp remove/enable/disable`: no such server in your settings
+│   ├── ServerNotFound         `mcp remove/enable/disable`: no such server in your settings
+│   └── SessionUnavailable     `--continue` / `--resume ID`: no such saved session here (or it
+│                              is open in another LevelCode)
 ├── McpError                   carries the server name (and tool, where there is one)
 │   ├── ServerStartError       the server could not be started: spawn failed, a `${VAR}` in its
 │   │                          env is not set, the handshake failed or timed out
@@ -24,6 +26,8 @@ LevelCodeError
 │   ├── ProviderAuthError      no or wrong API key
 │   └── ProviderRequestError   the API refused the request (its own message kept)
 │       └── ContextTooLong     ... because the prompt is over the model's window (compaction helps)
+├── SessionUnreadable          a saved session's file is not one LevelCode wrote (reported in
+│                              one line; that session is skipped)
 ├── ToolError                  a built-in tool could not do what was asked (becomes `ERROR: …`)
 └── TurnAborted                not a failure: the user aborted the turn (Ctrl-C)
 """
@@ -176,6 +180,15 @@ class ContextTooLong(ProviderRequestError):
     def __init__(self, message: str, *, status: int | None = None, window: int | None = None) -> None:
         super().__init__(message, status=status)
         self.window = window
+
+
+class SessionUnavailable(ConfigError):
+    """No saved session answers `--continue` or `--resume ID` in this workspace, or the one that
+    does is open in another LevelCode."""
+
+
+class SessionUnreadable(LevelCodeError):
+    """A saved session's file cannot be read back; the message names the file and what is wrong."""
 
 
 class ToolError(LevelCodeError):

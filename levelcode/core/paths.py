@@ -2,7 +2,8 @@
 
 Layout under `LEVELCODE_HOME`: `settings.json`, `state/` (trust store, protocol memory),
 `state/logs/` (per-server stderr logs), `state/results/` (full tool results that were cut),
-`state/servers/<name>/` (the private working directory of each of the user's own servers).
+`state/servers/<name>/` (the private working directory of each of the user's own servers),
+`state/sessions/<workspace>/` (saved sessions, agent/session_store.py).
 Without it: the platform's config dir for settings, its state dir for the rest.
 """
 

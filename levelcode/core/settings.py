@@ -5,8 +5,9 @@ Read leniently: a broken file is reported and treated as empty, so that `mcp lis
 still show the rest; a session (`levelcode`, `run`) refuses to start on a user file it cannot use
 (`unusable_user_file`), rather than run without the user's provider, servers and policy.
 Security-relevant keys (`mcpServers`, `mcpToolPolicy`, `autopilot`, `sandbox`, `provider`,
-`baseUrl`, `apiKey`), and `prices`, come from the user's file only; a repository's file that sets
-one is reported and the key ignored. Never writes (settings_store.py does).
+`baseUrl`, `apiKey`, `commandRules`), and `prices`, come from the user's file only; a
+repository's file that sets one is reported and the key ignored. Never writes (settings_store.py
+does).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ PROJECT_SETTINGS_FILE = Path(".levelcode") / "settings.json"
 # Keys a repository's own settings file may never set: they decide what runs (mcpServers), what
 # runs without asking (mcpToolPolicy, autopilot), what the sandbox lets through (sandbox), and
 # where the API key is sent (provider, baseUrl, apiKey); nor what the user is told a session
-# cost (prices).
+# cost (prices); nor which commands run without a card (commandRules).
 USER_ONLY_KEYS = (
     "mcpServers",
     "mcpToolPolicy",
@@ -34,6 +35,7 @@ USER_ONLY_KEYS = (
     "baseUrl",
     "apiKey",
     "prices",
+    "commandRules",
 )
 
 

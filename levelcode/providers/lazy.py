@@ -1,6 +1,7 @@
 """A provider whose SDK is imported when it is first needed — or ahead of that, in a worker
 thread (`warm`) — so a session can show its prompt before the SDK (the largest import LevelCode
 has) is loaded. Behaves as the provider it stands for; the key was checked before it was made.
+`switch` points it at another model (`/model`): every holder of it follows from the next request.
 """
 
 from __future__ import annotations
@@ -17,10 +18,18 @@ class LazyProvider:
     def __init__(self, settings: ProviderSettings) -> None:
         self._settings = settings
         self._made: asyncio.Future[Provider] | None = None
+        self._retired: list[asyncio.Future[Provider]] = []  # made for earlier models; closed at the end
 
     @property
     def settings(self) -> ProviderSettings:
         return self._settings
+
+    def switch(self, settings: ProviderSettings) -> None:
+        """Talk to `settings.model` from the next request on. The provider made for the model
+        before is closed with this one (a request it still serves finishes first)."""
+        if self._made is not None:
+            self._retired.append(self._made)
+        self._settings, self._made = settings, None
 
     def warm(self) -> None:
         """Start importing the SDK and making the provider in a worker thread (needs a loop)."""
@@ -44,9 +53,10 @@ class LazyProvider:
         return await provider.complete(system=system, messages=messages, tools=tools, on_text=on_text)
 
     async def aclose(self) -> None:
-        if self._made is None:
-            return
-        if not self._made.done():
-            await asyncio.gather(self._made, return_exceptions=True)
-        if not self._made.cancelled() and self._made.exception() is None:
-            await close_provider(self._made.result())
+        made = [*self._retired, *([self._made] if self._made is not None else [])]
+        self._retired, self._made = [], None
+        for future in made:
+            if not future.done():
+                await asyncio.gather(future, return_exceptions=True)
+            if not future.cancelled() and future.exception() is None:
+                await close_provider(future.result())

@@ -15,6 +15,7 @@ from typing import Any
 
 from levelcode.core.approvals import ApprovalRequest, Approver
 from levelcode.sandbox.confinement import Confinement
+from levelcode.tools.command_allowances import CommandAllowances
 
 Args = Mapping[str, Any]
 
@@ -30,6 +31,7 @@ class ToolContext:
     sandbox: Confinement | None = None  # where commands run; None or unavailable: unconfined
     approver: Approver | None = None  # who may allow a blocked command one run outside the sandbox
     notify: Callable[[str], None] | None = None  # tells the user something (not the model)
+    command_rules: CommandAllowances = field(default_factory=CommandAllowances)  # saved in settings
 
 
 @dataclass(frozen=True)

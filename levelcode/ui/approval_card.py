@@ -39,6 +39,7 @@ VIEW_LABEL = "view all: every line of this card in full, then back here"
 CUT = "this card cuts some of its text: [v] shows all of it before you answer"
 REMEMBERED = "remembered: LevelCode starts this server in this workspace from now on without asking"
 ALWAYS = "remembered: it is not asked again"
+SAVED = "saved as a rule in your settings: this command is not asked again, in any session"
 UNCONFINED = "it runs outside the sandbox, with all your permissions"
 KEPT = "  (keys typed before the card was ready were not taken as answers; the text is back in your prompt)"
 
@@ -134,9 +135,10 @@ def options_for(request: ApprovalRequest) -> list[tuple[str, Choice, str]]:
 
 def confirmations(request: ApprovalRequest) -> dict[Choice, str]:
     """The answers that take a second, deliberate key, and why: any approval of a launch (kept
-    in the trust store), "always" (kept in settings or the store, or for the session), and any
-    yes to a run outside the sandbox. A denial, and "review each" (which only opens the next
-    cards, each confirmed on its own), widen nothing and stay one key."""
+    in the trust store), "always" (kept in settings or the store, or for the session), a command
+    saved as a rule in settings, and any yes to a run outside the sandbox. A denial, and "review
+    each" (which only opens the next cards, each confirmed on its own), widen nothing and stay one
+    key."""
     needed: dict[Choice, str] = {}
     for _key, choice, _label in options_for(request):
         if choice in ("deny", "review_each"):
@@ -145,6 +147,8 @@ def confirmations(request: ApprovalRequest) -> dict[Choice, str]:
             needed[choice] = REMEMBERED
         elif choice == "always":
             needed[choice] = ALWAYS
+        elif choice == "save_rule":
+            needed[choice] = SAVED
         elif request.lifts_sandbox:
             needed[choice] = UNCONFINED
     return needed

@@ -43,7 +43,7 @@ def _row(label: str, spend: Spend) -> str:
     )
 
 
-def _rate(dollars: float) -> str:
+def rate_text(dollars: float) -> str:
     """`$2.00`, `$0.075`: two places at least, more where the price has them."""
     whole, _, cents = f"{dollars:.4f}".rstrip("0").partition(".")
     return f"${whole}.{cents:0<2}"
@@ -55,8 +55,9 @@ def price_line(model: str, found: PriceFound | None) -> str:
     price = found.price
     where = "your settings" if found.source == "settings" else "the provider's list price"
     return (
-        f"  per million tokens ({where}): input {_rate(price.input)} · cache read "
-        f"{_rate(price.cache_read)} · cache write {_rate(price.cache_write)} · output {_rate(price.output)}"
+        f"  per million tokens ({where}): input {rate_text(price.input)} · cache read "
+        f"{rate_text(price.cache_read)} · cache write {rate_text(price.cache_write)} · output "
+        f"{rate_text(price.output)}"
     )
 
 

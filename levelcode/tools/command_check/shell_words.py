@@ -82,6 +82,7 @@ class _Lexer:
         self.substitutions: list[str] = []
         self.fed: list[str] = []
         self.problems: list[str] = []
+        self.commented = False  # a `#` comment was skipped
         self.heredocs: dict[int, str] = {}  # token index of a delimiter word -> the body
         self._pending: list[tuple[int, str, bool, bool]] = []  # index, delimiter, strip tabs, expands
         self._want_delimiter = False
@@ -109,6 +110,7 @@ class _Lexer:
             self.pos += 1
             self._read_heredocs()
         elif char == "#" and not self._started:
+            self.commented = True
             end = self.src.find("\n", self.pos)
             self.pos = len(self.src) if end == -1 else end
         elif char == "\\":
@@ -380,3 +382,17 @@ def parse_script(source: str, *, _depth: int = 0) -> ParsedScript:
     grouper.finish()
     problems = (*lexer.problems, *grouper.problems)
     return ParsedScript(tuple(grouper.commands), tuple(lexer.substitutions), problems, tuple(lexer.fed))
+
+
+def simple_words(source: str) -> tuple[Word, ...] | None:
+    """The words of `source` when it is one simple command made of words alone; None when it has
+    anything else — an operator of any kind (`;`, `&&`, `||`, `|`, `&`, a newline, `(`, `)`), a
+    redirection, a here-document, a substitution, a comment, or something the lexer cannot follow.
+    For saved command rules, which may only ever match a line that does no more than its words say."""
+    lexer = _Lexer(source)
+    lexer.run()
+    if lexer.problems or lexer.substitutions or lexer.heredocs or lexer.commented or not lexer.tokens:
+        return None
+    if not all(isinstance(token, Word) for token in lexer.tokens):
+        return None
+    return tuple(token for token in lexer.tokens if isinstance(token, Word))
