@@ -1,0 +1,65 @@
+"""One message in the REPL, from the line entered to the model's answer: what it mentions is
+attached, the turn runs (Ctrl-C aborts it), and after it a dim line of its tokens and cost.
+A failed request is one red line; the session goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from levelcode.core.errors import ProviderError, TurnAborted
+from levelcode.ui.visible import visible, visible_block
+
+if TYPE_CHECKING:
+    from levelcode.cli.repl import Repl
+
+
+async def send_message(repl: Repl, text: str, *, attach: bool = True) -> None:
+    """Run one turn for `text`; `attach`: read what it mentions (`@server:uri`) first."""
+    session = repl.session
+    if attach and "@" in text:
+        attached = await repl.mcp_parts.attach(text)
+        for note in attached.notes:
+            repl.console.print(Text(visible(note), style="dim"))
+        text = attached.text
+    turn = asyncio.ensure_future(session.agent.run_turn(text))
+    repl.turn = turn
+    try:
+        await turn
+    except (TurnAborted, asyncio.CancelledError) as exc:
+        if isinstance(exc, asyncio.CancelledError) and not turn.cancelled():
+            raise
+        from levelcode.agent.events import Notice
+
+        session.agent.sink.emit(Notice("⏹ aborted"))
+    except ProviderError as exc:
+        repl.console.print(Text(f"error: {visible_block(str(exc))}", style="red"))
+    finally:
+        repl.turn = None
+        spend_line(repl)
+
+
+def spend_line(repl: Repl) -> None:
+    """The turn's tokens and cost, one dim line (nothing when no request finished)."""
+    from levelcode.ui.spend_view import turn_line
+
+    spend = repl.session.agent.spend
+    if spend.turn.requests:
+        repl.console.print(Text(turn_line(spend.turn, spend.session), style="dim"))
+
+
+async def run_server_prompt(repl: Repl, command: str, rest: str) -> None:
+    """`/server:prompt ARG…`: the server's prompt, sent as the next message."""
+    from levelcode.cli.repl_mcp import PromptError, split_words
+
+    await repl.servers_ready()
+    try:
+        text = await repl.mcp_parts.prompt_text(command, split_words(rest))
+    except PromptError as exc:
+        repl.console.print(Text(visible(str(exc)), style="yellow"))
+        return
+    repl.console.print(Text(visible(f"running {command}…"), style="dim"))
+    await send_message(repl, text, attach=False)
