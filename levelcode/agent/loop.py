@@ -16,7 +16,15 @@ import asyncio
 from collections.abc import Mapping
 
 from levelcode.agent.compaction import Compactor, Keep
-from levelcode.agent.events import EventSink, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
+from levelcode.agent.events import (
+    AwaitingModel,
+    EventSink,
+    Notice,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnFinished,
+)
 from levelcode.agent.spend import SpendMeter, SpendReport
 from levelcode.agent.toolbox import Toolbox
 from levelcode.agent.transcript import FAILED_NOTE, INTERRUPTED_NOTE, Transcript
@@ -112,6 +120,7 @@ class Agent:
         return await self._complete()
 
     async def _complete(self) -> AssistantTurn:
+        self.sink.emit(AwaitingModel("answer"))
         return await self.provider.complete(
             system=self.system,
             messages=list(self.transcript.messages),
@@ -121,6 +130,7 @@ class Agent:
 
     async def compact(self, why: str, *, keep: Keep = "fit") -> bool:
         """Compact the older turns now (`/compact`: keep the last turn); False: nothing to compact."""
+        self.sink.emit(AwaitingModel("compaction"))
         done = await self.compactor.compact(self.transcript, keep=keep)
         if done is not None:
             self.spend.record(self.provider.settings.model, done.usage)

@@ -2,7 +2,8 @@
 
 Anything that needs approval is denied (HeadlessApprover) unless `--autopilot` lets it run
 without asking; flagged commands and MCP calls not allow-listed never run here. The answer goes
-to stdout, tool activity to stderr; `--json` writes one JSON event per line to stdout instead.
+to stdout, tool activity to stderr (with the live activity line when stderr is a terminal, and
+nothing of it otherwise); `--json` writes one JSON event per line to stdout instead.
 Exit codes: 0 done, 1 the task failed (provider error, no final answer), 2 bad usage or
 configuration, 128+N ended by signal N.
 """
@@ -19,6 +20,7 @@ from levelcode.core.errors import ConfigError, ProviderAuthError, ProviderError,
 if TYPE_CHECKING:
     from levelcode.agent.events import EventSink
     from levelcode.cli.session import ChatSession
+    from levelcode.ui.activity_line import ActivityLine
 
 
 def run_headless(args: argparse.Namespace) -> int:
@@ -34,14 +36,22 @@ def run_headless(args: argparse.Namespace) -> int:
         await start.mcp.begin_trusted()  # the user's own servers boot while the rest is imported
         from levelcode.cli.session import open_session
         from levelcode.core.approvals import HeadlessApprover
+        from levelcode.ui.activity_line import naming
 
-        sink = make_sink(args.json)
+        sink, line = make_sink(args.json)
         session = open_session(start, approver=HeadlessApprover(), sink=sink)
         opened.append(session)
         session.warm()
-        await session.start()
+        if line is not None:
+            starting = naming("starting MCP servers", session.mcp.hub.still_starting)
+            session.mcp.starting = lambda _names: line.showing(starting)
         try:
-            text = await session.agent.run_turn(args.prompt)
+            try:
+                await session.start()
+                text = await session.agent.run_turn(args.prompt)
+            finally:
+                if line is not None:
+                    line.clear()
         except ProviderError as exc:
             report(sink, args.json, f"error: {exc}")
             return 1
@@ -56,14 +66,16 @@ def run_headless(args: argparse.Namespace) -> int:
     return run_command(main, cleanup)
 
 
-def make_sink(as_json: bool) -> EventSink:
+def make_sink(as_json: bool) -> tuple[EventSink, ActivityLine | None]:
+    """Where events go, and the activity line on stderr (drawn only when stderr is a terminal)."""
     from levelcode.ui.render import ConsoleSink, JsonLinesSink
 
     if as_json:
-        return JsonLinesSink(sys.stdout)
+        return JsonLinesSink(sys.stdout), None
     from rich.console import Console
 
-    return ConsoleSink(Console(soft_wrap=True), Console(stderr=True, soft_wrap=True))
+    sink = ConsoleSink(Console(soft_wrap=True), Console(stderr=True, soft_wrap=True))
+    return sink, sink.line
 
 
 async def close_start(start: SessionStart) -> None:

@@ -40,6 +40,7 @@ from levelcode import __version__
 from levelcode.cli.repl_commands import BY_NAME, run_slash_command
 from levelcode.cli.repl_input import PROMPT, input_line
 from levelcode.cli.repl_turns import send_message
+from levelcode.ui.activity_line import SKIP_HINT, ActivityLine, naming
 from levelcode.ui.typeahead import take_kept
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ class Repl:
     def __init__(self, light: LightStart) -> None:
         self.light = light
         self.console = Console()
+        self.line = ActivityLine(self.console)  # what LevelCode waits for, while nothing else shows
         self._start: SessionStart | None = None  # the runtime, once loaded
         self._session: ChatSession | None = None
         self.completer: Completer | None = None  # Tab completes nothing until the session opens
@@ -187,15 +189,16 @@ class Repl:
         from levelcode.cli.session import open_session
         from levelcode.mcp.client_features import UserAnswers
         from levelcode.providers.base import Provider
+        from levelcode.ui.activity_line import PausingApprover
         from levelcode.ui.approval_card import TerminalApprover
         from levelcode.ui.render import ConsoleSink, HeldNotices
 
-        console = self.console
-        approver, shown = TerminalApprover(console), ConsoleSink(console)
-        self.notices = HeldNotices(shown)
+        console, line = self.console, self.line
+        approver = PausingApprover(TerminalApprover(console), line)
+        self.notices = HeldNotices(ConsoleSink(console, line=line))
 
         def answers(provider: Provider) -> UserAnswers:
-            return TerminalAnswers(console, approver, lambda: provider, shown.stop_progress).answers()
+            return TerminalAnswers(console, approver, lambda: provider, line.hidden).answers()
 
         self._session = session = open_session(start, approver=approver, sink=self.notices, answers=answers)
         self.mcp_parts = McpPromptParts(session.mcp.hub)
@@ -205,7 +208,7 @@ class Repl:
     async def opened(self) -> None:
         """Wait for the session opening behind the prompt (its failure is raised here)."""
         if self.opening is not None and not self.opening.done():
-            with self.console.status("starting the session…"):
+            with self.line.showing("starting the session", hint=""):
                 await asyncio.shield(self.opening)
         elif self.opening is not None:
             self.opening.result()
@@ -249,11 +252,10 @@ class Repl:
         """The first turn waits for the servers still starting: with progress, Ctrl-C skips them."""
         startup = self.startup
         if startup is not None and not startup.done():
-            names = self.session.mcp.hub.still_starting()
-            status = f"waiting for MCP servers: {', '.join(names) or '…'}… (Ctrl-C to skip)"
             self.turn = startup
             try:
-                with self.console.status(status):
+                names = self.session.mcp.hub.still_starting
+                with self.line.showing(naming("waiting for MCP servers", names), SKIP_HINT):
                     await asyncio.wait({startup})
             finally:
                 self.turn = None
@@ -278,7 +280,8 @@ class Repl:
     def starting_status(self, names: Sequence[str]) -> AbstractContextManager[object]:
         if not names:
             return contextlib.nullcontext()
-        return self.console.status(f"starting MCP servers: {', '.join(names)}… (Ctrl-C to skip)")
+        starting = naming("starting MCP servers", self.session.mcp.hub.still_starting)
+        return self.line.showing(starting, SKIP_HINT)
 
     def interrupt(self) -> bool:
         """Ctrl-C: abort the running turn; at the prompt it is a key, handled there."""

@@ -86,8 +86,10 @@ async def compact(repl: Repl, _words: list[str]) -> bool:
     work = asyncio.ensure_future(repl.session.agent.compact("/compact", keep="turn"))
     repl.turn = work
     try:
-        with repl.console.status("compacting the conversation… (Ctrl-C to stop)"):
-            compacted = await work
+        try:
+            compacted = await work  # the agent says it compacts: the activity line shows it
+        finally:
+            repl.line.clear()
     except asyncio.CancelledError:
         if not work.cancelled():
             raise

@@ -28,7 +28,10 @@ async def send_message(repl: Repl, text: str, *, attach: bool = True) -> None:
     turn = asyncio.ensure_future(session.agent.run_turn(text))
     repl.turn = turn
     try:
-        await turn
+        try:
+            await turn
+        finally:
+            repl.line.clear()  # waiting for the model or a tool: over, whatever ended it
     except (TurnAborted, asyncio.CancelledError) as exc:
         if isinstance(exc, asyncio.CancelledError) and not turn.cancelled():
             raise

@@ -55,6 +55,11 @@ class Terminal:
             command,
         )
 
+    def record(self, path: str) -> None:
+        """Append every byte the program writes to the terminal to `path`, from now on: what the
+        terminal was sent, before it interpreted any of it."""
+        self.tmux("pipe-pane", "-o", "-t", self.name, f"cat >> {shlex.quote(path)}")
+
     def buffers(self) -> str:
         """Every tmux paste buffer's content: where an OSC 52 clipboard write lands."""
         names = self.tmux("list-buffers", "-F", "#{buffer_name}").split()
