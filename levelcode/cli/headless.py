@@ -1,4 +1,5 @@
-"""`levelcode run "PROMPT"`: one task, nobody to ask.
+"""`levelcode run "PROMPT"`: one task, nobody to ask. The prompt is the argument, or stdin: with
+`-`, or with no argument when stdin is not a terminal (`echo "fix it" | levelcode run`).
 
 Anything that needs approval is denied (HeadlessApprover) unless `--autopilot` lets it run
 without asking; flagged commands and MCP calls not allow-listed never run here. The answer goes
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from levelcode.cli.session_start import SessionStart, prepare_session, refuse
 from levelcode.core.errors import ConfigError, ProviderAuthError, ProviderError, TurnAborted
@@ -23,8 +24,31 @@ if TYPE_CHECKING:
     from levelcode.ui.activity_line import ActivityLine
 
 
+FROM_STDIN = "-"
+MAX_STDIN_PROMPT_CHARS = 1_000_000  # a prompt this long is a mistake (a binary, a log), not a task
+NO_PROMPT = 'no prompt: levelcode run "PROMPT", or pipe it in (levelcode run - reads stdin)'
+
+
+def task_prompt(argument: str | None, stdin: IO[str]) -> str:
+    """The task: `argument`, or stdin when it is `-` or missing and stdin is not a terminal.
+    Raises ConfigError for no prompt, an empty one, or one over `MAX_STDIN_PROMPT_CHARS`."""
+    if argument is not None and argument != FROM_STDIN:
+        return argument
+    if argument is None and stdin.isatty():
+        raise ConfigError(NO_PROMPT)
+    text = stdin.read(MAX_STDIN_PROMPT_CHARS + 1)
+    if len(text) > MAX_STDIN_PROMPT_CHARS:
+        raise ConfigError(f"the prompt on stdin is over {MAX_STDIN_PROMPT_CHARS:,} characters; not run")
+    if not text.strip():
+        raise ConfigError(
+            'the prompt read from stdin is empty; give it as an argument: levelcode run "PROMPT"'
+        )
+    return text.strip("\n")
+
+
 def run_headless(args: argparse.Namespace) -> int:
     try:
+        prompt = task_prompt(args.prompt, sys.stdin)
         start = prepare_session(args)
     except (ConfigError, ProviderAuthError) as exc:
         return refuse(exc)
@@ -48,7 +72,7 @@ def run_headless(args: argparse.Namespace) -> int:
         try:
             try:
                 await session.start()
-                text = await session.agent.run_turn(args.prompt)
+                text = await session.agent.run_turn(prompt)
             finally:
                 if line is not None:
                     line.clear()

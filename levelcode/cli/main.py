@@ -21,6 +21,7 @@ EPILOG = """\
 commands:
   levelcode                      start the interactive session (REPL) in the workspace
   levelcode run "PROMPT"         run one task headless and exit (non-zero on failure)
+  levelcode run - < task.md      the same, the prompt read from stdin (also when piped in)
   levelcode mcp ...              see and manage MCP servers (levelcode mcp --help)
   levelcode sandbox -- CMD ...   run CMD in the sandbox, exactly as the agent runs commands
 
@@ -76,7 +77,12 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
 
 def _fill_run(run: CommandParser) -> None:
     add_common_options(run)
-    run.add_argument("prompt", help="what to do")
+    run.add_argument(
+        "prompt",
+        nargs="?",
+        metavar="PROMPT",
+        help='what to do; "-" reads it from stdin, and so does no PROMPT when stdin is not a terminal',
+    )
     run.add_argument("--json", action="store_true", help="print one JSON event per line")
 
 
@@ -110,7 +116,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"levelcode {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser(
-        "run", fill=_fill_run, help="run one task headless", description="Run one task headless."
+        "run",
+        fill=_fill_run,
+        help="run one task headless",
+        description=(
+            "Run one task headless and exit. The prompt is PROMPT, or what stdin holds with - (or "
+            'with no PROMPT when stdin is not a terminal): echo "fix the failing test" | levelcode run'
+        ),
     )
     from levelcode.cli.mcp_parser import MCP_EPILOG
 
