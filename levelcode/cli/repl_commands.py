@@ -158,7 +158,8 @@ BY_NAME = {command.name: command for command in COMMANDS}
 SERVER_PROMPTS = "/SERVER:PROMPT ARG…   run an MCP server's prompt (Tab completes names and arguments)"
 IN_A_MESSAGE = ("@SERVER:URI        attach that MCP resource (Tab completes servers and URIs)",)
 KEYS = """\
-Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history
+Keys: Enter sends · Alt-Enter (or Esc then Enter), or \\ at the end of a line then Enter: a new line
+  (a pasted text stays one message) · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history
 Cards: a key counts once the card is ready (what you typed before comes back in the prompt)
   · an answer that is remembered or lifts the sandbox asks for Ctrl-Y · [v] shows cut text"""
 

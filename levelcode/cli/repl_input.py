@@ -1,5 +1,8 @@
 """The REPL's input line: history (kept 0600), completion (Tab; nothing until the session opens)
-and its keys. Reads no message itself: cli/repl.py asks it for each line.
+and its keys. Enter sends; for a message of several lines, Alt-Enter (or Esc then Enter) starts a
+new line, a line ending in `\\` continues on the next when Enter is
+pressed (the `\\` goes), and a pasted text stays one message, newlines and all (the terminal's
+bracketed paste). Reads no message itself: cli/repl.py asks it for each line.
 """
 
 from __future__ import annotations
@@ -13,8 +16,11 @@ from levelcode.core.private_files import touch_private
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.completion import Completer
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 PROMPT = "> "
+CONTINUATION = "  "  # before the second and later lines of a message, under the prompt
+CONTINUE_MARK = "\\"
 
 
 def input_line(completer: Callable[[], Completer | None]) -> PromptSession[str]:
@@ -28,4 +34,31 @@ def input_line(completer: Callable[[], Completer | None]) -> PromptSession[str]:
         history=FileHistory(str(history)),
         completer=DynamicCompleter(completer),
         complete_while_typing=False,
+        key_bindings=newline_keys(),
+        prompt_continuation=CONTINUATION,
     )
+
+
+def newline_keys() -> KeyBindings:
+    """The keys that put a new line in the message instead of sending it."""
+    from prompt_toolkit.filters import Condition
+    from prompt_toolkit.key_binding import KeyBindings
+
+    keys = KeyBindings()
+
+    @Condition
+    def continued() -> bool:
+        from prompt_toolkit.application import get_app
+
+        return get_app().current_buffer.document.text_before_cursor.endswith(CONTINUE_MARK)
+
+    @keys.add("escape", "enter")
+    def _new_line(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    @keys.add("enter", filter=continued)
+    def _continue(event: KeyPressEvent) -> None:
+        event.current_buffer.delete_before_cursor(len(CONTINUE_MARK))
+        event.current_buffer.insert_text("\n")
+
+    return keys

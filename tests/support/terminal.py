@@ -71,6 +71,11 @@ class Terminal:
     def type(self, text: str) -> None:
         self.tmux("send-keys", "-t", self.name, "-l", text)
 
+    def paste(self, text: str) -> None:
+        """Paste `text` as a terminal does: in bracketed-paste markers when the program asked."""
+        self.tmux("set-buffer", "-b", "pasted", "--", text)
+        self.tmux("paste-buffer", "-p", "-d", "-b", "pasted", "-t", self.name)
+
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", self.name)
 
