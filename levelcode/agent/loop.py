@@ -13,7 +13,7 @@ the unfinished one.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from levelcode.agent.compaction import Compactor, Keep
 from levelcode.agent.events import (
@@ -28,6 +28,7 @@ from levelcode.agent.events import (
 from levelcode.agent.spend import SpendMeter, SpendReport
 from levelcode.agent.toolbox import Toolbox
 from levelcode.agent.transcript import FAILED_NOTE, INTERRUPTED_NOTE, Transcript
+from levelcode.core.attachments import Attachment
 from levelcode.core.errors import ContextTooLong, TurnAborted
 from levelcode.core.messages import AssistantTurn, ToolResult, ToolUse, Usage
 from levelcode.core.outcome import failure
@@ -65,10 +66,11 @@ class Agent:
         """This turn's requests, summed (compaction's included)."""
         return self.spend.turn.usage
 
-    async def run_turn(self, prompt: str) -> str:
-        """The model's final text for this prompt. Raises TurnAborted (Ctrl-C) or ProviderError;
-        either way the turn is closed with a note first, so the next prompt is a turn of its own."""
-        self.transcript.add_prompt(prompt)
+    async def run_turn(self, prompt: str, attachments: Sequence[Attachment] = ()) -> str:
+        """The model's final text for this prompt (and what the user attached to it). Raises
+        TurnAborted (Ctrl-C) or ProviderError; either way the turn is closed with a note first, so
+        the next prompt is a turn of its own."""
+        self.transcript.add_prompt(prompt, attachments)
         self.spend.begin_turn()
         try:
             return await self._steps()

@@ -38,7 +38,7 @@ from rich.text import Text
 
 from levelcode import __version__
 from levelcode.cli.repl_commands import BY_NAME, run_slash_command
-from levelcode.cli.repl_input import PROMPT, input_line
+from levelcode.cli.repl_input import PROMPT, complete_typed_path, input_line
 from levelcode.cli.repl_turns import send_message
 from levelcode.ui.activity_line import SKIP_HINT, ActivityLine, naming
 from levelcode.ui.typeahead import take_kept
@@ -62,6 +62,7 @@ HINT = "/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves"
 BEHIND_THE_PROMPT = (
     "levelcode.cli.session",
     "levelcode.cli.repl_mcp",
+    "levelcode.cli.mentions",
     "levelcode.cli.server_requests",
     "levelcode.ui.approval_card",
     "levelcode.ui.render",
@@ -184,6 +185,9 @@ class Repl:
 
     def _open_session(self, start: SessionStart) -> ChatSession:
         """The session, with the REPL's cards, forms and notices; raises ProviderAuthError."""
+        from prompt_toolkit.completion import merge_completers
+
+        from levelcode.cli.mentions import MentionCompleter
         from levelcode.cli.repl_mcp import McpCompleter, McpPromptParts
         from levelcode.cli.server_requests import TerminalAnswers
         from levelcode.cli.session import open_session
@@ -202,7 +206,10 @@ class Repl:
 
         self._session = session = open_session(start, approver=approver, sink=self.notices, answers=answers)
         self.mcp_parts = McpPromptParts(session.mcp.hub)
-        self.completer = McpCompleter(self.mcp_parts, BY_NAME)
+        self.completer = merge_completers(
+            [McpCompleter(self.mcp_parts, BY_NAME), MentionCompleter(session.ctx)]
+        )
+        complete_typed_path()  # an `@path` typed before there was anything to complete it
         return session
 
     async def opened(self) -> None:

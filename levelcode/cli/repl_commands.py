@@ -156,7 +156,11 @@ BY_NAME = {command.name: command for command in COMMANDS}
 
 # What /help says after the table: the MCP servers' own commands, what a message may hold, the keys.
 SERVER_PROMPTS = "/SERVER:PROMPT ARG…   run an MCP server's prompt (Tab completes names and arguments)"
-IN_A_MESSAGE = ("@SERVER:URI        attach that MCP resource (Tab completes servers and URIs)",)
+IN_A_MESSAGE = (
+    "@PATH              attach a file (its text, up to 40,000 characters) or a folder's listing;",
+    '                   only inside the workspace and added folders; Tab completes, @"a b" for spaces',
+    "@SERVER:URI        attach that MCP resource (Tab completes servers and URIs)",
+)
 KEYS = """\
 Keys: Enter sends · Alt-Enter (or Esc then Enter), or \\ at the end of a line then Enter: a new line
   (a pasted text stays one message) · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history

@@ -1,8 +1,8 @@
-"""The REPL's input line: history (kept 0600), completion (Tab; nothing until the session opens)
-and its keys. Enter sends; for a message of several lines, Alt-Enter (or Esc then Enter) starts a
-new line, a line ending in `\\` continues on the next when Enter is
-pressed (the `\\` goes), and a pasted text stays one message, newlines and all (the terminal's
-bracketed paste). Reads no message itself: cli/repl.py asks it for each line.
+"""The REPL's input line: history (kept 0600), completion (Tab, and by itself while an `@path`
+is typed; nothing until the session opens) and its keys. Enter sends; for a message of several
+lines, Alt-Enter (or Esc then Enter) starts a new line, a line ending in `\\` continues on the
+next when Enter is pressed (the `\\` goes), and a pasted text stays one message, newlines and
+all (the terminal's bracketed paste). Reads no message itself: cli/repl.py asks it for each line.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from levelcode.core.private_files import touch_private
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.completion import Completer
+    from prompt_toolkit.filters import Filter
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 PROMPT = "> "
@@ -33,10 +34,36 @@ def input_line(completer: Callable[[], Completer | None]) -> PromptSession[str]:
     return PromptSession(
         history=FileHistory(str(history)),
         completer=DynamicCompleter(completer),
-        complete_while_typing=False,
+        complete_while_typing=typing_a_path(),
         key_bindings=newline_keys(),
         prompt_continuation=CONTINUATION,
     )
+
+
+def typing_a_path() -> Filter:
+    """Completions show while a word starting with `@` and no `:` is typed (files, folders and
+    server names: all local, so as fast as typing); everything else waits for Tab (an MCP
+    server's URIs and arguments take a request)."""
+    from prompt_toolkit.application import get_app
+    from prompt_toolkit.filters import Condition
+
+    @Condition
+    def typing() -> bool:
+        before = get_app().current_buffer.document.text_before_cursor
+        word = before.rsplit(None, 1)[-1] if before.strip() else ""
+        return before[-1:].strip() != "" and word.startswith("@") and ":" not in word
+
+    return typing
+
+
+def complete_typed_path() -> None:
+    """Show the completions of the `@path` being typed now, if one is (the prompt is up, and
+    completion has just become possible)."""
+    from prompt_toolkit.application import get_app_or_none
+
+    app = get_app_or_none()
+    if app is not None and app.is_running and typing_a_path()():
+        app.current_buffer.start_completion(select_first=False)
 
 
 def newline_keys() -> KeyBindings:

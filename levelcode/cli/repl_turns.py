@@ -15,17 +15,14 @@ from levelcode.ui.visible import visible, visible_block
 
 if TYPE_CHECKING:
     from levelcode.cli.repl import Repl
+    from levelcode.core.attachments import Attachment
 
 
 async def send_message(repl: Repl, text: str, *, attach: bool = True) -> None:
-    """Run one turn for `text`; `attach`: read what it mentions (`@server:uri`) first."""
+    """Run one turn for `text`; `attach`: what it mentions (`@path`, `@server:uri`) goes with it."""
     session = repl.session
-    if attach and "@" in text:
-        attached = await repl.mcp_parts.attach(text)
-        for note in attached.notes:
-            repl.console.print(Text(visible(note), style="dim"))
-        text = attached.text
-    turn = asyncio.ensure_future(session.agent.run_turn(text))
+    attachments = await attachments_of(repl, text) if attach else ()
+    turn = asyncio.ensure_future(session.agent.run_turn(text, attachments))
     repl.turn = turn
     try:
         try:
@@ -43,6 +40,20 @@ async def send_message(repl: Repl, text: str, *, attach: bool = True) -> None:
     finally:
         repl.turn = None
         spend_line(repl)
+
+
+async def attachments_of(repl: Repl, text: str) -> tuple[Attachment, ...]:
+    """What goes with `text`: what it mentions; a line for each refusal, one for what is attached."""
+    from levelcode.cli.mentions import attached_line, gather
+
+    if "@" not in text:
+        return ()
+    gathered = await gather(text, repl.session.ctx, repl.mcp_parts)
+    for reason in gathered.refused:  # one line each, however long: the terminal wraps it
+        repl.console.print(Text(visible(reason), style="yellow"), soft_wrap=True)
+    if gathered.attachments:
+        repl.console.print(Text(visible(attached_line(gathered.attachments)), style="dim"), soft_wrap=True)
+    return gathered.attachments
 
 
 def spend_line(repl: Repl) -> None:

@@ -52,3 +52,39 @@ def test_a_message_of_several_lines_is_sent_whole(
         typed, pasted = (user_text(request) for request in server.requests)
     assert typed == "first line\nsecond line\nthird line\nfourth"
     assert pasted == "pasted one\npasted two\n\npasted four"
+
+
+def test_at_path_completes_attaches_and_refuses_outside(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    workspace, outside = tmp_path / "work", tmp_path / "outside"
+    (workspace / "src").mkdir(parents=True)
+    outside.mkdir()
+    (workspace / "src" / "app.py").write_text("def value():\n    return 1\n")
+    (workspace / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (outside / "secret.txt").write_text("top-secret-marker")
+    with OPENAI.fake([Reply(text="It returns 1.")]) as server:
+        start_repl(terminal, isolated_home, workspace, server.base_url)
+        terminal.type("what does @sr")
+        terminal.wait_for("src/")  # the menu, while typing
+        terminal.send("Tab")
+        terminal.wait_for("> what does @src/")
+        terminal.type("ap")
+        terminal.wait_for("src/app.py")  # the menu again
+        terminal.send("Tab")
+        terminal.wait_for("> what does @src/app.py")
+        terminal.type(" do? not @../outside/secret.txt nor @logo.png")
+        terminal.send("Enter")
+        screen = terminal.wait_for("It returns 1.")
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+        (request,) = server.requests
+    assert "@../outside/secret.txt: not attached: path '../outside/secret.txt' resolves to" in screen
+    assert "which is outside the directories this session may use" in screen
+    assert "@logo.png: not attached: logo.png is a binary file (10 bytes); only text is attached" in screen
+    assert "attached: @src/app.py (26 chars)" in screen
+    sent = user_text(request)
+    assert sent.startswith("what does @src/app.py do? not @../outside/secret.txt nor @logo.png")
+    assert "<file path='src/app.py'>\ndef value():\n    return 1\n\n</file>" in sent
+    assert "top-secret-marker" not in str(request.body)
+    assert "PNG" not in sent
