@@ -20,7 +20,8 @@ SIGTERM and SIGHUP end the session, with the same cleanup as /exit.
 
 This module owns the session's life: opening, servers, the prompt loop and Ctrl-C. The slash
 commands are a table in cli/repl_commands.py, the input line and its keys are cli/repl_input.py,
-and one message's turn is cli/repl_turns.py.
+one message's turn is cli/repl_turns.py (what it mentions: cli/mentions.py), and a `!cmd` line
+is cli/repl_shell.py.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from rich.text import Text
 from levelcode import __version__
 from levelcode.cli.repl_commands import BY_NAME, run_slash_command
 from levelcode.cli.repl_input import PROMPT, complete_typed_path, input_line
+from levelcode.cli.repl_shell import SHELL_MARK, run_shell_line
 from levelcode.cli.repl_turns import send_message
 from levelcode.ui.activity_line import SKIP_HINT, ActivityLine, naming
 from levelcode.ui.typeahead import take_kept
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
     from levelcode.cli.repl_mcp import McpPromptParts
     from levelcode.cli.session import ChatSession
     from levelcode.cli.session_start import LightStart, SessionStart
+    from levelcode.core.attachments import Attachment
     from levelcode.mcp.config.specs import ServerSpec
     from levelcode.ui.render import HeldNotices
 
@@ -103,6 +106,7 @@ class Repl:
         self.opening: asyncio.Future[None] | None = None  # the session opening behind the prompt
         self.turn: asyncio.Future[Any] | None = None  # what Ctrl-C aborts: a turn, or MCP start-up
         self.startup: asyncio.Future[None] | None = None  # the servers starting behind the prompt
+        self.pending: list[Attachment] = []  # `!cmd` outputs, for the next message
 
     @property
     def session(self) -> ChatSession:
@@ -149,10 +153,13 @@ class Repl:
                 return 0
 
     async def entered(self, text: str) -> bool:
-        """Act on one line entered: a slash command or a message. False: leave the session."""
+        """Act on one line entered: a slash command, a shell line or a message. False: leave."""
         await self.opened()
         if text.startswith("/"):
             return await run_slash_command(self, text)
+        if text.startswith(SHELL_MARK):
+            await run_shell_line(self, text.removeprefix(SHELL_MARK))
+            return True
         await self.servers_ready()
         await send_message(self, text)
         return True

@@ -104,6 +104,7 @@ async def compact(repl: Repl, _words: list[str]) -> bool:
 
 async def new(repl: Repl, _words: list[str]) -> bool:
     await repl.servers_ready()
+    repl.pending.clear()  # `!cmd` outputs kept for the old conversation
     await repl.start_servers(repl.session.reset())
     repl.console.print(Text("New chat.", style="green"))
     return True
@@ -156,7 +157,9 @@ BY_NAME = {command.name: command for command in COMMANDS}
 
 # What /help says after the table: the MCP servers' own commands, what a message may hold, the keys.
 SERVER_PROMPTS = "/SERVER:PROMPT ARG…   run an MCP server's prompt (Tab completes names and arguments)"
-IN_A_MESSAGE = (
+AT_THE_PROMPT = (
+    "!COMMAND           run a shell line as the model's commands run (in the sandbox, no card: you",
+    "                   typed it); its output goes to the model with your next message",
     "@PATH              attach a file (its text, up to 40,000 characters) or a folder's listing;",
     '                   only inside the workspace and added folders; Tab completes, @"a b" for spaces',
     "@SERVER:URI        attach that MCP resource (Tab completes servers and URIs)",
@@ -170,8 +173,8 @@ Cards: a key counts once the card is ready (what you typed before comes back in 
 
 def help_text() -> str:
     commands = [*(line for command in COMMANDS for line in command.help), SERVER_PROMPTS]
-    indented = [f"  {line}" for line in commands]
-    return "\n".join(["Commands:", *indented, "In a message:", *(f"  {line}" for line in IN_A_MESSAGE), KEYS])
+    sections = ["Commands:", *commands, "At the prompt:", *AT_THE_PROMPT]
+    return "\n".join([*(line if line.endswith(":") else f"  {line}" for line in sections), KEYS])
 
 
 async def run_slash_command(repl: Repl, text: str) -> bool:

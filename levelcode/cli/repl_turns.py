@@ -19,9 +19,11 @@ if TYPE_CHECKING:
 
 
 async def send_message(repl: Repl, text: str, *, attach: bool = True) -> None:
-    """Run one turn for `text`; `attach`: what it mentions (`@path`, `@server:uri`) goes with it."""
+    """Run one turn for `text`, with the output of the `!cmd` lines run since the last one;
+    `attach`: what it mentions (`@path`, `@server:uri`) goes with it too."""
     session = repl.session
-    attachments = await attachments_of(repl, text) if attach else ()
+    mentioned = await attachments_of(repl, text) if attach else ()
+    attachments, repl.pending = (*repl.pending, *mentioned), []  # `!cmd` outputs come first
     turn = asyncio.ensure_future(session.agent.run_turn(text, attachments))
     repl.turn = turn
     try:

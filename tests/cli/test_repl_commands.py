@@ -19,3 +19,9 @@ def test_help_names_every_command_of_the_table() -> None:
 def test_names_are_unique_lowercase_slash_words() -> None:
     assert len(BY_NAME) == len(COMMANDS)
     assert all(name.startswith("/") and name == name.lower() and " " not in name for name in BY_NAME)
+
+
+def test_help_gives_the_attachment_cap_it_enforces() -> None:
+    from levelcode.tools.file_mentions import MAX_ATTACHED_FILE_CHARS
+
+    assert f"up to {MAX_ATTACHED_FILE_CHARS:,} characters" in help_text()

@@ -1,14 +1,21 @@
-"""What a message can hold, typed in a real terminal (tmux) and checked where it arrives (the fake
-API's request): several lines (Alt-Enter, Esc then Enter, a trailing backslash then Enter, a
-bracketed paste), each sent as one message when Enter is pressed."""
+"""What can be typed at the prompt, in a real terminal (tmux), checked where it arrives (the fake
+API's request): messages of several lines (Alt-Enter, Esc then Enter, a trailing backslash then
+Enter, a bracketed paste), each sent as one message when Enter is pressed; `@path` attachments;
+`!cmd` shell lines, run as the model's commands run. Load-bearing direction: a path outside the
+allowed directories is never attached, and a `!cmd` the sandbox blocks stays blocked unless the
+card that lifts the sandbox says yes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from tests.fakes.scripted_server import RecordedRequest, Reply
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, provider_env, provider_flags
+from tests.support.sandbox import host_folder
 from tests.support.terminal import Terminal
 
 
@@ -88,3 +95,45 @@ def test_at_path_completes_attaches_and_refuses_outside(
     assert "<file path='src/app.py'>\ndef value():\n    return 1\n\n</file>" in sent
     assert "top-secret-marker" not in str(request.body)
     assert "PNG" not in sent
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    with host_folder() as folder:
+        yield folder
+
+
+@pytest.mark.sandbox
+def test_a_shell_line_runs_as_the_models_commands_do_without_a_card(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path, outside: Path
+) -> None:
+    marker = outside / "marker"
+    with OPENAI.fake([Reply(text="Both seen.")]) as server:
+        start_repl(terminal, isolated_home, tmp_path, server.base_url)
+        terminal.type("!echo hello from $0 in $PWD > said.txt; cat said.txt")
+        terminal.send("Enter")
+        terminal.wait_for(f"hello from bash in {tmp_path}")
+        terminal.wait_for("(this output goes to the model with your next message)")
+        assert (tmp_path / "said.txt").exists()  # it ran, in the workspace, without a card
+        terminal.wait_for_prompt()
+        terminal.type(f"!touch {marker}")
+        terminal.send("Enter")
+        card = terminal.wait_for_keys()  # the sandbox blocked it: the same card as the model's
+        assert "Run again outside the sandbox" in card
+        assert "Runs OUTSIDE the sandbox" in card
+        terminal.press("n")
+        terminal.wait_for("[the user did not allow a run outside the sandbox]")
+        terminal.wait_for_prompt()
+        assert not marker.exists()
+        terminal.type("what happened?")
+        terminal.send("Enter")
+        screen = terminal.wait_for("Both seen.")
+        terminal.send("C-d")
+        terminal.wait_for("[exited 0]")
+        (request,) = server.requests
+    assert screen.count("Run a command?") == 1  # only the card that would lift the sandbox
+    sent = user_text(request)
+    assert sent.startswith("what happened?\n\nThe user ran this shell command in the session;")
+    assert f"hello from bash in {tmp_path}\n[exit code 0]" in sent
+    assert f"<command-output command='touch {marker}'>" in sent
+    assert "[sandbox]" in sent
