@@ -15,6 +15,7 @@ from levelcode.core.private_files import touch_private
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.buffer import Buffer
     from prompt_toolkit.completion import Completer
     from prompt_toolkit.filters import Filter
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -66,8 +67,31 @@ def complete_typed_path() -> None:
         app.current_buffer.start_completion(select_first=False)
 
 
+def tab_through_completions(buffer: Buffer) -> None:
+    """Tab while an `@path` is typed: the next completion, as Tab always does, and also when the
+    completions asked for while typing are still on their way (prompt_toolkit would drop that
+    Tab): then the first of them, once they come, unless the text changed meanwhile."""
+    state = buffer.complete_state
+    if state is not None and state.completions:
+        buffer.complete_next()
+        return
+    pressed_at = buffer.document
+
+    def first(_buffer: object) -> None:
+        now = buffer.complete_state
+        if buffer.document != pressed_at or now is None or now.completions:
+            buffer.on_completions_changed -= first
+        if buffer.document == pressed_at and now is not None and now.completions:
+            buffer.complete_next()
+
+    buffer.on_completions_changed += first
+    if state is None:
+        buffer.start_completion()
+
+
 def newline_keys() -> KeyBindings:
-    """The keys that put a new line in the message instead of sending it."""
+    """The keys that put a new line in the message instead of sending it, and Tab's help with an
+    `@path` (`tab_through_completions`)."""
     from prompt_toolkit.filters import Condition
     from prompt_toolkit.key_binding import KeyBindings
 
@@ -82,6 +106,10 @@ def newline_keys() -> KeyBindings:
     @keys.add("escape", "enter")
     def _new_line(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
+
+    @keys.add("tab", filter=typing_a_path())
+    def _first_completion(event: KeyPressEvent) -> None:
+        tab_through_completions(event.current_buffer)
 
     @keys.add("enter", filter=continued)
     def _continue(event: KeyPressEvent) -> None:

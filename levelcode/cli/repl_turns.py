@@ -1,6 +1,7 @@
-"""One message in the REPL, from the line entered to the model's answer: what it mentions is
-attached, the turn runs (Ctrl-C aborts it), and after it a dim line of its tokens and cost.
-A failed request is one red line; the session goes on.
+"""One message in the REPL, from the line entered to the model's answer: what it mentions and
+the output of the `!cmd` lines before it are attached (one dim line says what), the turn runs
+(Ctrl-C aborts it), and after it a dim line of its tokens and cost. A failed request is one red
+line; the session goes on.
 """
 
 from __future__ import annotations
@@ -21,9 +22,13 @@ if TYPE_CHECKING:
 async def send_message(repl: Repl, text: str, *, attach: bool = True) -> None:
     """Run one turn for `text`, with the output of the `!cmd` lines run since the last one;
     `attach`: what it mentions (`@path`, `@server:uri`) goes with it too."""
+    from levelcode.cli.mentions import attached_line
+
     session = repl.session
-    mentioned = await attachments_of(repl, text) if attach else ()
+    mentioned = await mentioned_in(repl, text) if attach else ()
     attachments, repl.pending = (*repl.pending, *mentioned), []  # `!cmd` outputs come first
+    if attachments:
+        repl.console.print(Text(visible(attached_line(attachments)), style="dim"), soft_wrap=True)
     turn = asyncio.ensure_future(session.agent.run_turn(text, attachments))
     repl.turn = turn
     try:
@@ -44,17 +49,15 @@ async def send_message(repl: Repl, text: str, *, attach: bool = True) -> None:
         spend_line(repl)
 
 
-async def attachments_of(repl: Repl, text: str) -> tuple[Attachment, ...]:
-    """What goes with `text`: what it mentions; a line for each refusal, one for what is attached."""
-    from levelcode.cli.mentions import attached_line, gather
+async def mentioned_in(repl: Repl, text: str) -> tuple[Attachment, ...]:
+    """What `text` mentions, attached; a line for each mention that could not be."""
+    from levelcode.cli.mentions import gather
 
     if "@" not in text:
         return ()
     gathered = await gather(text, repl.session.ctx, repl.mcp_parts)
     for reason in gathered.refused:  # one line each, however long: the terminal wraps it
         repl.console.print(Text(visible(reason), style="yellow"), soft_wrap=True)
-    if gathered.attachments:
-        repl.console.print(Text(visible(attached_line(gathered.attachments)), style="dim"), soft_wrap=True)
     return gathered.attachments
 
 

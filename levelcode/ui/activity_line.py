@@ -89,9 +89,16 @@ class Activity:
     hint: str
     started: float
     detail: str = ""
+    last_text: str = ""
 
     def text(self) -> str:
-        return self.label() if callable(self.label) else self.label
+        """The label now. A callable is asked from rich's refresh thread while the event loop may
+        be changing what it reads: if that fails, the text it gave last time is shown again."""
+        if not callable(self.label):
+            return self.label
+        with contextlib.suppress(Exception):  # e.g. a dict changed size while read: asked again next time
+            self.last_text = self.label()
+        return self.last_text
 
 
 class ActivityLine:

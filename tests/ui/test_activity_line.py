@@ -197,3 +197,16 @@ def test_the_sink_shows_what_a_turn_waits_for() -> None:
     assert label() is None  # the first token ends the wait
     sink.emit(TurnFinished("Hel", "end_turn"))
     assert label() is None
+
+
+def test_a_label_that_fails_while_read_shows_what_it_said_last() -> None:
+    answers = iter(["starting MCP servers: a, b"])
+
+    def label() -> str:
+        return next(answers)  # then StopIteration, as a dict changing size under a reader would fail
+
+    line = ActivityLine(Console(file=io.StringIO()), clock=Clock())
+    line.show(label)
+    assert line.activity is not None
+    assert line.activity.text() == "starting MCP servers: a, b"
+    assert line.activity.text() == "starting MCP servers: a, b"
