@@ -20,8 +20,6 @@ from rich.text import Text
 
 from levelcode.core.attachments import command_attachment
 from levelcode.core.errors import ToolError
-from levelcode.tools.command_sandbox import unconfined_note
-from levelcode.tools.run_command import RUN_COMMAND
 from levelcode.ui.visible import visible, visible_block
 
 if TYPE_CHECKING:
@@ -34,6 +32,9 @@ RAN_UNCONFINED = "no sandbox here: it ran unconfined, as in your own shell"
 
 async def run_shell_line(repl: Repl, command: str) -> None:
     """Run the user's `command`, show its output, and keep it for the next message."""
+    from levelcode.tools.command_sandbox import unconfined_note  # the tools load behind the prompt
+    from levelcode.tools.run_command import RUN_COMMAND
+
     if not command.strip():
         repl.console.print(Text("usage: !COMMAND (a shell line, run in the workspace)", style="yellow"))
         return
