@@ -1,5 +1,6 @@
-"""What the loop tells the surfaces while it works: text as it streams, tool calls and results,
-the final answer. The REPL renders them, `run` prints them, `run --json` writes one JSON line each.
+"""What the loop tells the surfaces while it works: that it waits for the model, text as it
+streams, tool calls and results, the final answer. The REPL renders them, `run` prints them,
+`run --json` writes one JSON line each.
 
 Tool inputs in events are display-safe: an MCP call's argument values are masked before they
 ever reach an event (G4: arguments carry tokens), so no surface can print them by mistake.
@@ -17,6 +18,14 @@ from levelcode.core.outcome import MediaInfo
 from levelcode.core.progress import Progress
 
 ToolOrigin = Literal["builtin", "mcp", "unknown"]
+
+
+@dataclass(frozen=True)
+class AwaitingModel:
+    """A request has gone to the model and nothing of its answer has come back yet: for
+    `"answer"` the next step of the turn, for `"compaction"` the summary of older turns."""
+
+    purpose: Literal["answer", "compaction"] = "answer"
 
 
 @dataclass(frozen=True)
@@ -65,7 +74,9 @@ class TurnFinished:
     spend: SpendReport | None = None  # the turn's and the session's tokens and cost
 
 
-AgentEvent = TextDelta | ToolCallEvent | ToolProgress | ToolResultEvent | Notice | TurnFinished
+AgentEvent = (
+    AwaitingModel | TextDelta | ToolCallEvent | ToolProgress | ToolResultEvent | Notice | TurnFinished
+)
 
 
 class EventSink(Protocol):

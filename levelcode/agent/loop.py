@@ -15,13 +15,22 @@ session file (agent/session_store.py) never holds a tool use without its result.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from levelcode.agent.compaction import Compactor, Keep
-from levelcode.agent.events import EventSink, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
+from levelcode.agent.events import (
+    AwaitingModel,
+    EventSink,
+    Notice,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnFinished,
+)
 from levelcode.agent.spend import SpendMeter, SpendReport
 from levelcode.agent.toolbox import Toolbox
 from levelcode.agent.transcript import FAILED_NOTE, INTERRUPTED_NOTE, Transcript
+from levelcode.core.attachments import Attachment
 from levelcode.core.errors import ContextTooLong, TurnAborted
 from levelcode.core.messages import AssistantTurn, ToolResult, ToolUse, Usage
 from levelcode.core.outcome import failure
@@ -61,10 +70,11 @@ class Agent:
         """This turn's requests, summed (compaction's included)."""
         return self.spend.turn.usage
 
-    async def run_turn(self, prompt: str) -> str:
-        """The model's final text for this prompt. Raises TurnAborted (Ctrl-C) or ProviderError;
-        either way the turn is closed with a note first, so the next prompt is a turn of its own."""
-        self.transcript.add_prompt(prompt)
+    async def run_turn(self, prompt: str, attachments: Sequence[Attachment] = ()) -> str:
+        """The model's final text for this prompt (and what the user attached to it). Raises
+        TurnAborted (Ctrl-C) or ProviderError; either way the turn is closed with a note first, so
+        the next prompt is a turn of its own."""
+        self.transcript.add_prompt(prompt, attachments)
         self.spend.begin_turn()
         try:
             return await self._steps()
@@ -117,6 +127,7 @@ class Agent:
         return await self._complete()
 
     async def _complete(self) -> AssistantTurn:
+        self.sink.emit(AwaitingModel("answer"))
         return await self.provider.complete(
             system=self.system,
             messages=list(self.transcript.messages),
@@ -126,6 +137,7 @@ class Agent:
 
     async def compact(self, why: str, *, keep: Keep = "fit") -> bool:
         """Compact the older turns now (`/compact`: keep the last turn); False: nothing to compact."""
+        self.sink.emit(AwaitingModel("compaction"))
         done = await self.compactor.compact(self.transcript, keep=keep)
         if done is not None:
             self.spend.record(self.provider.settings.model, done.usage)

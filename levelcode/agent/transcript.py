@@ -1,9 +1,10 @@
 """The conversation as the provider sees it, kept paired by construction, its turns kept apart.
 
 Every assistant message with tool uses is followed by exactly one user message answering all of
-them (`answer`). A prompt is always a text block of its own: after such answers it joins that
-user message (tool results first, then the prompt), so user and assistant messages keep
-alternating, as some servers require. A turn the model did not finish — the user aborted it, or
+them (`answer`). A prompt is always a text block of its own, followed by what the user attached
+to it, one typed block each (core/attachments.py): after such answers it joins that user message
+(tool results first, then the prompt), so user and assistant messages keep alternating, as some
+servers require. A turn the model did not finish — the user aborted it, or
 its request failed — is closed with a note (`end_unanswered`): its prompt stays (the model may
 need to know what was asked and what its tools already did), but the next prompt reads as a new
 request after that note, never as more words of the old one. Pure data operations; the loop
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from levelcode.core.attachments import Attachment
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, unanswered_tool_uses
 from levelcode.core.outcome import failure
 
@@ -27,8 +29,9 @@ class Transcript:
     def __init__(self) -> None:
         self.messages: list[Message] = []
 
-    def add_prompt(self, text: str) -> None:
-        self._add_user_block(TextBlock(text))
+    def add_prompt(self, text: str, attachments: Sequence[Attachment] = ()) -> None:
+        """The prompt's text block, then what the user attached to it, each a block of its own."""
+        self._add_user_blocks(TextBlock(text), *attachments)
 
     def add_assistant(self, message: Message) -> None:
         self.messages.append(message)
@@ -42,7 +45,7 @@ class Transcript:
     def end_unanswered(self, note: str) -> None:
         """Close a turn the model did not finish with `note` (one of `TURN_END_NOTES`), after its
         prompt or its last tool results."""
-        self._add_user_block(TextBlock(note))
+        self._add_user_blocks(TextBlock(note))
 
     def is_paired(self) -> bool:
         return not unanswered_tool_uses(self.messages)
@@ -50,9 +53,9 @@ class Transcript:
     def clear(self) -> None:
         self.messages.clear()
 
-    def _add_user_block(self, block: TextBlock) -> None:
+    def _add_user_blocks(self, *blocks: TextBlock) -> None:
         if self.messages and self.messages[-1].role == "user":
             last = self.messages[-1]
-            self.messages[-1] = Message("user", (*last.content, block))
+            self.messages[-1] = Message("user", (*last.content, *blocks))
         else:
-            self.messages.append(Message("user", (block,)))
+            self.messages.append(Message("user", blocks))

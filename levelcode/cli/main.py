@@ -25,6 +25,7 @@ commands:
   levelcode -r / --resume [ID]   pick a session of this workspace to go on with (or give its ID)
   levelcode run "PROMPT"         run one task headless and exit (non-zero on failure)
   levelcode run -c "PROMPT"      a headless follow-up in the last session of this workspace
+  levelcode run - < task.md      the same, the prompt read from stdin (also when piped in)
   levelcode mcp ...              see and manage MCP servers (levelcode mcp --help)
   levelcode sandbox -- CMD ...   run CMD in the sandbox, exactly as the agent runs commands
 
@@ -131,7 +132,12 @@ def add_session_options(parser: argparse.ArgumentParser, *, headless: bool) -> N
 def _fill_run(run: CommandParser) -> None:
     add_common_options(run)
     add_session_options(run, headless=True)
-    run.add_argument("prompt", help="what to do")
+    run.add_argument(
+        "prompt",
+        nargs="?",
+        metavar="PROMPT",
+        help='what to do; "-" reads it from stdin, and so does no PROMPT when stdin is not a terminal',
+    )
     run.add_argument("--json", action="store_true", help="print one JSON event per line")
 
 
@@ -169,7 +175,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"levelcode {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser(
-        "run", fill=_fill_run, help="run one task headless", description="Run one task headless."
+        "run",
+        fill=_fill_run,
+        help="run one task headless",
+        description=(
+            "Run one task headless and exit. The prompt is PROMPT, or what stdin holds with - (or "
+            'with no PROMPT when stdin is not a terminal): echo "fix the failing test" | levelcode run'
+        ),
     )
     from levelcode.cli.mcp_parser import MCP_EPILOG
 

@@ -17,6 +17,11 @@ prompt; Ctrl-C at the prompt clears the line; Ctrl-D or /exit leaves. What is ty
 prompt is up waits on the terminal for the next one; a card that appears meanwhile takes it off
 (it never answers the card) and it is given back as the next prompt's text (ui/typeahead.py).
 SIGTERM and SIGHUP end the session, with the same cleanup as /exit.
+
+This module owns the session's life: opening, servers, the prompt loop and Ctrl-C. The slash
+commands are a table in cli/repl_commands.py, the input line and its keys are cli/repl_input.py,
+one message's turn is cli/repl_turns.py (what it mentions: cli/mentions.py), and a `!cmd` line
+is cli/repl_shell.py.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Coroutine, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,11 +38,12 @@ from rich.console import Console
 from rich.text import Text
 
 from levelcode import __version__
-from levelcode.core import paths
-from levelcode.core.errors import ProviderError, TurnAborted
-from levelcode.core.private_files import touch_private
+from levelcode.cli.repl_commands import BY_NAME, run_slash_command
+from levelcode.cli.repl_input import PROMPT, complete_typed_path, input_line
+from levelcode.cli.repl_shell import SHELL_MARK, run_shell_line
+from levelcode.cli.repl_turns import send_message
+from levelcode.ui.activity_line import SKIP_HINT, ActivityLine, naming
 from levelcode.ui.typeahead import take_kept
-from levelcode.ui.visible import visible, visible_block
 
 if TYPE_CHECKING:
     from prompt_toolkit.completion import Completer
@@ -45,30 +51,10 @@ if TYPE_CHECKING:
     from levelcode.cli.repl_mcp import McpPromptParts
     from levelcode.cli.session import ChatSession
     from levelcode.cli.session_start import LightStart, SessionStart
+    from levelcode.core.attachments import Attachment
     from levelcode.mcp.config.specs import ServerSpec
     from levelcode.ui.render import HeldNotices
 
-HELP = """\
-Commands:
-  /help      this help
-  /mcp       MCP servers: state, origin, command, tools (allow/ask)
-  /mcp stop NAME     end one server now (whole process group); /new starts it again
-  /mcp revoke NAME   forget a repository server's approval here (it keeps running unless stopped)
-  /context   where the context goes: system prompt, tools (built-in, MCP per server), messages
-  /cost      tokens and cost: each turn's and the session's (prices: "prices" in settings)
-  /model [NAME]      list the provider's models, or switch this session to NAME
-  /init      have the model look at the repository and write AGENTS.md (or improve it)
-  /add-dir DIR       let the tools use DIR too, and tell the MCP servers that asked for roots
-  /SERVER:PROMPT ARG…   run an MCP server's prompt (Tab completes names and arguments)
-  @SERVER:URI        in a message: attach that MCP resource (Tab completes servers and URIs)
-  /compact   summarize the older turns now (it also happens by itself before the context is full)
-  /new       start a new chat (forgets the conversation, ends background commands, restarts MCP)
-  /exit      leave (also Ctrl-D); the session stays saved: levelcode -c or -r goes on with it
-Keys: Enter sends · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history
-Cards: a key counts once the card is ready (what you typed before comes back in the prompt)
-  · an answer that is remembered or lifts the sandbox asks for Ctrl-Y · [v] shows cut text"""
-
-Command = Callable[[list[str]], Awaitable[bool]]  # given the words after the command; False to leave
 INTERRUPTED_START = (
     "⏹ MCP start-up interrupted: servers that had not started are not running "
     "(/mcp shows which; /new tries again)"
@@ -79,6 +65,7 @@ HINT = "/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves"
 BEHIND_THE_PROMPT = (
     "levelcode.cli.session",
     "levelcode.cli.repl_mcp",
+    "levelcode.cli.mentions",
     "levelcode.cli.server_requests",
     "levelcode.ui.approval_card",
     "levelcode.ui.render",
@@ -112,25 +99,14 @@ class Repl:
     def __init__(self, light: LightStart) -> None:
         self.light = light
         self.console = Console()
+        self.line = ActivityLine(self.console)  # what LevelCode waits for, while nothing else shows
         self._start: SessionStart | None = None  # the runtime, once loaded
         self._session: ChatSession | None = None
         self.completer: Completer | None = None  # Tab completes nothing until the session opens
         self.opening: asyncio.Future[None] | None = None  # the session opening behind the prompt
         self.turn: asyncio.Future[Any] | None = None  # what Ctrl-C aborts: a turn, or MCP start-up
         self.startup: asyncio.Future[None] | None = None  # the servers starting behind the prompt
-        self.commands: dict[str, Command] = {
-            "/mcp": self.mcp,
-            "/context": self.context,
-            "/cost": self.cost,
-            "/model": self.model,
-            "/init": self.init,
-            "/add-dir": self.add_dir,
-            "/compact": self.compact,
-            "/help": self.help,
-            "/new": self.new,
-            "/exit": self.leave,
-            "/quit": self.leave,
-        }
+        self.pending: list[Attachment] = []  # `!cmd` outputs, for the next message
 
     @property
     def session(self) -> ChatSession:
@@ -168,16 +144,7 @@ class Repl:
         return (f" · sandbox, network {'on' if sandbox.network else hosts}", "dim")
 
     async def main(self) -> int:
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.completion import DynamicCompleter
-        from prompt_toolkit.history import FileHistory
-
-        history = touch_private(paths.history_path())  # FileHistory appends; it never creates it 0600
-        prompt: PromptSession[str] = PromptSession(
-            history=FileHistory(str(history)),
-            completer=DynamicCompleter(lambda: self.completer),
-            complete_while_typing=False,
-        )
+        prompt = input_line(lambda: self.completer)
         self.banner()
         if repository_asks_for_servers(self.light.workspace):
             await self.open(cards=True)
@@ -185,22 +152,27 @@ class Repl:
         while True:
             try:
                 text = await prompt.prompt_async(
-                    "> ", default=take_kept(), handle_sigint=False, pre_run=self.open_behind
+                    PROMPT, default=take_kept(), handle_sigint=False, pre_run=self.open_behind
                 )
             except KeyboardInterrupt:
                 continue
             except EOFError:
                 return 0
             text = text.strip()
-            if not text:
-                continue
-            await self.opened()
-            if text.startswith("/"):
-                if not await self.command(text):
-                    return 0
-                continue
-            await self.servers_ready()
-            await self.run_turn(text)
+            if text and not await self.entered(text):
+                return 0
+
+    async def entered(self, text: str) -> bool:
+        """Act on one line entered: a slash command, a shell line or a message. False: leave."""
+        await self.opened()
+        if text.startswith("/"):
+            return await run_slash_command(self, text)
+        if text.startswith(SHELL_MARK):
+            await run_shell_line(self, text.removeprefix(SHELL_MARK))
+            return True
+        await self.servers_ready()
+        await send_message(self, text)
+        return True
 
     def open_behind(self) -> None:
         """Called as the first prompt starts: the session opens once it is drawn."""
@@ -230,30 +202,37 @@ class Repl:
 
     def _open_session(self, start: SessionStart) -> ChatSession:
         """The session, with the REPL's cards, forms and notices; raises ProviderAuthError."""
+        from prompt_toolkit.completion import merge_completers
+
+        from levelcode.cli.mentions import MentionCompleter
         from levelcode.cli.repl_mcp import McpCompleter, McpPromptParts
         from levelcode.cli.server_requests import TerminalAnswers
         from levelcode.cli.session import open_session
         from levelcode.mcp.client_features import UserAnswers
         from levelcode.providers.base import Provider
+        from levelcode.ui.activity_line import PausingApprover
         from levelcode.ui.approval_card import TerminalApprover
         from levelcode.ui.render import ConsoleSink, HeldNotices
 
-        console = self.console
-        approver, shown = TerminalApprover(console), ConsoleSink(console)
-        self.notices = HeldNotices(shown)
+        console, line = self.console, self.line
+        approver = PausingApprover(TerminalApprover(console), line)
+        self.notices = HeldNotices(ConsoleSink(console, line=line))
 
         def answers(provider: Provider) -> UserAnswers:
-            return TerminalAnswers(console, approver, lambda: provider, shown.stop_progress).answers()
+            return TerminalAnswers(console, approver, lambda: provider, line.hidden).answers()
 
         self._session = session = open_session(start, approver=approver, sink=self.notices, answers=answers)
         self.mcp_parts = McpPromptParts(session.mcp.hub)
-        self.completer = McpCompleter(self.mcp_parts, self.commands)
+        self.completer = merge_completers(
+            [McpCompleter(self.mcp_parts, BY_NAME), MentionCompleter(session.ctx)]
+        )
+        complete_typed_path()  # an `@path` typed before there was anything to complete it
         return session
 
     async def opened(self) -> None:
         """Wait for the session opening behind the prompt (its failure is raised here)."""
         if self.opening is not None and not self.opening.done():
-            with self.console.status("starting the session…"):
+            with self.line.showing("starting the session", hint=""):
                 await asyncio.shield(self.opening)
         elif self.opening is not None:
             self.opening.result()
@@ -295,130 +274,16 @@ class Repl:
         """The first turn waits for the servers still starting: with progress, Ctrl-C skips them."""
         startup = self.startup
         if startup is not None and not startup.done():
-            names = self.session.mcp.hub.still_starting()
-            status = f"waiting for MCP servers: {', '.join(names) or '…'}… (Ctrl-C to skip)"
             self.turn = startup
             try:
-                with self.console.status(status):
+                names = self.session.mcp.hub.still_starting
+                with self.line.showing(naming("waiting for MCP servers", names), SKIP_HINT):
                     await asyncio.wait({startup})
             finally:
                 self.turn = None
             if startup.cancelled():
                 self.console.print(Text(INTERRUPTED_START, style="yellow"))
         self.notices.release()
-
-    async def command(self, text: str) -> bool:
-        name, *words = text.split()
-        handler = self.commands.get(name.lower())
-        if handler is None and ":" in name:
-            await self.run_prompt(name, text[len(name) :])
-            return True
-        if handler is None:
-            self.console.print(Text(visible(f"unknown command {name}; /help lists them"), style="yellow"))
-            return True
-        return await handler(words)
-
-    async def help(self, _words: list[str]) -> bool:
-        self.console.print(HELP)
-        return True
-
-    async def mcp(self, words: list[str]) -> bool:
-        """`/mcp` lists; `/mcp stop NAME` ends a server now; `/mcp revoke NAME` forgets its approval."""
-        if not words:
-            from levelcode.ui.mcp_views import print_list
-
-            print_list(self.console, self.session.mcp.list_view(take_errors=True))
-            return True
-        action, names = words[0], words[1:]
-        if action not in ("stop", "revoke") or len(names) != 1:
-            self.console.print(Text("usage: /mcp · /mcp stop NAME · /mcp revoke NAME", style="yellow"))
-            return True
-        lines = await (
-            self.session.mcp.stop(names[0]) if action == "stop" else self.session.mcp.revoke(names[0])
-        )
-        for line in lines:
-            self.console.print(Text(visible(line)))
-        return True
-
-    async def context(self, _words: list[str]) -> bool:
-        from levelcode.ui.context_view import render_context
-
-        self.console.out(
-            render_context(self.session.context_usage(), last=self.session.agent.last_usage), highlight=False
-        )
-        return True
-
-    async def cost(self, _words: list[str]) -> bool:
-        from levelcode.ui.spend_view import render_spend
-
-        agent = self.session.agent
-        self.console.out(render_spend(agent.spend, agent.provider.settings.model), highlight=False)
-        return True
-
-    async def model(self, words: list[str]) -> bool:
-        from levelcode.cli.model_command import model_command
-
-        model_command(self.console, self.session, words)
-        return True
-
-    async def init(self, _words: list[str]) -> bool:
-        """`/init`: a turn asking the model to write AGENTS.md (its edit asks as edits do)."""
-        from levelcode.agent.init_prompt import INIT_NOTE, init_prompt
-
-        await self.servers_ready()
-        self.console.print(Text(INIT_NOTE, style="dim"))
-        await self.run_turn(init_prompt(self.light.workspace), attach=False)
-        return True
-
-    async def add_dir(self, words: list[str]) -> bool:
-        folder = Path(" ".join(words)).expanduser() if words else None
-        if folder is None or not folder.is_dir():
-            self.console.print(Text("usage: /add-dir DIR (an existing directory)", style="yellow"))
-            return True
-        self.session.add_folder(folder.resolve())
-        self.console.print(
-            Text(
-                visible(f"Added {folder.resolve()}: the tools may use it, and servers are told."),
-                style="green",
-            )
-        )
-        return True
-
-    async def run_prompt(self, command: str, rest: str) -> None:
-        """`/server:prompt ARG…`: the server's prompt, sent as the next message."""
-        from levelcode.cli.repl_mcp import PromptError, split_words
-
-        await self.servers_ready()
-        try:
-            text = await self.mcp_parts.prompt_text(command, split_words(rest))
-        except PromptError as exc:
-            self.console.print(Text(visible(str(exc)), style="yellow"))
-            return
-        self.console.print(Text(visible(f"running {command}…"), style="dim"))
-        await self.run_turn(text, attach=False)
-
-    async def compact(self, _words: list[str]) -> bool:
-        work = asyncio.ensure_future(self.session.agent.compact("/compact", keep="turn"))
-        self.turn = work
-        try:
-            with self.console.status("compacting the conversation… (Ctrl-C to stop)"):
-                compacted = await work
-        except asyncio.CancelledError:
-            if not work.cancelled():
-                raise
-            self.console.print(Text("⏹ compaction stopped; the conversation is as it was", style="yellow"))
-            return True
-        finally:
-            self.turn = None
-        if not compacted:
-            self.console.print(Text("Nothing to compact yet: the conversation is one turn long.", "dim"))
-        return True
-
-    async def new(self, _words: list[str]) -> bool:
-        await self.servers_ready()
-        await self.start_servers(self.session.reset())
-        self.console.print(Text("New chat.", style="green"))
-        return True
 
     async def start_servers(self, work: Coroutine[object, object, None]) -> None:
         """MCP start-up can take seconds: show progress, and let Ctrl-C give up on the slow ones."""
@@ -437,43 +302,11 @@ class Repl:
     def starting_status(self, names: Sequence[str]) -> AbstractContextManager[object]:
         if not names:
             return contextlib.nullcontext()
-        return self.console.status(f"starting MCP servers: {', '.join(names)}… (Ctrl-C to skip)")
-
-    async def leave(self, _words: list[str]) -> bool:
-        return False
+        starting = naming("starting MCP servers", self.session.mcp.hub.still_starting)
+        return self.line.showing(starting, SKIP_HINT)
 
     def interrupt(self) -> bool:
         """Ctrl-C: abort the running turn; at the prompt it is a key, handled there."""
         if self.turn is not None and not self.turn.done():
             self.turn.cancel()
         return True
-
-    async def run_turn(self, text: str, *, attach: bool = True) -> None:
-        if attach and "@" in text:
-            attached = await self.mcp_parts.attach(text)
-            for note in attached.notes:
-                self.console.print(Text(visible(note), style="dim"))
-            text = attached.text
-        turn = asyncio.ensure_future(self.session.agent.run_turn(text))
-        self.turn = turn
-        try:
-            await turn
-        except (TurnAborted, asyncio.CancelledError) as exc:
-            if isinstance(exc, asyncio.CancelledError) and not turn.cancelled():
-                raise
-            from levelcode.agent.events import Notice
-
-            self.session.agent.sink.emit(Notice("⏹ aborted"))
-        except ProviderError as exc:
-            self.console.print(Text(f"error: {visible_block(str(exc))}", style="red"))
-        finally:
-            self.turn = None
-            self.spend_line()
-
-    def spend_line(self) -> None:
-        """The turn's tokens and cost, one dim line (nothing when no request finished)."""
-        from levelcode.ui.spend_view import turn_line
-
-        spend = self.session.agent.spend
-        if spend.turn.requests:
-            self.console.print(Text(turn_line(spend.turn, spend.session), style="dim"))

@@ -1,16 +1,18 @@
 """Who answers what a server asks of the user, in the interactive session: elicitation through
 the ui's form, sampling through an approval card and then the current provider.
 
-One question at a time (servers may ask at once); the live progress line is stopped before any
-is shown. Sampling runs on the session's own provider and model, capped at the lower of the
+One question at a time (servers may ask at once); the live activity line is off the screen while
+one is shown. Sampling runs on the session's own provider and model, capped at the lower of the
 server's token limit and the session's, and only after an explicit yes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 
 from rich.console import Console
 from rich.text import Text
@@ -33,12 +35,12 @@ class TerminalAnswers:
         console: Console,
         approver: Approver,
         provider: Callable[[], Provider],
-        before_asking: Callable[[], None] = lambda: None,
+        asking: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
     ) -> None:
         self.console = console
         self.approver = approver
         self.provider = provider
-        self.before_asking = before_asking
+        self.asking = asking  # wraps each question: the live activity line is off the screen meanwhile
         self._one_at_a_time = asyncio.Lock()
 
     def answers(self) -> UserAnswers:
@@ -52,11 +54,13 @@ class TerminalAnswers:
             self.console.print(Text(said, style="yellow"))
             return {"action": "decline"}
         async with self._one_at_a_time:
-            self.before_asking()
-            if isinstance(request, FormRequest):
-                action, content = await ask_form(self.console, server, request)
-                return {"action": action, "content": content} if action == "accept" else {"action": action}
-            return {"action": await ask_url(self.console, server, request)}
+            with self.asking():
+                if isinstance(request, FormRequest):
+                    action, content = await ask_form(self.console, server, request)
+                    if action != "accept":
+                        return {"action": action}
+                    return {"action": action, "content": content}
+                return {"action": await ask_url(self.console, server, request)}
 
     async def sample(self, server: str, params: Mapping[str, object]) -> Mapping[str, object]:
         request = parse_sampling(params)
@@ -67,8 +71,8 @@ class TerminalAnswers:
         limit = min(request.max_tokens, settings.max_tokens)
         card = sampling_card(server, request, f"{settings.provider}/{settings.model}", limit)
         async with self._one_at_a_time:
-            self.before_asking()
-            choice = await decide_or_deny(self.approver, card)
+            with self.asking():
+                choice = await decide_or_deny(self.approver, card)
         if choice == "deny":
             raise RemoteError("the user declined the sampling request", server=server, code=USER_REJECTED)
         messages = [

@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from typing import IO
 
 from rich.console import Console
-from rich.status import Status
 from rich.text import Text
 
 from levelcode.agent.events import (
     AgentEvent,
+    AwaitingModel,
     EventSink,
     Notice,
     TextDelta,
@@ -27,6 +27,7 @@ from levelcode.agent.events import (
 from levelcode.agent.spend import SpendReport
 from levelcode.core.messages import Usage
 from levelcode.core.outcome import media_summary
+from levelcode.ui.activity_line import ActivityLine
 from levelcode.ui.markdown_stream import MarkdownStream
 from levelcode.ui.spend_view import UNKNOWN_PRICE_HINT
 from levelcode.ui.visible import visible, visible_block
@@ -53,49 +54,57 @@ def summarize_result(text: str) -> str:
     return "\n".join(head) + (f"\n… {more} more lines" if more > 0 else "")
 
 
-def progress_text(event: ToolProgress) -> str:
-    """`everything__long_op  3/5 (60%) · step 3 of 5`; the server's message escaped, one line."""
+def progress_detail(event: ToolProgress) -> str:
+    """`3/5 (60%) · step 3 of 5`: the server's message escaped, on one line."""
     update = event.progress
     done = f"{update.progress:g}" + (f"/{update.total:g}" if update.total is not None else "")
     if update.fraction is not None:
         done += f" ({update.fraction:.0%})"
     message = f" · {visible(' '.join(update.message.split()))[:100]}" if update.message else ""
-    return f"{visible(event.name)}  {done}{message}"
+    return f"{done}{message}"
+
+
+WAITING = {"answer": "waiting for the model", "compaction": "compacting the conversation"}
 
 
 class ConsoleSink:
-    """Markdown streamed as it arrives; tool activity as compact dim lines; a running call's
-    progress as one live line on a terminal (gone when anything else is printed)."""
+    """Markdown streamed as it arrives; tool activity as compact dim lines; on a terminal, one
+    live line while nothing shows that LevelCode works: waiting for the model (until its first
+    token or tool call), or a tool running, with the progress its server reports
+    (ui/activity_line.py). Whatever else is printed takes that line off first."""
 
-    def __init__(self, console: Console, activity: Console | None = None) -> None:
+    def __init__(
+        self, console: Console, activity: Console | None = None, *, line: ActivityLine | None = None
+    ) -> None:
         self.markdown = MarkdownStream(console)
         self.console = activity or console  # `run` sends tool activity to stderr, the answer to stdout
-        self._live: Status | None = None
-
-    def stop_progress(self) -> None:
-        """End the live progress line (before a card or a form is shown, or anything printed)."""
-        if self._live is not None:
-            self._live.stop()
-            self._live = None
+        self.line = line or ActivityLine(self.console)
 
     def _progress(self, event: ToolProgress) -> None:
-        if not self.console.is_terminal:
-            return
-        if self._live is None:
-            self._live = self.console.status(progress_text(event))
-            self._live.start()
-        else:
-            self._live.update(progress_text(event))
+        shown = self.line.activity
+        if shown is None or shown.label != visible(event.name):
+            self.line.show(visible(event.name))
+        self.line.detail(progress_detail(event))
 
     def emit(self, event: AgentEvent) -> None:
         if isinstance(event, ToolProgress):
             self._progress(event)
             return
-        self.stop_progress()
         if isinstance(event, TextDelta):
+            self.line.clear()
             self.markdown.feed(event.text)
             return
         self.markdown.flush()
+        if isinstance(event, AwaitingModel):
+            self.line.show(WAITING[event.purpose])
+        elif isinstance(event, Notice):
+            with self.line.hidden():
+                self.console.print(Text(visible_block(event.text), style="yellow"))
+        else:
+            self.line.clear()
+            self._print(event)
+
+    def _print(self, event: AgentEvent) -> None:
         if isinstance(event, ToolCallEvent):
             origin = "  [mcp]" if event.origin == "mcp" else ""
             line = Text.assemble(("● ", "cyan"), (visible(event.name), "bold cyan"), (origin, "magenta"))
@@ -103,14 +112,13 @@ class ConsoleSink:
             if args:
                 line.append("  " + args, style="dim")
             self.console.print(line)
+            self.line.show(visible(event.name))  # until its result: the card, if any, hides it
         elif isinstance(event, ToolResultEvent):
             style = "red" if event.is_error else "dim"
             body = summarize_result(event.text) if event.is_error else _result_size(event.text)
             if event.media:
                 body += f"  · {media_summary(event.media)}"
             self.console.print(Text("  ⎿ ", style="dim") + Text(body, style=style))
-        elif isinstance(event, Notice):
-            self.console.print(Text(visible_block(event.text), style="yellow"))
         elif isinstance(event, TurnFinished):
             self.console.print()
 

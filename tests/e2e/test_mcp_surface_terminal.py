@@ -249,7 +249,7 @@ def test_progress_roots_and_the_mcp_view(terminal: Terminal, isolated_home: Path
         terminal.wait_for_prompt()
         terminal.type("go")
         terminal.send("Enter")
-        terminal.wait_for("everything__trigger-long-running-operation  2/4 (50%)")
+        terminal.wait_for("s · 2/4 (50%)")  # the live line: name · elapsed · progress
         terminal.wait_for("long one done")
         terminal.wait_for_prompt()
         terminal.type(f"/add-dir {notes}")

@@ -1,7 +1,9 @@
 """The part both fake model APIs share: the script, the HTTP server, and running one in its own process.
 
 A script is a list of steps, consumed in order, one per accepted request:
-- `Reply(text=..., tool_calls=(ToolCall(name, input),))`: the model's answer. With `hang=True`
+- `Reply(text=..., tool_calls=(ToolCall(name, input),))`: the model's answer; `delay=SECONDS`
+  holds it that long before anything is sent (the model thinking before its first token;
+  a callable step that waits on an event does the same until the test says so). With `hang=True`
   the server streams the text, then holds the stream open until the client goes away
   (`client_gone` is then set) or the server stops: for cancellation tests. With `cut_off=True`
   it streams the text, then drops the connection mid-body, as a failing proxy would.
@@ -18,7 +20,8 @@ The same script as JSON (for `python -m tests.fakes.fake_openai --script FILE`),
      {"text": "Done."}]
 
 Keys of a JSON step: `text`, `tool_calls` (each `name`, `input`, optional `id`, optional
-`raw_arguments` sent verbatim), `stop_reason`, `hang`, `cut_off`; or only `error` (`status`, `message`).
+`raw_arguments` sent verbatim), `stop_reason`, `delay`, `hang`, `cut_off`; or only `error` (`status`,
+`message`).
 
 Every request that arrives is recorded (`server.requests`), accepted or not. Before a step is
 used the request is checked like the real API would: key (401), a `Fail` step, model (404),
@@ -62,6 +65,7 @@ class Reply:
     stop_reason: str | None = None  # default: the API's word for "tool use" or "end of turn"
     hang: bool = False
     cut_off: bool = False
+    delay: float = 0.0  # seconds before the first byte of the answer
 
     @property
     def stops_early(self) -> bool:
@@ -122,7 +126,8 @@ def step_from_json(raw: Mapping[str, Any]) -> Reply | Fail:
         for c in raw.get("tool_calls", [])
     )
     faults = {"hang": bool(raw.get("hang", False)), "cut_off": bool(raw.get("cut_off", False))}
-    return Reply(str(raw.get("text", "")), calls, raw.get("stop_reason"), **faults)
+    delay = float(raw.get("delay", 0.0))
+    return Reply(str(raw.get("text", "")), calls, raw.get("stop_reason"), delay=delay, **faults)
 
 
 def load_script(path: Path) -> list[Step]:
@@ -254,6 +259,11 @@ class ScriptedServer:
         refused = check_reply(decided, request.body) if check_reply and isinstance(decided, Reply) else None
         return refused or decided
 
+    def think(self, seconds: float) -> None:
+        """Wait `seconds` before answering, as a model does before its first token (a server
+        that is stopping ends the wait)."""
+        self._closing.wait(seconds)
+
     def hold(self, connection: socket.socket) -> None:
         """Keep a response open until the client closes the connection or the server stops."""
         self.hanging.set()
@@ -320,6 +330,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(fake.decide(request), body)
 
     def _answer(self, decision: Reply | Fail | ApiError, body: Mapping[str, Any]) -> None:
+        if isinstance(decision, Reply) and decision.delay:
+            self.server.fake.think(decision.delay)
         if isinstance(decision, ApiError):
             self._send_error(decision)
         elif isinstance(decision, Fail):

@@ -55,6 +55,11 @@ class Terminal:
             command,
         )
 
+    def record(self, path: str) -> None:
+        """Append every byte the program writes to the terminal to `path`, from now on: what the
+        terminal was sent, before it interpreted any of it."""
+        self.tmux("pipe-pane", "-o", "-t", self.name, f"cat >> {shlex.quote(path)}")
+
     def buffers(self) -> str:
         """Every tmux paste buffer's content: where an OSC 52 clipboard write lands."""
         names = self.tmux("list-buffers", "-F", "#{buffer_name}").split()
@@ -65,6 +70,11 @@ class Terminal:
 
     def type(self, text: str) -> None:
         self.tmux("send-keys", "-t", self.name, "-l", text)
+
+    def paste(self, text: str) -> None:
+        """Paste `text` as a terminal does: in bracketed-paste markers when the program asked."""
+        self.tmux("set-buffer", "-b", "pasted", "--", text)
+        self.tmux("paste-buffer", "-p", "-d", "-b", "pasted", "-t", self.name)
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", self.name)

@@ -1,0 +1,222 @@
+"""The REPL's slash commands, in one table (`COMMANDS`): each row is the command's name, its
+handler and its lines in /help. A new command is a handler (here, or in a module of its own) and
+one row; /help and Tab completion follow from the table.
+
+A handler gets the REPL (cli/repl.py) and the words typed after the name, and returns False to
+leave the session. `/SERVER:PROMPT` (an MCP server's prompt) is no row: any name with a colon is one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from levelcode.ui.visible import visible
+
+if TYPE_CHECKING:
+    from levelcode.cli.repl import Repl
+
+Handler = Callable[["Repl", list[str]], Awaitable[bool]]
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    run: Handler
+    help: tuple[str, ...] = ()  # its lines in /help (none: an alias of the row before)
+
+
+async def show_help(repl: Repl, _words: list[str]) -> bool:
+    repl.console.print(help_text(), markup=False, highlight=False)
+    return True
+
+
+async def mcp(repl: Repl, words: list[str]) -> bool:
+    """`/mcp` lists; `/mcp stop NAME` ends a server now; `/mcp revoke NAME` forgets its approval."""
+    if not words:
+        from levelcode.ui.mcp_views import print_list
+
+        print_list(repl.console, repl.session.mcp.list_view(take_errors=True))
+        return True
+    action, names = words[0], words[1:]
+    if action not in ("stop", "revoke") or len(names) != 1:
+        repl.console.print(Text("usage: /mcp · /mcp stop NAME · /mcp revoke NAME", style="yellow"))
+        return True
+    runtime = repl.session.mcp
+    lines = await (runtime.stop(names[0]) if action == "stop" else runtime.revoke(names[0]))
+    for line in lines:
+        repl.console.print(Text(visible(line)))
+    return True
+
+
+async def context(repl: Repl, _words: list[str]) -> bool:
+    from levelcode.ui.context_view import render_context
+
+    session = repl.session
+    shown = render_context(session.context_usage(), last=session.agent.last_usage)
+    repl.console.out(shown, highlight=False)
+    return True
+
+
+async def cost(repl: Repl, _words: list[str]) -> bool:
+    from levelcode.ui.spend_view import render_spend
+
+    agent = repl.session.agent
+    repl.console.out(render_spend(agent.spend, agent.provider.settings.model), highlight=False)
+    return True
+
+
+async def model(repl: Repl, words: list[str]) -> bool:
+    from levelcode.cli.model_command import model_command
+
+    model_command(repl.console, repl.session, words)
+    return True
+
+
+async def init(repl: Repl, _words: list[str]) -> bool:
+    """`/init`: a turn asking the model to write AGENTS.md (its edit asks as edits do)."""
+    from levelcode.agent.init_prompt import INIT_NOTE, init_prompt
+    from levelcode.cli.repl_turns import send_message
+
+    await repl.servers_ready()
+    repl.console.print(Text(INIT_NOTE, style="dim"))
+    await send_message(repl, init_prompt(repl.light.workspace), attach=False)
+    return True
+
+
+async def add_dir(repl: Repl, words: list[str]) -> bool:
+    folder = Path(" ".join(words)).expanduser() if words else None
+    if folder is None or not folder.is_dir():
+        repl.console.print(Text("usage: /add-dir DIR (an existing directory)", style="yellow"))
+        return True
+    repl.session.add_folder(folder.resolve())
+    added = f"Added {folder.resolve()}: the tools may use it, and servers are told."
+    repl.console.print(Text(visible(added), style="green"))
+    return True
+
+
+async def compact(repl: Repl, _words: list[str]) -> bool:
+    work = asyncio.ensure_future(repl.session.agent.compact("/compact", keep="turn"))
+    repl.turn = work
+    try:
+        try:
+            compacted = await work  # the agent says it compacts: the activity line shows it
+        finally:
+            repl.line.clear()
+    except asyncio.CancelledError:
+        if not work.cancelled():
+            raise
+        repl.console.print(Text("⏹ compaction stopped; the conversation is as it was", style="yellow"))
+        return True
+    finally:
+        repl.turn = None
+    if not compacted:
+        repl.console.print(Text("Nothing to compact yet: the conversation is one turn long.", "dim"))
+    return True
+
+
+async def new(repl: Repl, _words: list[str]) -> bool:
+    await repl.servers_ready()
+    repl.pending.clear()  # `!cmd` outputs kept for the old conversation
+    await repl.start_servers(repl.session.reset())
+    repl.console.print(Text("New chat.", style="green"))
+    return True
+
+
+async def leave(_repl: Repl, _words: list[str]) -> bool:
+    return False
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("/help", show_help, ("/help      this help",)),
+    SlashCommand(
+        "/mcp",
+        mcp,
+        (
+            "/mcp       MCP servers: state, origin, command, tools (allow/ask)",
+            "/mcp stop NAME     end one server now (whole process group); /new starts it again",
+            "/mcp revoke NAME   forget a repository server's approval here (it keeps running unless stopped)",
+        ),
+    ),
+    SlashCommand(
+        "/context",
+        context,
+        ("/context   where the context goes: system prompt, tools (built-in, MCP per server), messages",),
+    ),
+    SlashCommand(
+        "/cost",
+        cost,
+        ("/cost      tokens and cost: each turn's and the session's (prices: \"prices\" in settings)",),
+    ),
+    SlashCommand(
+        "/model", model, ("/model [NAME]      list the provider's models, or switch this session to NAME",)
+    ),
+    SlashCommand(
+        "/init",
+        init,
+        ("/init      have the model look at the repository and write AGENTS.md (or improve it)",),
+    ),
+    SlashCommand(
+        "/add-dir",
+        add_dir,
+        ("/add-dir DIR       let the tools use DIR too, and tell the MCP servers that asked for roots",),
+    ),
+    SlashCommand(
+        "/compact",
+        compact,
+        ("/compact   summarize the older turns now (it also happens by itself before the context is full)",),
+    ),
+    SlashCommand(
+        "/new",
+        new,
+        ("/new       start a new chat (forgets the conversation, ends background commands, restarts MCP)",),
+    ),
+    SlashCommand(
+        "/exit",
+        leave,
+        ("/exit      leave (also Ctrl-D); the session stays saved: levelcode -c or -r goes on with it",),
+    ),
+    SlashCommand("/quit", leave),
+)
+BY_NAME = {command.name: command for command in COMMANDS}
+
+# What /help says after the table: the MCP servers' own commands, what a message may hold, the keys.
+SERVER_PROMPTS = "/SERVER:PROMPT ARG…   run an MCP server's prompt (Tab completes names and arguments)"
+AT_THE_PROMPT = (
+    "!COMMAND           run a shell line as the model's commands run (in the sandbox, no card: you",
+    "                   typed it); its output goes to the model with your next message",
+    "@PATH              attach a file (its text, up to 40,000 characters) or a folder's listing;",
+    '                   only inside the workspace and added folders; Tab completes, @"a b" for spaces',
+    "@SERVER:URI        attach that MCP resource (Tab completes servers and URIs)",
+)
+KEYS = """\
+Keys: Enter sends · Alt-Enter (or Esc then Enter), or \\ at the end of a line then Enter: a new line
+  (a pasted text stays one message) · Ctrl-C aborts the running turn, or clears the line · ↑/↓ history
+Cards: a key counts once the card is ready (what you typed before comes back in the prompt)
+  · an answer that is remembered or lifts the sandbox asks for Ctrl-Y · [v] shows cut text"""
+
+
+def help_text() -> str:
+    commands = [*(line for command in COMMANDS for line in command.help), SERVER_PROMPTS]
+    sections = ["Commands:", *commands, "At the prompt:", *AT_THE_PROMPT]
+    return "\n".join([*(line if line.endswith(":") else f"  {line}" for line in sections), KEYS])
+
+
+async def run_slash_command(repl: Repl, text: str) -> bool:
+    """Run the command `text` names (False: leave the session)."""
+    name, *words = text.split()
+    command = BY_NAME.get(name.lower())
+    if command is None and ":" in name:
+        from levelcode.cli.repl_turns import run_server_prompt
+
+        await run_server_prompt(repl, name, text[len(name) :])
+        return True
+    if command is None:
+        repl.console.print(Text(visible(f"unknown command {name}; /help lists them"), style="yellow"))
+        return True
+    return await command.run(repl, words)
