@@ -30,25 +30,35 @@ PACKAGE = Path(__file__).resolve().parents[1] / "levelcode"
 # layer → the layers it may import (itself is always allowed)
 ALLOWED: dict[str, frozenset[str]] = {
     "cli": frozenset({"*"}),
-    "ui": frozenset({"agent", "mcp.gates", "mcp.config", "core"}),
+    "ui": frozenset({"agent", "mcp.live", "mcp.calls", "mcp.launch", "mcp.config", "core"}),
     "agent": frozenset({"providers", "tools", "core"}),
     "providers": frozenset({"core"}),
     "tools": frozenset({"sandbox", "core"}),
-    "mcp": frozenset({"mcp.protocol", "mcp.stdio", "mcp.http", "mcp.gates", "mcp.config", "sandbox", "core"}),
+    "mcp": frozenset(
+        {"mcp.live", "mcp.calls", "mcp.launch", "mcp.protocol", "mcp.stdio", "mcp.http", "mcp.config"}
+    ),
+    "mcp.live": frozenset(
+        {"mcp.calls", "mcp.launch", "mcp.protocol", "mcp.stdio", "mcp.http", "mcp.config", "sandbox", "core"}
+    ),
+    "mcp.calls": frozenset(
+        {"mcp.live", "mcp.launch", "mcp.protocol", "mcp.stdio", "mcp.http", "mcp.config", "sandbox", "core"}
+    ),
+    "mcp.launch": frozenset(
+        {"mcp.live", "mcp.calls", "mcp.protocol", "mcp.stdio", "mcp.http", "mcp.config", "sandbox", "core"}
+    ),
     "mcp.stdio": frozenset({"mcp.protocol", "mcp.config", "sandbox", "core"}),
     "mcp.http": frozenset({"mcp.protocol", "mcp.config", "core"}),
-    "mcp.gates": frozenset({"mcp.config", "core"}),
     "mcp.protocol": frozenset({"core"}),
     "mcp.config": frozenset({"core"}),
     "sandbox": frozenset({"core"}),
     "core": frozenset(),
     "root": frozenset({"*"}),  # levelcode/__init__.py, __main__.py
 }
-MCP_PARTS = ("protocol", "stdio", "http", "gates", "config")
+MCP_PARTS = ("live", "calls", "launch", "protocol", "stdio", "http", "config")
 
 
 def layer_of(module: str) -> str:
-    """`levelcode.mcp.gates.policy` → `mcp.gates`; `levelcode.mcp.hub` → `mcp`; `levelcode` → root."""
+    """`levelcode.mcp.calls.policy` → `mcp.calls`; `levelcode.mcp` → `mcp`; `levelcode` → root."""
     parts = module.split(".")[1:]
     if not parts or parts[0] in ("__main__",):
         return "root"
@@ -123,13 +133,17 @@ def test_every_module_belongs_to_a_known_layer() -> None:
 @pytest.mark.parametrize(
     ("source", "code", "forbidden"),
     [
-        ("mcp/hub.py", "from levelcode.agent.events import Notice", "mcp imports levelcode.agent.events"),
-        ("tools/plan.py", "import levelcode.mcp.gates.naming", "tools imports levelcode.mcp.gates.naming"),
-        ("ui/render.py", "from levelcode.mcp import hub", "ui imports levelcode.mcp.hub"),
+        (
+            "mcp/live/hub.py",
+            "from levelcode.agent.events import Notice",
+            "mcp.live imports levelcode.agent.events",
+        ),
+        ("tools/plan.py", "import levelcode.mcp.calls.naming", "tools imports levelcode.mcp.calls.naming"),
+        ("ui/render.py", "from levelcode.mcp.stdio import framing", "ui imports levelcode.mcp.stdio.framing"),
         ("core/paths.py", "from levelcode.ui.visible import visible", "core imports levelcode.ui.visible"),
-        ("mcp/gates/policy.py", "from levelcode.mcp.stdio import framing", "mcp.gates imports"),
+        ("mcp/config/specs.py", "from levelcode.mcp.stdio import framing", "mcp.config imports"),
         ("providers/base.py", "from levelcode.tools import base", "providers imports levelcode.tools.base"),
-        ("mcp/protocol/session.py", "from ..gates import naming", "mcp.protocol imports levelcode.mcp.gates"),
+        ("mcp/protocol/session.py", "from ..calls import naming", "mcp.protocol imports levelcode.mcp.calls"),
     ],
 )
 def test_a_forbidden_import_is_caught(source: str, code: str, forbidden: str) -> None:

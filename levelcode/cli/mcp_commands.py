@@ -1,7 +1,7 @@
 """`levelcode mcp list` and `levelcode mcp call`, and the dispatch of every `levelcode mcp` action.
 
 Every command that starts servers goes through the same launch gate as the agent
-(mcp/runtime.py), shows tools under the names the model sees, and prints what the model gets:
+(mcp/live/runtime.py), shows tools under the names the model sees, and prints what the model gets:
 on a terminal with control characters escaped (ui/visible.py), into a pipe byte for byte.
 """
 
@@ -17,8 +17,8 @@ from levelcode.cli.printing import fail, say, workspace_of
 
 if TYPE_CHECKING:
     from levelcode.mcp.config.specs import ServerSpec
-    from levelcode.mcp.gates.overview import ListView
-    from levelcode.mcp.runtime import McpRuntime
+    from levelcode.mcp.live.overview import ListView
+    from levelcode.mcp.live.runtime import McpRuntime
 
 
 def run_mcp_command(args: argparse.Namespace) -> int:
@@ -72,7 +72,7 @@ def one_server(args: argparse.Namespace) -> tuple[McpRuntime, ServerSpec] | None
     ask, notices said on stderr); None, and said, when no server has that name."""
     from levelcode.cli.config_report import load_reported_config, unread_note
     from levelcode.core.approvals import HeadlessApprover
-    from levelcode.mcp.runtime import McpRuntime
+    from levelcode.mcp.live.runtime import McpRuntime
     from levelcode.tools.names import BUILTIN_TOOL_NAMES
     from levelcode.ui.mcp_words import notice_words
 
@@ -109,8 +109,8 @@ def mcp_list(args: argparse.Namespace) -> int:
     """Imports are lazy here: the user's own servers are spawned first, and boot meanwhile. The
     configuration files that could not be used are said first, on stderr."""
     from levelcode.core.settings import load_settings
-    from levelcode.mcp.connect_options import session_options
-    from levelcode.mcp.early_start import start_user_servers
+    from levelcode.mcp.launch.connect_options import session_options
+    from levelcode.mcp.live.early_start import start_user_servers
 
     workspace = workspace_of(args)
     settings = load_settings(workspace)

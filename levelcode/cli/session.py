@@ -24,10 +24,10 @@ from levelcode.core.approvals import Approver
 from levelcode.core.messages import ToolShape
 from levelcode.core.settings import Settings
 from levelcode.core.tool_offers import DeferredTool, offer_found
-from levelcode.mcp.client_features import UserAnswers
+from levelcode.mcp.calls.deferral import ToolSearchPolicy, parse_tool_search
 from levelcode.mcp.config.specs import ServerSpec
-from levelcode.mcp.gates.deferral import ToolSearchPolicy, parse_tool_search
-from levelcode.mcp.runtime import McpRuntime
+from levelcode.mcp.live.client_features import UserAnswers
+from levelcode.mcp.live.runtime import McpRuntime
 from levelcode.providers.base import Provider, ProviderSettings
 from levelcode.providers.factory import close_provider
 from levelcode.providers.lazy import LazyProvider

@@ -1,6 +1,6 @@
 """The words for MCP servers' states and the MCP layer's notices: the one place they are phrased.
 
-Pure: typed state in (mcp/gates/status.py, the launch review's trust and change), text out. Every
+Pure: typed state in (mcp/launch/status.py, the launch review's trust and change), text out. Every
 view — the run-start chip, `mcp list`, `/mcp`, `mcp get`, the notices of a run — says a state the
 same way because it says it here. Server-supplied text inside is made safe where it is printed.
 """
@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from levelcode.mcp.config.specs import Tier
-from levelcode.mcp.gates.overview import ServerSummary
-from levelcode.mcp.gates.server_box import ServerBox
-from levelcode.mcp.gates.status import (
+from levelcode.mcp.launch.server_box import ServerBox
+from levelcode.mcp.launch.status import (
     LaunchesDenied,
     LaunchHeld,
     LoginNeeded,
@@ -20,7 +19,8 @@ from levelcode.mcp.gates.status import (
     ServerFailed,
     ServerStatus,
 )
-from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState, since_approval
+from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, since_approval
+from levelcode.mcp.live.overview import ServerSummary
 
 NEEDS_APPROVAL = "needs approval"
 NEEDS_LOGIN = "needs login"

@@ -17,9 +17,9 @@ import pytest
 
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.specs import StdioServerSpec
-from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.connection import connect
-from levelcode.mcp.hub import McpHub
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.connection import connect
+from levelcode.mcp.live.hub import McpHub
 from tests.support.cli import run_cli, write_settings
 from tests.support.servers import ROOT, USER
 

@@ -17,9 +17,9 @@ import pytest
 
 from levelcode.core.errors import ServerStartError
 from levelcode.core.outcome import ToolOutcome
-from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.connection import McpConnection, connect
-from levelcode.mcp.hub import McpHub
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.connection import McpConnection, connect
+from levelcode.mcp.live.hub import McpHub
 from tests.support.processes import read_pids, survivors
 from tests.support.servers import fault_spec
 

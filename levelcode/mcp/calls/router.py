@@ -1,0 +1,190 @@
+"""The MCP router: where a tool name no built-in has falls through to. Every call goes
+classify → approve → call, and returns the hub's string.
+
+Gates G2/G3 live here: the classifier sees the user's allow rules for that server (mcp/
+calls/allow_store.py), the tool's current definition and the server's annotations, never autopilot;
+anything not allowed asks, and with nobody to ask it is refused with `explain_mcp_refusal`'s
+message. "Always allow" records the tool's definition where that server's rules live, and is not
+offered for a destructive tool.
+
+With a `search_policy` (set by the session), tools may be offered deferred (mcp/calls/deferral.py):
+`specs` then holds `tool_search`, the loaded tools and the deferred ones as `DeferredTool`s;
+`tool_search` is answered here, from the catalog, without contacting any server, and what it
+finds is called like any other tool — same route, same gates.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
+from pathlib import Path
+
+from levelcode.core.approvals import Approver, decide_or_deny
+from levelcode.core.messages import ToolShape, ToolUse
+from levelcode.core.outcome import ToolOutcome, failure
+from levelcode.core.progress import Progress
+from levelcode.core.tool_offers import DeferredTool
+from levelcode.mcp.calls.allow_store import ToolAllowances
+from levelcode.mcp.calls.catalog import Catalog, McpRoute, build_catalog
+from levelcode.mcp.calls.deferral import (
+    TOOL_SEARCH_NAME,
+    DeferralPlan,
+    ToolSearchPolicy,
+    plan_deferral,
+    rank_tools,
+    search_result_text,
+    server_purpose,
+)
+from levelcode.mcp.calls.policy import McpVerdict, PolicyEntry, classify_mcp_tool, explain_mcp_refusal
+from levelcode.mcp.launch.launch_card import call_card, mask_arguments
+from levelcode.mcp.launch.trust import needs_launch_approval
+from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.live.hub import McpHub
+
+log = logging.getLogger("levelcode.mcp")
+
+
+class ToolSearchRoute:
+    """What `tool_search` resolves to: the router's own catalog search, no server."""
+
+
+class McpRouter:
+    def __init__(
+        self,
+        hub: McpHub,
+        tool_policy: MutableMapping[str, PolicyEntry],
+        approver: Approver,
+        *,
+        reserved: Collection[str],
+        settings_file: Path,
+        workspace: Path | None = None,
+        store: TrustStore | None = None,
+    ) -> None:
+        self.hub = hub
+        self.tool_policy = tool_policy
+        self.allowances = ToolAllowances(tool_policy, settings_file, workspace=workspace, store=store)
+        self.approver = approver
+        self.reserved = frozenset(reserved)
+        self.settings_file = settings_file
+        self.catalog = Catalog()
+        self.on_progress: Callable[[ToolUse, Progress], None] | None = None  # the session shows it
+        self.search_policy: ToolSearchPolicy | None = None  # None: every tool is offered up front
+        self._stale = True
+        self._plan: tuple[Catalog, ToolSearchPolicy | None, DeferralPlan] | None = None
+        hub.on_tools_changed = self._tools_changed
+
+    def _tools_changed(self, server: str) -> None:
+        log.info("tools of %s changed; the catalog is rebuilt before the next model call", server)
+        self._stale = True
+
+    def rebuild(self) -> Catalog:
+        listings, resources = self.hub.listings(), self.hub.resource_servers()
+        self.catalog = build_catalog(listings, reserved=self.reserved, resource_servers=resources)
+        self._stale = False
+        return self.catalog
+
+    def current(self) -> Catalog:
+        return self.rebuild() if self._stale else self.catalog
+
+    def plan(self) -> DeferralPlan:
+        """What of the current catalog the model sees up front, and what waits behind tool_search."""
+        catalog = self.current()
+        if self._plan is None or self._plan[0] is not catalog or self._plan[1] != self.search_policy:
+            plan = DeferralPlan(catalog.tools)
+            if self.search_policy is not None:
+                plan = plan_deferral(
+                    catalog, self.search_policy, always_load=self._always_load(), purposes=self._purposes()
+                )
+            self._plan = (catalog, self.search_policy, plan)
+        return self._plan[2]
+
+    def _always_load(self) -> set[str]:
+        return {name for name, state in self.hub.states.items() if state.spec.always_load}
+
+    def _purposes(self) -> dict[str, str]:
+        purposes = {}
+        for name, state in self.hub.states.items():
+            if state.connection is not None:
+                info = state.connection.info
+                purposes[name] = server_purpose(info.instructions, info.name)
+        return purposes
+
+    def specs(self) -> Sequence[ToolShape]:
+        plan = self.plan()
+        if plan.search is None:
+            return plan.loaded
+        deferred = [DeferredTool(t.name, t.description, t.input_schema) for t in plan.deferred]
+        return [plan.search, *plan.loaded, *deferred]
+
+    def route(self, name: str) -> McpRoute | ToolSearchRoute | None:
+        """What a tool name means now: the one lookup a call makes (the agent resolves it once)."""
+        if name == TOOL_SEARCH_NAME and self.plan().search is not None:
+            return ToolSearchRoute()
+        return self.current().route(name)
+
+    def shown_input(self, name: str, tool_input: Mapping[str, object]) -> Mapping[str, object]:
+        if name == TOOL_SEARCH_NAME:  # the model's own words, sent to no server
+            return dict(tool_input)
+        return mask_arguments(tool_input)
+
+    def search(self, tool_input: Mapping[str, object]) -> ToolOutcome:
+        """`tool_search`: the deferred tools that match, loaded by reference (never a server call)."""
+        query = tool_input.get("query")
+        if not isinstance(query, str) or not query.strip():
+            return failure('tool_search needs a "query": words for what the tool should do, or tool names')
+        plan = self.plan()
+        found = rank_tools(query, plan.deferred, self.current())
+        log.info("tool_search %r found %s", query, [t.name for t in found])
+        return ToolOutcome(search_result_text(query, found), references=tuple(t.name for t in found))
+
+    def verdict(self, name: str) -> McpVerdict | None:
+        route = self.current().route(name)
+        return self._verdict(name, route) if route is not None else None
+
+    def _verdict(self, name: str, route: McpRoute) -> McpVerdict | None:
+        state = self.hub.states.get(route.server)
+        if state is None:
+            return None
+        policy = self.allowances.policy_for(state.spec, name, route.tool)
+        repository = needs_launch_approval(state.spec)
+        return classify_mcp_tool(name, route.annotations, policy, route.definition, repository=repository)
+
+    async def call(self, use: ToolUse, route: McpRoute | ToolSearchRoute | None = None) -> ToolOutcome:
+        """classify → approve → call. `route`: what the caller already resolved `use.name` to."""
+        route = route or self.route(use.name)
+        if isinstance(route, ToolSearchRoute):
+            return self.search(use.input)
+        verdict = self._verdict(use.name, route) if route is not None else None
+        if route is None or verdict is None:
+            return failure(f"no MCP tool named {use.name!r} is available now")
+        if verdict.decision == "ask":
+            refusal = await self._ask(route, verdict, use.input)
+            if refusal is not None:
+                log.info(
+                    "mcp call %s refused (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input)
+                )
+                return refusal
+        log.info("mcp call %s (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input))
+        if route.kind != "tool":
+            return await self.hub.resource_call(route.server, route.kind, use.input)
+        on_progress = self.on_progress
+        progress = None if on_progress is None else lambda update: on_progress(use, update)
+        return await self.hub.call(route.server, route.tool, use.input, on_progress=progress)
+
+    async def _ask(
+        self, route: McpRoute, verdict: McpVerdict, arguments: Mapping[str, object]
+    ) -> ToolOutcome | None:
+        """None when the user allowed the call; otherwise the refusal the model gets."""
+        settings = str(self.settings_file)
+        if not self.approver.interactive:
+            return explain_mcp_refusal(verdict, settings_file=settings)
+        card = call_card(route.server, route.tool, verdict, arguments, settings)
+        choice = await decide_or_deny(self.approver, card)
+        if choice == "deny":
+            return explain_mcp_refusal(verdict, denied_by_user=True, settings_file=settings)
+        state = self.hub.states.get(route.server)
+        if choice == "always" and verdict.can_always and state is not None and route.definition is not None:
+            problem = self.allowances.record(state.spec, verdict.name, route.tool, route.definition)
+            if problem is not None:
+                log.warning('could not keep the "always" answer for %s: %s', verdict.name, problem)
+        return None

@@ -1,0 +1,344 @@
+"""One live MCP server, whatever its transport: its negotiated session, its tools, resources and
+prompts, and calls that always end in an outcome.
+
+`McpConnection.call_tool` returns what the model gets: the rendered result, or an `ERROR: …`
+outcome for a timeout, a JSON-RPC error, a malformed answer, or a server that died (with the
+transport's last diagnostic lines: a stdio server's stderr, a remote one's HTTP exchanges).
+Each call carries a progress token, and the server's progress for it goes to the caller; the
+server's log messages go to its log (mcp/live/server_log.py). Capping and spilling long results is
+the hub's job (it owns the results directory). Which transport a server gets, and how its
+protocol era is found, is transports.py's choice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING
+
+from levelcode.core import paths
+from levelcode.core.errors import CallTimeout, McpError, RemoteError, ServerExited, ServerStartError
+from levelcode.core.outcome import ToolOutcome, failure
+from levelcode.core.progress import Progress, ProgressCallback
+from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.server_log import ServerLog
+from levelcode.mcp.live.transports import transport_plan
+from levelcode.mcp.protocol import jsonrpc
+from levelcode.mcp.protocol.handshake import Era, ServerInfo
+from levelcode.mcp.protocol.input_rounds import request_until_complete
+from levelcode.mcp.protocol.paging import list_all
+from levelcode.mcp.protocol.results import render_call_result
+from levelcode.mcp.protocol.session import McpSession
+
+if TYPE_CHECKING:
+    from levelcode.mcp.live.early_start import EarlyServer
+
+DIAGNOSTIC_LINES_IN_ERRORS = 8
+URL_ELICITATION_REQUIRED = -32042
+MAX_BROWSER_STEPS = 3
+RESOURCE_LIST_SECONDS = 5.0
+LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
+
+ToolsChanged = Callable[["McpConnection"], None]
+Listing = tuple[Mapping[str, object], ...]
+_tokens = itertools.count(1)
+
+
+class McpConnection:
+    def __init__(
+        self, spec: ServerSpec, session: McpSession, info: ServerInfo, options: ConnectOptions
+    ) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.session = session
+        self.info = info
+        self.call_timeout = spec.timeout or options.call_timeout
+        self.tools: Listing = ()
+        self.listings: dict[str, Listing] = {}  # resources, templates, prompts: fetched when first asked
+        self.on_tools_changed: ToolsChanged | None = None
+        log_path = options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None
+        self.log = ServerLog(log_path, spec.client.log_level)
+        self._progress: dict[str, ProgressCallback] = {}
+        self._background: set[asyncio.Task[object]] = set()
+        self._tools_stale = False  # a tools list_changed came that no re-list has answered yet
+        self._relisting = False
+        session.on_notification = self._notification
+
+    @property
+    def pid(self) -> int | None:
+        """The server's local process, when it has one (a stdio server)."""
+        return self.session.transport.process_id
+
+    async def list_tools(self, *, timeout: float | None = None) -> Listing:
+        self.tools = tuple(
+            await list_all(self.session, "tools/list", "tools", timeout=timeout or self.call_timeout)
+        )
+        return self.tools
+
+    async def listing(
+        self, method: str, key: str, *, fresh: bool = False, timeout: float | None = None
+    ) -> Listing:
+        """`resources/list` → resources, `resources/templates/list` → resourceTemplates,
+        `prompts/list` → prompts: every page, kept until the server says its list changed."""
+        if fresh or method not in self.listings:
+            items = await list_all(self.session, method, key, timeout=timeout or self.call_timeout)
+            self.listings[method] = tuple(items)
+        return self.listings[method]
+
+    async def list_resources(self) -> None:
+        """Fetch the resource and template lists (kept), both at once; a server that offers none,
+        or is slow to say (`RESOURCE_LIST_SECONDS`), has none for now."""
+        if not self.info.offer("resources"):
+            return
+
+        async def fetch(method: str, key: str) -> None:
+            with contextlib.suppress(McpError):
+                await self.listing(method, key, fresh=True, timeout=RESOURCE_LIST_SECONDS)
+
+        await _together(
+            fetch("resources/list", "resources"), fetch("resources/templates/list", "resourceTemplates")
+        )
+
+    @property
+    def has_resources(self) -> bool:
+        """Whether it listed any resource or template (then the model gets the resource tools)."""
+        return bool(self.listings.get("resources/list") or self.listings.get("resources/templates/list"))
+
+    async def request(self, method: str, params: Mapping[str, object]) -> Mapping[str, object]:
+        """One request that may need the user's input first (2026-07-28); raises McpError."""
+        return await request_until_complete(self.session, method, params, timeout=self.call_timeout)
+
+    async def call_tool(
+        self,
+        tool: str,
+        arguments: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> ToolOutcome:
+        """The rendered result; every failure becomes an `ERROR: …` outcome, never an exception."""
+        limit = timeout or self.call_timeout
+        token = f"levelcode-{next(_tokens)}"
+        params = {"name": tool, "arguments": dict(arguments), "_meta": {"progressToken": token}}
+        if on_progress is not None:
+            self._progress[token] = on_progress
+        self.session.features.call_notes.clear()
+        try:
+            outcome = render_call_result(await self._call_after_browser_steps(tool, params, limit))
+        except CallTimeout:
+            outcome = failure(
+                f"{self.name}/{tool} timed out after {limit:g} s; LevelCode asked the server to cancel it"
+            )
+        except ServerExited as exc:
+            outcome = failure(
+                f"server {self.name!r} exited ({exc.detail}) during {tool}{self._diagnostics()}"
+            )
+        except McpError as exc:
+            outcome = failure(f"{self.name}/{tool}: {exc}{self._diagnostics()}")
+        finally:
+            self._progress.pop(token, None)
+        return self._with_call_notes(outcome)
+
+    async def _call_after_browser_steps(
+        self, tool: str, params: Mapping[str, object], limit: float
+    ) -> Mapping[str, object]:
+        """The call; when the server first needs the user in a browser (URLElicitationRequired,
+        -32042), each such step is put to the user as a URL request, and the call retried once
+        if they agreed to all of them."""
+        try:
+            return await request_until_complete(self.session, "tools/call", params, timeout=limit, tool=tool)
+        except RemoteError as exc:
+            steps = url_steps(exc)
+            if not steps:
+                raise
+            for step in steps:
+                answer = await self.session.handle_server_request("elicitation/create", step)
+                if answer.get("action") != "accept":
+                    hosts = ", ".join(str(s.get("url"))[:200] for s in steps)
+                    raise RemoteError(
+                        f"it needs the user to open {hosts} first, and that was not done",
+                        server=self.name,
+                        code=URL_ELICITATION_REQUIRED,
+                    ) from exc
+            return await request_until_complete(self.session, "tools/call", params, timeout=limit, tool=tool)
+
+    def _with_call_notes(self, outcome: ToolOutcome) -> ToolOutcome:
+        """What LevelCode did with the server's own requests during the call (an elicitation
+        declined headless, a sampling request refused), so the model knows why."""
+        notes = list(self.session.features.call_notes)
+        self.session.features.call_notes.clear()
+        if not notes:
+            return outcome
+        text = "\n".join([outcome.text, *(f"[LevelCode: {note}]" for note in notes)])
+        return ToolOutcome(text, outcome.is_error, outcome.media)
+
+    def roots_changed(self) -> None:
+        """Tell a server that asked for roots that the set changed (2026-07-28 asks each time)."""
+        if self.info.era == "legacy" and self.spec.client.roots:
+            with contextlib.suppress(McpError):
+                self.session.notify("notifications/roots/list_changed")
+
+    def set_log_level(self) -> None:
+        """Ask for log messages at the user's level: 2026-07-28 in every request's `_meta`; before,
+        with `logging/setLevel`, sent in the background (a server slow to answer it must not
+        hold up its start)."""
+        if not self.info.offer("logging"):
+            return
+        if self.info.era == "modern" and self.session.envelope is not None:
+            self.session.envelope = {**self.session.envelope, LOG_LEVEL_META: self.log.level}
+            return
+        level = {"level": self.log.level}
+        self._spawn(self.session.request("logging/setLevel", level, timeout=self.call_timeout))
+
+    def _diagnostics(self) -> str:
+        lines = self.session.diagnostics()[-DIAGNOSTIC_LINES_IN_ERRORS:]
+        title = self.session.transport.diagnostics_title
+        return (f"\n{title}:\n" + "\n".join(lines)) if lines else ""
+
+    def _notification(self, message: jsonrpc.Notification) -> None:
+        method, params = message.method, message.params
+        if method == "notifications/tools/list_changed":
+            self._tools_changed()
+        elif method == "notifications/resources/list_changed":
+            self._spawn(self._refresh_resources())
+        elif method == "notifications/prompts/list_changed":
+            self.listings.pop("prompts/list", None)
+        elif method == "notifications/progress":
+            self._progressed(params)
+        elif method == "notifications/message":
+            self.log.record(params)
+
+    def _progressed(self, params: Mapping[str, object]) -> None:
+        callback = self._progress.get(str(params.get("progressToken")))
+        value = params.get("progress")
+        if callback is None or not isinstance(value, int | float) or isinstance(value, bool):
+            return
+        total = params.get("total")
+        message = params.get("message")
+        callback(
+            Progress(
+                float(value),
+                float(total) if isinstance(total, int | float) and not isinstance(total, bool) else None,
+                message[:200] if isinstance(message, str) else None,
+            )
+        )
+
+    async def _refresh_resources(self) -> None:
+        had = self.has_resources
+        await self.list_resources()
+        if had != self.has_resources and self.on_tools_changed is not None:
+            self.on_tools_changed(self)  # the resource tools come or go
+
+    def _tools_changed(self) -> None:
+        """A burst of list_changed (server-everything sends four as it starts) is one re-list, and
+        one more for those that came while it was on its way: never one whole list each."""
+        self._tools_stale = True
+        if not self._relisting:
+            self._relisting = True
+            self._spawn(self._refresh())
+
+    async def _refresh(self) -> None:
+        try:
+            while self._tools_stale:
+                self._tools_stale = False
+                with contextlib.suppress(McpError):
+                    await self.list_tools()
+                    if self.on_tools_changed is not None:
+                        self.on_tools_changed(self)
+        finally:
+            self._relisting = False
+
+    def start_listening(self) -> None:
+        """2026-07-28 delivers list_changed only on a `subscriptions/listen` stream; open one."""
+        if self.info.era == "modern" and self.info.tools_list_changed:
+            params = {"notifications": {"toolsListChanged": True}}
+            self._spawn(self.session.request("subscriptions/listen", params, timeout=None))
+
+    def _spawn(self, work: Coroutine[object, object, object]) -> None:
+        task: asyncio.Task[object] = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[object]) -> None:
+        self._background.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved, so asyncio does not log it; failures here are not fatal
+
+    async def close(self) -> None:
+        for task in list(self._background):
+            task.cancel()
+        await self.session.close()
+        self.log.close()
+
+
+async def connect(
+    spec: ServerSpec,
+    options: ConnectOptions,
+    *,
+    hint: Era | None = None,
+    parent_env: Mapping[str, str] | None = None,
+    opened: Callable[[], None] | None = None,
+    begun: EarlyServer | None = None,
+) -> McpConnection:
+    """Start (or reach) the server, negotiate, list its tools — all within its startup timeout.
+    `opened` is called once the server's process (or connection) exists, its first request about
+    to be sent: what a caller waits for before it does work that keeps the loop busy. `begun`: the
+    early start's launch of this server, and its process, taken over instead of a new one."""
+    plan = transport_plan(spec, options, os.environ if parent_env is None else parent_env, begun)
+    startup = spec.startup_timeout or options.startup_timeout
+    features = options.features_for(spec) if options.features_for is not None else options.features
+
+    async def open_session() -> McpSession:
+        session = McpSession(plan.make(), features=features)
+        await session.open()
+        if opened is not None:
+            opened()
+        return session
+
+    sessions: list[McpSession] = []
+    try:
+        async with asyncio.timeout(startup):
+            session, info = await plan.negotiate(open_session, hint)
+            sessions.append(session)
+            connection = McpConnection(spec, session, info, options)
+            await _together(connection.list_tools(timeout=startup), connection.list_resources())
+    except TimeoutError:
+        await _close_all(sessions)
+        raise ServerStartError(f"did not finish starting within {startup:g} s", server=spec.name) from None
+    except ServerExited as exc:
+        await _close_all(sessions)
+        why = "; stderr: " + " | ".join(exc.stderr_lines) if exc.stderr_lines else ""
+        raise ServerStartError(f"exited while starting ({exc.detail}){why}", server=spec.name) from exc
+    except BaseException:
+        await _close_all(sessions)
+        raise
+    connection.set_log_level()
+    connection.start_listening()
+    return connection
+
+
+async def _together(*steps: Awaitable[object]) -> None:
+    """Await the steps at once (each request waits on the server, not on the one before it);
+    when one fails, the others still finish, and the first failure is raised."""
+    for outcome in await asyncio.gather(*steps, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            raise outcome
+
+
+def url_steps(error: RemoteError) -> list[Mapping[str, object]]:
+    """The URL elicitations a -32042 error says must come first (at most three)."""
+    data = error.data
+    if error.code != URL_ELICITATION_REQUIRED or not isinstance(data, Mapping):
+        return []
+    steps = data.get("elicitations")
+    if not isinstance(steps, list):
+        return []
+    return [s for s in steps if isinstance(s, Mapping) and s.get("mode") == "url"][:MAX_BROWSER_STEPS]
+
+
+async def _close_all(sessions: list[McpSession]) -> None:
+    await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)

@@ -1,0 +1,123 @@
+"""The one place a server is spawned before the hub asks for it: the user's own stdio servers, the
+moment a session has read its settings — before it imports and sets up the rest of LevelCode — so
+their start-up overlaps ours.
+
+Each launch is resolved here once, with the session's connection options (`EarlyStart.options`,
+which the hub is then built from: mcp/runtime.make_hub), and handed to the hub with its process
+when the hub starts that server (`take`); its transport joins the process to the loop and the
+handshake goes on from there. Whatever the hub never takes is ended when it reaps (or when the
+session gives up before it has a hub: `end_untaken`).
+
+Only what starts without asking, and unconfined, is started here: servers of the user tier, not
+disabled, stdio, whose entry asks for no sandbox. A repository's servers wait for the launch gate
+as always; a server whose entry asks for the sandbox is left to the hub, which wraps it (spawned
+here it would run unconfined); so is a server whose launch cannot be resolved (a `${VAR}` unset),
+and the hub reports why. Light on purpose: no event loop, no protocol, no gates beyond the plan.
+
+The REPL spawns only as many as leave it a core (`at_most`) and the rest once its prompt is drawn
+(`EarlyStart.start_held`): ten servers booting at once on two cores would otherwise hold the
+prompt back for seconds, and servers that boot on CPU finish no sooner for starting together.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from typing import TypeGuard
+
+from levelcode.core.errors import ServerStartError
+from levelcode.core.settings import Settings
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, parse_user_settings
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.launch.resolve import server_launch
+from levelcode.mcp.launch.server_box import server_box
+from levelcode.mcp.stdio.launch_spec import StdioLaunch
+from levelcode.mcp.stdio.spawn import end_unused, spawn_server
+
+
+@dataclass
+class EarlyServer:
+    """One server of the early start: its launch, resolved, and its process once spawned (None
+    while held back, or when the spawn failed: its transport then tries, and says why)."""
+
+    spec: StdioServerSpec
+    launch: StdioLaunch
+    process: subprocess.Popen[bytes] | None = None
+
+    def spawn(self) -> bool:
+        try:
+            self.process = spawn_server(self.launch)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return True
+
+
+@dataclass
+class EarlyStart:
+    """The user's servers begun before the hub: spawned, or held back for later."""
+
+    options: ConnectOptions
+    servers: dict[str, EarlyServer] = field(default_factory=dict[str, EarlyServer])
+    held: list[str] = field(default_factory=list[str])
+
+    @property
+    def started(self) -> list[str]:
+        return [name for name, server in self.servers.items() if server.process is not None]
+
+    def start_held(self) -> list[str]:
+        """Spawn the servers held back (from the thread that will run the loop); their names."""
+        held, self.held = self.held, []
+        return [name for name in held if name in self.servers and self.servers[name].spawn()]
+
+    def take(self, spec: ServerSpec) -> EarlyServer | None:
+        """The server begun for exactly this spec, handed over once; one begun for another entry
+        of that name (the settings changed since) is ended, and None is returned."""
+        begun = self.servers.pop(spec.name, None)
+        if begun is not None and begun.spec != spec:
+            _end(begun)
+            return None
+        return begun
+
+    def end_untaken(self) -> None:
+        """End every server spawned early that the hub never took (whole groups), and forget them."""
+        while self.servers:
+            _end(self.servers.popitem()[1])
+        self.held.clear()
+
+
+def start_user_servers(
+    settings: Settings, options: ConnectOptions, *, at_most: int | None = None
+) -> EarlyStart:
+    """Spawn the user's own stdio servers now (the first `at_most` of them; the rest are held)."""
+    tier = parse_user_settings(settings.user, file=str(settings.user_file))
+    early = EarlyStart(options)
+    for spec in tier.servers:
+        if not _starts_early(spec):
+            continue
+        try:
+            server = EarlyServer(spec, server_launch(spec, options, os.environ))
+        except ServerStartError:
+            continue  # the hub resolves it again, and says why it cannot start
+        early.servers[spec.name] = server
+        if at_most is not None and len(early.started) >= at_most:
+            early.held.append(spec.name)
+        else:
+            server.spawn()
+    return early
+
+
+def cores_for_servers() -> int:
+    """How many servers may boot beside the REPL before its prompt: all cores but the one it needs."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
+def _starts_early(spec: ServerSpec) -> TypeGuard[StdioServerSpec]:
+    return isinstance(spec, StdioServerSpec) and not spec.disabled and server_box(spec) is None
+
+
+def _end(server: EarlyServer) -> None:
+    if server.process is not None:
+        end_unused(server.process)
+        server.process = None
