@@ -31,9 +31,9 @@ from levelcode.mcp.config.edit import (
     without_server,
 )
 from levelcode.mcp.config.specs import POLICY_KEY, McpConfig, Provenance, ServerSpec, parse_server_entry
+from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
-from levelcode.mcp.live.overview import launch_text
 
 ACTIONS = ("get", "remove", "enable", "disable")
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust_store import TrustStore
-from levelcode.mcp.live.overview import launch_text
 from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, run_cli, write_settings

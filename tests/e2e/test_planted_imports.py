@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 
 from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust_store import TrustStore
-from levelcode.mcp.live.overview import launch_text
 from tests.support.cli import run_cli
 from tests.support.servers import FAULT_SERVER, node_server
 

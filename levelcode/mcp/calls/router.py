@@ -25,6 +25,7 @@ from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress
 from levelcode.core.tool_offers import DeferredTool
 from levelcode.mcp.calls.allow_store import ToolAllowances
+from levelcode.mcp.calls.call_card import call_card, mask_arguments
 from levelcode.mcp.calls.catalog import Catalog, McpRoute, build_catalog
 from levelcode.mcp.calls.deferral import (
     TOOL_SEARCH_NAME,
@@ -36,7 +37,6 @@ from levelcode.mcp.calls.deferral import (
     server_purpose,
 )
 from levelcode.mcp.calls.policy import McpVerdict, PolicyEntry, classify_mcp_tool, explain_mcp_refusal
-from levelcode.mcp.launch.launch_card import call_card, mask_arguments
 from levelcode.mcp.launch.trust import needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live.hub import McpHub

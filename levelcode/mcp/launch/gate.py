@@ -28,11 +28,11 @@ from levelcode.mcp.config.environment import provider_keys_withheld, withheld_re
 from levelcode.mcp.config.expanded_fields import expanded_fields
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.launch_card import launch_card, many_launches_card
+from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.server_box import SandboxChoice, asks_for_sandbox, sandbox_choice_of
 from levelcode.mcp.launch.status import LaunchesDenied, LaunchHeld, McpNote, McpNotice, ServerStatus
 from levelcode.mcp.launch.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
-from levelcode.mcp.live.overview import launch_text
 from levelcode.sandbox.confinement import Confinement, current_confinement
 
 MANY_SERVERS = 3  # more cards than this at once are preceded by one card that lists them all

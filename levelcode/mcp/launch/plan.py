@@ -1,5 +1,5 @@
 """Where a stdio server starts and the arguments it gets: `${workspaceFolder}`, and the working
-directory each tier gets.
+directory each tier gets; and any server's launch as the one line every card and view shows.
 
 Pure: takes the spec and paths, returns strings and paths; never creates, reads or spawns. The one
 variable expanded outside `env` is `${workspaceFolder}` (VS Code's spelling), in `args` and `cwd`;
@@ -10,9 +10,10 @@ it did not declare (a planted module, `node_modules` or `.npmrc` is found first 
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
-from levelcode.mcp.config.specs import StdioServerSpec
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 
 WORKSPACE_FOLDER = "${workspaceFolder}"
 
@@ -38,3 +39,10 @@ def launch_cwd(spec: StdioServerSpec, workspace: Path, private_dir: Path) -> Pat
 
 def uses_private_dir(spec: StdioServerSpec) -> bool:
     return not spec.cwd and spec.provenance.tier == "user"
+
+
+def launch_text(spec: ServerSpec) -> str:
+    """The literal command line (or URL), quoted so that it reads back as exactly what runs."""
+    if isinstance(spec, StdioServerSpec):
+        return shlex.join((spec.command, *spec.args))
+    return spec.url

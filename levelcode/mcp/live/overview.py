@@ -6,7 +6,6 @@ the router would refuse. The words for all of it are the ui's (ui/mcp_words.py).
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -16,6 +15,7 @@ from levelcode.mcp.calls.catalog import Catalog
 from levelcode.mcp.calls.policy import Decision, ToolKind, classify_mcp_tool, policy_for_tool
 from levelcode.mcp.config.allow_rules import AllowRule
 from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec, Tier
+from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.server_box import SandboxChoice, ServerBox, server_box
 from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus
 from levelcode.mcp.launch.trust import TrustState, needs_launch_approval
@@ -65,13 +65,6 @@ class ServerSummary:
     @property
     def running(self) -> bool:
         return self.status.running
-
-
-def launch_text(spec: ServerSpec) -> str:
-    """The literal command line (or URL), quoted so that it reads back as exactly what runs."""
-    if isinstance(spec, StdioServerSpec):
-        return shlex.join((spec.command, *spec.args))
-    return spec.url
 
 
 def summarize(

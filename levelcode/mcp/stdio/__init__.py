@@ -10,6 +10,6 @@
 - launch_spec.py: what one server runs, as plain data.
 
 Speaks to the session through the protocol's transport seam. Never decides what may start (the
-launch gate does), never resolves a launch or reads configuration (mcp/launch.py, mcp/config),
+launch gate does), never resolves a launch or reads configuration (mcp/launch/, mcp/config/),
 and never imports the MCP SDK.
 """

@@ -21,9 +21,9 @@ import pytest
 from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance, StdioServerSpec
 from levelcode.mcp.launch.inspection import inspect_launch
+from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust import MISSING, launch_fingerprint
 from levelcode.mcp.launch.trust_store import TrustStore, workspace_key
-from levelcode.mcp.live.overview import launch_text
 from tests.core.test_json_store import run_together
 
 WS = Provenance("workspace", "/repo/.mcp.json")

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from levelcode.mcp.config.specs import HttpServerSpec, StdioServerSpec
+from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus
-from levelcode.mcp.live.overview import launch_text
 from tests.support.summaries import REPO, RUNNING, USER, WAITING
 from tests.support.summaries import spec as _spec
 from tests.support.summaries import summaries as _summaries
