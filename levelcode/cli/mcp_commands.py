@@ -1,4 +1,5 @@
-"""`levelcode mcp list` and `levelcode mcp call`, and the dispatch of every `levelcode mcp` action.
+"""`levelcode mcp list` and `levelcode mcp call`, and the one-server runtime the content commands
+(mcp_content_commands.py) use.
 
 Every command that starts servers goes through the same launch gate as the agent
 (mcp/live/runtime.py), shows tools under the names the model sees, and prints what the model gets:
@@ -19,46 +20,6 @@ if TYPE_CHECKING:
     from levelcode.mcp.config.specs import ServerSpec
     from levelcode.mcp.live.overview import ListView
     from levelcode.mcp.live.runtime import McpRuntime
-
-
-def run_mcp_command(args: argparse.Namespace) -> int:
-    if args.mcp_command == "list":  # first, before the other commands' imports: its servers start
-        return mcp_list(args)
-    from levelcode.cli.mcp_add import mcp_add, mcp_add_json
-    from levelcode.cli.mcp_content_commands import mcp_prompt, mcp_prompts, mcp_read, mcp_resources
-    from levelcode.cli.mcp_import import run_claude_desktop_import, run_import_command
-    from levelcode.cli.mcp_manage import ACTIONS, run_manage_command
-    from levelcode.cli.mcp_trust_commands import mcp_revoke, mcp_trust
-
-    handlers = {
-        "list": mcp_list,
-        "call": mcp_call,
-        "add": mcp_add,
-        "add-json": mcp_add_json,
-        "trust": mcp_trust,
-        "revoke": mcp_revoke,
-        "import": run_import_command,
-        "add-from-claude-desktop": run_claude_desktop_import,
-        "login": _sign_in_command,
-        "logout": _sign_in_command,
-        "resources": mcp_resources,
-        "read": mcp_read,
-        "prompts": mcp_prompts,
-        "prompt": mcp_prompt,
-    }
-    handlers.update(dict.fromkeys(ACTIONS, run_manage_command))
-    handler = handlers.get(args.mcp_command)
-    if handler is None:
-        print(f"levelcode: unknown mcp action {args.mcp_command!r}", file=sys.stderr)
-        return 2
-    return handler(args)
-
-
-def _sign_in_command(args: argparse.Namespace) -> int:
-    """`login`/`logout`: imported only when run (they load the remote stack)."""
-    from levelcode.cli.mcp_login import mcp_login, mcp_logout
-
-    return mcp_login(args) if args.mcp_command == "login" else mcp_logout(args)
 
 
 def progress(message: str) -> None:
