@@ -158,7 +158,7 @@ async def levelcode_hub(servers: list[list[str]], concurrent: bool) -> float:
         for spec in specs:
             await hub.start([spec])
     elapsed = time.perf_counter() - began
-    assert all(s.status.running for s in hub.states.values()), hub.states
+    assert all(s.status.running for s in hub.servers.values()), hub.servers
     await hub.reap_all()
     return elapsed
 

@@ -47,8 +47,13 @@ async def mcp(repl: ReplFace, words: list[str]) -> bool:
     if action not in ("stop", "revoke") or len(names) != 1:
         repl.console.print(Text("usage: /mcp · /mcp stop NAME · /mcp revoke NAME", style="yellow"))
         return True
+    from levelcode.ui.mcp_words import revoked_words, stopped_words
+
     runtime = repl.session.mcp
-    lines = await (runtime.stop(names[0]) if action == "stop" else runtime.revoke(names[0]))
+    if action == "stop":
+        lines = stopped_words(await runtime.stop(names[0]))
+    else:
+        lines = revoked_words(await runtime.revoke(names[0]))
     for line in lines:
         repl.console.print(Text(visible(line)))
     return True

@@ -82,9 +82,7 @@ class ChatSession:
     def context_usage(self) -> ContextUsage:
         catalog = self.mcp.router.current()
         messages = self.agent.transcript.messages
-        loaded: dict[str, list[ToolShape]] = {
-            state: [] for state in self.mcp.hub.states if self.mcp.hub.connection(state)
-        }
+        loaded: dict[str, list[ToolShape]] = {c.name: [] for c in self.mcp.hub.connections()}
         deferred: dict[str, list[ToolShape]] = {}
         search: ToolShape | None = None
         for tool in offer_found(self.mcp.router.specs(), messages):

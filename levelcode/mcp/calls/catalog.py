@@ -19,6 +19,7 @@ from levelcode.mcp.calls.definition_caps import DEFAULT_MAX_DEFINITION, DEFAULT_
 from levelcode.mcp.calls.naming import assign_tool_names
 from levelcode.mcp.calls.resource_tools import RouteKind, resource_tool_specs
 from levelcode.mcp.config.allow_rules import ToolDefinition, definition_of
+from levelcode.mcp.launch.status import ToolLeftOut
 
 DEFAULT_MAX_TOOLS_PER_SERVER = 100
 _ELLIPSIS = " …[description cut]"
@@ -55,7 +56,7 @@ class Catalog:
     tools: tuple[AgentTool, ...] = ()
     routes: Mapping[str, McpRoute] = field(default_factory=dict[str, McpRoute])
     counts: Mapping[str, ServerCount] = field(default_factory=dict[str, ServerCount])
-    notes: tuple[str, ...] = ()  # one per tool left out over the definition cap, naming both
+    left_out: tuple[ToolLeftOut, ...] = ()  # each tool over the definition cap, to be told
 
     def route(self, name: str) -> McpRoute | None:
         return self.routes.get(name)
@@ -97,18 +98,18 @@ def build_catalog(
     names = assign_tool_names(((spec.server, spec.tool) for spec in kept), reserved)
     tools: list[AgentTool] = []
     routes: dict[str, McpRoute] = {}
-    notes: list[str] = []
+    left_out: list[ToolLeftOut] = []
     for spec in kept:
         name = names[(spec.server, spec.tool)]
         description = describe(spec.server, spec.tool, spec.description, max_description)
         fitted = fit_schema(name, description, normalize_schema(spec.schema), max_definition)
         counts[spec.server] = _counted(counts[spec.server], spec, description, fitted.schema, fitted.trimmed)
         if fitted.schema is None:
-            notes.append(left_out_note(spec.server, spec.tool, fitted.chars, max_definition))
+            left_out.append(ToolLeftOut(spec.server, spec.tool, fitted.chars, max_definition))
             continue
         tools.append(AgentTool(name, description, fitted.schema))
         routes[name] = McpRoute(spec.server, spec.tool, spec.annotations, spec.definition, spec.kind)
-    return Catalog(tuple(tools), routes, counts, tuple(notes))
+    return Catalog(tuple(tools), routes, counts, tuple(left_out))
 
 
 def _counted(count: ServerCount, spec: _Spec, description: str, schema: object, trimmed: bool) -> ServerCount:
@@ -121,13 +122,6 @@ def _counted(count: ServerCount, spec: _Spec, description: str, schema: object, 
         exposed=count.exposed + 1,
         cut_descriptions=(*count.cut_descriptions, spec.tool) if cut else count.cut_descriptions,
         trimmed_schemas=(*count.trimmed_schemas, spec.tool) if trimmed else count.trimmed_schemas,
-    )
-
-
-def left_out_note(server: str, tool: str, chars: int, limit: int) -> str:
-    return (
-        f"MCP server {server!r}: tool {tool!r} left out — its definition is {chars:,} characters, "
-        f"over the cap of {limit:,} even with its schema's descriptions removed"
     )
 
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from levelcode.core.approvals import Approver, decide_or_deny
 from levelcode.core.messages import ToolShape, ToolUse
 from levelcode.core.outcome import ToolOutcome, failure
-from levelcode.core.progress import Progress
+from levelcode.core.progress import Progress, ProgressCallback
 from levelcode.core.tool_offers import DeferredTool
 from levelcode.mcp.calls.allow_store import ToolAllowances
 from levelcode.mcp.calls.call_card import call_card, mask_arguments
@@ -37,9 +38,10 @@ from levelcode.mcp.calls.deferral import (
     server_purpose,
 )
 from levelcode.mcp.calls.policy import McpVerdict, PolicyEntry, classify_mcp_tool, explain_mcp_refusal
+from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch.trust import needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
-from levelcode.mcp.live.hub import McpHub
+from levelcode.mcp.protocol.handshake import ServerInfo
 
 log = logging.getLogger("levelcode.mcp")
 
@@ -48,10 +50,37 @@ class ToolSearchRoute:
     """What `tool_search` resolves to: the router's own catalog search, no server."""
 
 
+class Servers(Protocol):
+    """The servers as the router reaches them (the hub, live/hub.py): their entries, the tools of
+    those running, and a call to one of them. The router never starts or stops a server."""
+
+    on_tools_changed: Callable[[str], None] | None
+
+    def entries(self) -> Mapping[str, ServerSpec]:
+        """Every server given to the hub, running or not."""
+
+    def running_info(self) -> Mapping[str, ServerInfo]: ...
+
+    def listings(self) -> Sequence[tuple[str, Sequence[Mapping[str, object]]]]: ...
+
+    def resource_servers(self) -> set[str]: ...
+
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, object],
+        *,
+        on_progress: ProgressCallback | None = None,
+    ) -> ToolOutcome: ...
+
+    async def resource_call(self, server: str, kind: str, arguments: Mapping[str, object]) -> ToolOutcome: ...
+
+
 class McpRouter:
     def __init__(
         self,
-        hub: McpHub,
+        servers: Servers,
         tool_policy: MutableMapping[str, PolicyEntry],
         approver: Approver,
         *,
@@ -60,7 +89,7 @@ class McpRouter:
         workspace: Path | None = None,
         store: TrustStore | None = None,
     ) -> None:
-        self.hub = hub
+        self.servers = servers
         self.tool_policy = tool_policy
         self.allowances = ToolAllowances(tool_policy, settings_file, workspace=workspace, store=store)
         self.approver = approver
@@ -71,14 +100,14 @@ class McpRouter:
         self.search_policy: ToolSearchPolicy | None = None  # None: every tool is offered up front
         self._stale = True
         self._plan: tuple[Catalog, ToolSearchPolicy | None, DeferralPlan] | None = None
-        hub.on_tools_changed = self._tools_changed
+        servers.on_tools_changed = self._tools_changed
 
     def _tools_changed(self, server: str) -> None:
         log.info("tools of %s changed; the catalog is rebuilt before the next model call", server)
         self._stale = True
 
     def rebuild(self) -> Catalog:
-        listings, resources = self.hub.listings(), self.hub.resource_servers()
+        listings, resources = self.servers.listings(), self.servers.resource_servers()
         self.catalog = build_catalog(listings, reserved=self.reserved, resource_servers=resources)
         self._stale = False
         return self.catalog
@@ -99,15 +128,11 @@ class McpRouter:
         return self._plan[2]
 
     def _always_load(self) -> set[str]:
-        return {name for name, state in self.hub.states.items() if state.spec.always_load}
+        return {name for name, spec in self.servers.entries().items() if spec.always_load}
 
     def _purposes(self) -> dict[str, str]:
-        purposes = {}
-        for name, state in self.hub.states.items():
-            if state.connection is not None:
-                info = state.connection.info
-                purposes[name] = server_purpose(info.instructions, info.name)
-        return purposes
+        running = self.servers.running_info().items()
+        return {name: server_purpose(info.instructions, info.name) for name, info in running}
 
     def specs(self) -> Sequence[ToolShape]:
         plan = self.plan()
@@ -142,11 +167,11 @@ class McpRouter:
         return self._verdict(name, route) if route is not None else None
 
     def _verdict(self, name: str, route: McpRoute) -> McpVerdict | None:
-        state = self.hub.states.get(route.server)
-        if state is None:
+        spec = self.servers.entries().get(route.server)
+        if spec is None:
             return None
-        policy = self.allowances.policy_for(state.spec, name, route.tool)
-        repository = needs_launch_approval(state.spec)
+        policy = self.allowances.policy_for(spec, name, route.tool)
+        repository = needs_launch_approval(spec)
         return classify_mcp_tool(name, route.annotations, policy, route.definition, repository=repository)
 
     async def call(self, use: ToolUse, route: McpRoute | ToolSearchRoute | None = None) -> ToolOutcome:
@@ -166,10 +191,10 @@ class McpRouter:
                 return refusal
         log.info("mcp call %s (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input))
         if route.kind != "tool":
-            return await self.hub.resource_call(route.server, route.kind, use.input)
+            return await self.servers.resource_call(route.server, route.kind, use.input)
         on_progress = self.on_progress
         progress = None if on_progress is None else lambda update: on_progress(use, update)
-        return await self.hub.call(route.server, route.tool, use.input, on_progress=progress)
+        return await self.servers.call(route.server, route.tool, use.input, on_progress=progress)
 
     async def _ask(
         self, route: McpRoute, verdict: McpVerdict, arguments: Mapping[str, object]
@@ -182,9 +207,9 @@ class McpRouter:
         choice = await decide_or_deny(self.approver, card)
         if choice == "deny":
             return explain_mcp_refusal(verdict, denied_by_user=True, settings_file=settings)
-        state = self.hub.states.get(route.server)
-        if choice == "always" and verdict.can_always and state is not None and route.definition is not None:
-            problem = self.allowances.record(state.spec, verdict.name, route.tool, route.definition)
+        spec = self.servers.entries().get(route.server)
+        if choice == "always" and verdict.can_always and spec is not None and route.definition is not None:
+            problem = self.allowances.record(spec, verdict.name, route.tool, route.definition)
             if problem is not None:
                 log.warning('could not keep the "always" answer for %s: %s', verdict.name, problem)
         return None

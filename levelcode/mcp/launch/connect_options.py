@@ -9,7 +9,7 @@ before it spawns its first server.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +21,6 @@ from levelcode.mcp.protocol.limits import DEFAULT_HINTED_PROBE_SECONDS, DEFAULT_
 from levelcode.mcp.protocol.sign_in import SignIn
 
 if TYPE_CHECKING:
-    from levelcode.mcp.launch.server_box import SandboxChoice
     from levelcode.mcp.protocol.session import ClientFeatures
     from levelcode.mcp.protocol.transport import AuthHook
     from levelcode.sandbox.confinement import Confinement
@@ -45,11 +44,9 @@ class ConnectOptions:
     sign_in: SignIn = field(
         default_factory=SignIn
     )  # OAuth for remote servers: where sign-ins are kept, who is asked
-    # How the user approved each repository server: in the sandbox ("own", "workspace"); absent:
-    # unconfined (launch/server_box.py decides, with the server's own entry).
-    sandbox_choices: Mapping[str, SandboxChoice] = field(default_factory=dict[str, "SandboxChoice"])
     sandbox: Confinement | None = None  # this machine's sandbox; None: probed when a server needs it
-    features_for: Callable[[ServerSpec], ClientFeatures] | None = None  # per server, when set
+    # per server, when set; its second argument takes a note for the model about the call in flight
+    features_for: Callable[[ServerSpec, Callable[[str], None]], ClientFeatures] | None = None
 
 
 def session_options(workspace: Path, settings: Settings) -> ConnectOptions:

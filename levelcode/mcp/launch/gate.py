@@ -30,7 +30,7 @@ from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.launch_card import launch_card, many_launches_card
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.server_box import SandboxChoice, asks_for_sandbox, sandbox_choice_of
-from levelcode.mcp.launch.status import LaunchesDenied, LaunchHeld, McpNote, McpNotice, ServerStatus
+from levelcode.mcp.launch.status import DenialNotSaved, LaunchesDenied, LaunchHeld, McpNotice, ServerStatus
 from levelcode.mcp.launch.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.sandbox.confinement import Confinement, current_confinement
@@ -97,7 +97,7 @@ class LaunchGate:
         self.workspace = workspace
         self.store = store
         self.denied: set[str] = set()  # denied in this process: not asked again, even if changed
-        self.unsaved: list[McpNote] = []  # denials the trust store could not record, to be said
+        self.unsaved: list[DenialNotSaved] = []  # denials the trust store could not record, to be said
 
     def review(self, spec: ServerSpec) -> LaunchReview | None:
         """A repository server's launch as it is on disk now, checked; None for the user's own."""
@@ -196,9 +196,7 @@ class LaunchGate:
         try:
             self.store.deny(self.workspace, spec, launch_text(spec), review.facts)
         except OSError as exc:  # held back all the same; only the memory of the answer is lost
-            self.unsaved.append(
-                McpNote(f"could not remember that you denied {spec.name!r}: {exc}", warning=True)
-            )
+            self.unsaved.append(DenialNotSaved(spec.name, str(exc)))
         return Verdict(spec, False, held=ServerStatus("denied"), review=review, card=card)
 
     def _held_notices(self, verdicts: Sequence[Verdict]) -> list[McpNotice]:

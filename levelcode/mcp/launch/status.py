@@ -9,6 +9,7 @@ ui (`ui/mcp_words.py`) says it in words.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from levelcode.mcp.launch.trust import TrustState
@@ -79,4 +80,44 @@ class LoginNeeded:
     detail: str
 
 
-McpNotice = LaunchHeld | LaunchesDenied | ServerFailed | LoginNeeded | McpNote
+@dataclass(frozen=True)
+class DenialNotSaved:
+    """The user denied a server's launch, but the trust store could not keep the answer: it is held
+    back all the same, and will be asked about again next time."""
+
+    server: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ToolLeftOut:
+    """A tool not offered to the model: its definition is over the cap even with its schema's
+    descriptions removed (calls/catalog.py)."""
+
+    server: str
+    tool: str
+    chars: int
+    limit: int
+
+
+McpNotice = LaunchHeld | LaunchesDenied | ServerFailed | LoginNeeded | DenialNotSaved | ToolLeftOut | McpNote
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """`/mcp stop NAME`: whether it was running (then it has ended, and its tools leave the next
+    request)."""
+
+    server: str
+    was_running: bool
+
+
+@dataclass(frozen=True)
+class Revoked:
+    """`/mcp revoke NAME`: whether there was an approval in `workspace` to forget, and whether the
+    server still runs in this session (revoking leaves it running)."""
+
+    server: str
+    workspace: Path
+    was_approved: bool
+    still_running: bool = False

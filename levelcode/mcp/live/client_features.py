@@ -22,6 +22,7 @@ from levelcode.mcp.protocol.session import ClientFeatures, ServerRequestHandler
 Answer = Callable[[str, Mapping[str, object]], Awaitable[Mapping[str, object]]]
 USER_REJECTED = -1  # the code the spec's examples use when the user declines a sampling request
 MAX_QUOTED = 200
+TellModel = Callable[[str], None]  # a note for the model, with the result of the call it came in
 
 
 @dataclass
@@ -45,12 +46,14 @@ class WorkspaceRoots:
         }
 
 
-def features_for(spec: ServerSpec, roots: WorkspaceRoots, answers: UserAnswers) -> ClientFeatures:
-    notes: list[str] = []
+def features_for(
+    spec: ServerSpec, roots: WorkspaceRoots, answers: UserAnswers, tell: TellModel = lambda _note: None
+) -> ClientFeatures:
+    """`tell`: where a handler's note for the model goes (the connection's call notes)."""
     capabilities: dict[str, object] = {"elicitation": {"form": {}, "url": {}}}
     handlers: dict[str, ServerRequestHandler] = {
-        "elicitation/create": _elicitation(spec.name, answers, notes),
-        "sampling/createMessage": _sampling(spec, answers, notes),
+        "elicitation/create": _elicitation(spec.name, answers, tell),
+        "sampling/createMessage": _sampling(spec, answers, tell),
     }
     if spec.client.roots:
         capabilities["roots"] = {"listChanged": True}
@@ -63,7 +66,7 @@ def features_for(spec: ServerSpec, roots: WorkspaceRoots, answers: UserAnswers) 
         handlers["roots/list"] = _no_roots
     if spec.client.sampling:
         capabilities["sampling"] = {}
-    return ClientFeatures(capabilities, handlers, notes)
+    return ClientFeatures(capabilities, handlers)
 
 
 async def _no_roots(_params: Mapping[str, object]) -> Mapping[str, object]:
@@ -76,28 +79,28 @@ def _quoted(params: Mapping[str, object]) -> str:
     return f' ("{text[:MAX_QUOTED]}{"…" if len(text) > MAX_QUOTED else ""}")' if text else ""
 
 
-def _elicitation(server: str, answers: UserAnswers, notes: list[str]) -> ServerRequestHandler:
+def _elicitation(server: str, answers: UserAnswers, tell: TellModel) -> ServerRequestHandler:
     async def handle(params: Mapping[str, object]) -> Mapping[str, object]:
         answer = answers.elicit  # read when asked: a server may connect before the session answers
         if answer is None:
-            notes.append(
+            tell(
                 f"the server asked the user for input{_quoted(params)} and LevelCode declined it: nobody "
                 "can answer in this session (a headless run). Do not retry; tell the user what it needs."
             )
             return {"action": "decline"}
         result = await answer(server, params)
         if result.get("action") != "accept":
-            notes.append(f"the user answered the server's request for input with {result.get('action')!r}")
+            tell(f"the user answered the server's request for input with {result.get('action')!r}")
         return result
 
     return handle
 
 
-def _sampling(spec: ServerSpec, answers: UserAnswers, notes: list[str]) -> ServerRequestHandler:
+def _sampling(spec: ServerSpec, answers: UserAnswers, tell: TellModel) -> ServerRequestHandler:
     async def handle(params: Mapping[str, object]) -> Mapping[str, object]:
         answer = answers.sample
         if not spec.client.sampling:
-            notes.append(
+            tell(
                 "the server asked to use the user's model (sampling); LevelCode refused: it is off "
                 f'unless the user\'s own settings say "sampling": true for {spec.name!r}'
             )
@@ -105,9 +108,7 @@ def _sampling(spec: ServerSpec, answers: UserAnswers, notes: list[str]) -> Serve
                 "LevelCode does not allow sampling for this server", server=spec.name, code=-32601
             )
         if answer is None:
-            notes.append(
-                "the server asked to use the user's model (sampling); refused: nobody can approve it here"
-            )
+            tell("the server asked to use the user's model (sampling); refused: nobody can approve it here")
             raise RemoteError(
                 "sampling refused: nobody can approve it in this session",
                 server=spec.name,

@@ -25,6 +25,7 @@ from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress, ProgressCallback
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.call_notes import CallNotes
 from levelcode.mcp.live.server_log import ServerLog
 from levelcode.mcp.live.transports import transport_plan
 from levelcode.mcp.protocol import jsonrpc
@@ -35,6 +36,7 @@ from levelcode.mcp.protocol.results import render_call_result
 from levelcode.mcp.protocol.session import McpSession
 
 if TYPE_CHECKING:
+    from levelcode.mcp.launch.server_box import SandboxChoice
     from levelcode.mcp.live.early_start import EarlyServer
 
 DIAGNOSTIC_LINES_IN_ERRORS = 8
@@ -50,7 +52,12 @@ _tokens = itertools.count(1)
 
 class McpConnection:
     def __init__(
-        self, spec: ServerSpec, session: McpSession, info: ServerInfo, options: ConnectOptions
+        self,
+        spec: ServerSpec,
+        session: McpSession,
+        info: ServerInfo,
+        options: ConnectOptions,
+        notes: CallNotes | None = None,
     ) -> None:
         self.spec = spec
         self.name = spec.name
@@ -60,6 +67,7 @@ class McpConnection:
         self.tools: Listing = ()
         self.listings: dict[str, Listing] = {}  # resources, templates, prompts: fetched when first asked
         self.on_tools_changed: ToolsChanged | None = None
+        self.notes = notes or CallNotes()  # what the server's requests during each call left to say
         log_path = options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None
         self.log = ServerLog(log_path, spec.client.log_level)
         self._progress: dict[str, ProgressCallback] = {}
@@ -126,22 +134,24 @@ class McpConnection:
         params = {"name": tool, "arguments": dict(arguments), "_meta": {"progressToken": token}}
         if on_progress is not None:
             self._progress[token] = on_progress
-        self.session.features.call_notes.clear()
+        with self.notes.collecting() as notes:
+            try:
+                outcome = await self._call_outcome(tool, params, limit)
+            finally:
+                self._progress.pop(token, None)
+        return _with_call_notes(outcome, notes)
+
+    async def _call_outcome(self, tool: str, params: Mapping[str, object], limit: float) -> ToolOutcome:
         try:
-            outcome = render_call_result(await self._call_after_browser_steps(tool, params, limit))
+            return render_call_result(await self._call_after_browser_steps(tool, params, limit))
         except CallTimeout:
-            outcome = failure(
+            return failure(
                 f"{self.name}/{tool} timed out after {limit:g} s; LevelCode asked the server to cancel it"
             )
         except ServerExited as exc:
-            outcome = failure(
-                f"server {self.name!r} exited ({exc.detail}) during {tool}{self._diagnostics()}"
-            )
+            return failure(f"server {self.name!r} exited ({exc.detail}) during {tool}{self._diagnostics()}")
         except McpError as exc:
-            outcome = failure(f"{self.name}/{tool}: {exc}{self._diagnostics()}")
-        finally:
-            self._progress.pop(token, None)
-        return self._with_call_notes(outcome)
+            return failure(f"{self.name}/{tool}: {exc}{self._diagnostics()}")
 
     async def _call_after_browser_steps(
         self, tool: str, params: Mapping[str, object], limit: float
@@ -165,16 +175,6 @@ class McpConnection:
                         code=URL_ELICITATION_REQUIRED,
                     ) from exc
             return await request_until_complete(self.session, "tools/call", params, timeout=limit, tool=tool)
-
-    def _with_call_notes(self, outcome: ToolOutcome) -> ToolOutcome:
-        """What LevelCode did with the server's own requests during the call (an elicitation
-        declined headless, a sampling request refused), so the model knows why."""
-        notes = list(self.session.features.call_notes)
-        self.session.features.call_notes.clear()
-        if not notes:
-            return outcome
-        text = "\n".join([outcome.text, *(f"[LevelCode: {note}]" for note in notes)])
-        return ToolOutcome(text, outcome.is_error, outcome.media)
 
     def roots_changed(self) -> None:
         """Tell a server that asked for roots that the set changed (2026-07-28 asks each time)."""
@@ -283,14 +283,17 @@ async def connect(
     parent_env: Mapping[str, str] | None = None,
     opened: Callable[[], None] | None = None,
     begun: EarlyServer | None = None,
+    sandbox: SandboxChoice | None = None,
 ) -> McpConnection:
     """Start (or reach) the server, negotiate, list its tools — all within its startup timeout.
     `opened` is called once the server's process (or connection) exists, its first request about
     to be sent: what a caller waits for before it does work that keeps the loop busy. `begun`: the
-    early start's launch of this server, and its process, taken over instead of a new one."""
-    plan = transport_plan(spec, options, os.environ if parent_env is None else parent_env, begun)
+    early start's launch of this server, and its process, taken over instead of a new one; `sandbox`:
+    how the launch gate let a repository's server start, when in the sandbox."""
+    plan = transport_plan(spec, options, os.environ if parent_env is None else parent_env, begun, sandbox)
     startup = spec.startup_timeout or options.startup_timeout
-    features = options.features_for(spec) if options.features_for is not None else options.features
+    notes = CallNotes()
+    features = options.features_for(spec, notes.add) if options.features_for is not None else options.features
 
     async def open_session() -> McpSession:
         session = McpSession(plan.make(), features=features)
@@ -304,7 +307,7 @@ async def connect(
         async with asyncio.timeout(startup):
             session, info = await plan.negotiate(open_session, hint)
             sessions.append(session)
-            connection = McpConnection(spec, session, info, options)
+            connection = McpConnection(spec, session, info, options, notes)
             await _together(connection.list_tools(timeout=startup), connection.list_resources())
     except TimeoutError:
         await _close_all(sessions)
@@ -342,3 +345,12 @@ def url_steps(error: RemoteError) -> list[Mapping[str, object]]:
 
 async def _close_all(sessions: list[McpSession]) -> None:
     await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
+
+
+def _with_call_notes(outcome: ToolOutcome, notes: list[str]) -> ToolOutcome:
+    """What LevelCode did with the server's own requests during the call (an elicitation declined
+    headless, a sampling request refused), so the model knows why."""
+    if not notes:
+        return outcome
+    text = "\n".join([outcome.text, *(f"[LevelCode: {note}]" for note in notes)])
+    return ToolOutcome(text, outcome.is_error, outcome.media)

@@ -25,11 +25,13 @@ from levelcode.core.private_files import write_private_text
 from levelcode.core.progress import ProgressCallback
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.launch.server_box import SandboxChoice
 from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus
 from levelcode.mcp.launch.trust import launch_fingerprint
 from levelcode.mcp.live.connection import McpConnection, connect
 from levelcode.mcp.live.protocol_memory import ProtocolMemory
 from levelcode.mcp.live.server_content import list_resources_outcome, read_resource
+from levelcode.mcp.protocol.handshake import ServerInfo
 from levelcode.mcp.protocol.results import DEFAULT_RESULT_CHARS, cap_text
 
 if TYPE_CHECKING:
@@ -57,10 +59,22 @@ def not_running_reason(status: ServerStatus) -> str:
 
 
 @dataclass
-class ServerState:
+class ServerHandle:
+    """Everything the hub holds of one server, in one place: its entry, where it is (`status`), its
+    connection while it runs, how the launch gate let it start (`sandbox`), and while it starts,
+    the start itself and the moment its process exists (`opened`)."""
+
     spec: ServerSpec
     status: ServerStatus = NOT_STARTED
     connection: McpConnection | None = None
+    sandbox: SandboxChoice | None = None  # a repository server approved to run in the sandbox
+    start: asyncio.Task[None] | None = None  # while it starts
+    opened: asyncio.Event | None = None  # set once its process exists and its first request is sent
+    begun: bool = False  # started since the last reaping: started once, not again
+
+    @property
+    def starting(self) -> bool:
+        return self.start is not None and not self.start.done()
 
 
 class McpHub:
@@ -80,78 +94,82 @@ class McpHub:
         self.memory = memory or ProtocolMemory(None)
         self.results_dir = results_dir
         self.result_chars = result_chars
-        self.states: dict[str, ServerState] = {}
+        self.servers: dict[str, ServerHandle] = {}
         self.on_tools_changed: Callable[[str], None] | None = None
-        self._starting: dict[str, asyncio.Task[None]] = {}
-        self._opened: dict[str, asyncio.Event] = {}
-        self._begun: set[str] = set()  # started since the last reaping: started once, not again
 
-    def begin(self, specs: Iterable[ServerSpec]) -> None:
-        """Start connecting every given server now, without waiting (a running loop is needed)."""
+    def begin(self, specs: Iterable[ServerSpec], sandbox: Mapping[str, SandboxChoice] | None = None) -> None:
+        """Start connecting every given server now, without waiting (a running loop is needed);
+        `sandbox`: how the launch gate let each repository server start, when in the sandbox."""
         for spec in specs:
-            if spec.name in self._begun:
+            known = self.servers.get(spec.name)
+            if known is not None and known.begun:
                 continue
-            self._begun.add(spec.name)
             if spec.disabled:
-                self.states[spec.name] = ServerState(spec, ServerStatus("disabled"))
+                self.servers[spec.name] = ServerHandle(spec, ServerStatus("disabled"), begun=True)
                 continue
-            self.states[spec.name] = ServerState(spec, ServerStatus("starting"))
-            self._opened[spec.name] = asyncio.Event()
-            self._starting[spec.name] = asyncio.ensure_future(self._start_one(spec))
+            handle = ServerHandle(spec, ServerStatus("starting"), begun=True)
+            handle.sandbox = (sandbox or {}).get(spec.name)
+            handle.opened = asyncio.Event()
+            handle.start = asyncio.ensure_future(self._start_one(handle))
+            self.servers[spec.name] = handle
 
     async def spawned(self, within: float = 2.0) -> None:
         """Until every server begun has its process (and its first request) under way, or has
         ended its start, bounded by `within`: then the loop may be kept busy a while."""
         waits = [
-            asyncio.ensure_future(_either(self._opened[name], task))
-            for name, task in self._starting.items()
-            if name in self._opened
+            asyncio.ensure_future(_either(handle.opened, handle.start))
+            for handle in self.servers.values()
+            if handle.start is not None and handle.opened is not None
         ]
         if waits:
             _done, pending = await asyncio.wait(waits, timeout=within)
             for wait in pending:
                 wait.cancel()
 
-    async def start(self, specs: Iterable[ServerSpec]) -> None:
+    async def start(
+        self, specs: Iterable[ServerSpec], sandbox: Mapping[str, SandboxChoice] | None = None
+    ) -> None:
         """Connect every given server at once (or wait for those begun already); afterwards each
         is `running`, `failed` or `disabled`."""
         given = list(specs)
-        self.begin(given)
-        pending = [self._starting[spec.name] for spec in given if spec.name in self._starting]
+        self.begin(given, sandbox)
+        pending = [start for spec in given if (start := self.servers[spec.name].start) is not None]
         await asyncio.gather(*pending)
 
     def still_starting(self) -> list[str]:
         """The servers begun whose start has not ended yet, in start order."""
-        return [name for name, task in self._starting.items() if not task.done()]
+        return [name for name, handle in self.servers.items() if handle.starting]
 
     def hold(self, spec: ServerSpec, status: ServerStatus) -> None:
         """Record why a server the launch gate kept back was not started."""
-        self.states[spec.name] = ServerState(spec, status)
+        known = self.servers.get(spec.name)
+        self.servers[spec.name] = ServerHandle(spec, status, begun=known is not None and known.begun)
 
-    async def _start_one(self, spec: ServerSpec) -> None:
-        state = self.states[spec.name]
+    async def _start_one(self, handle: ServerHandle) -> None:
+        spec = handle.spec
         fingerprint = launch_fingerprint(spec)
         try:
-            opened = self._opened[spec.name].set if spec.name in self._opened else None
+            opened = handle.opened.set if handle.opened is not None else None
             begun = self.early.take(spec) if self.early is not None else None
             hint = self.memory.get(fingerprint)
-            connection = await connect(spec, self.options, hint=hint, opened=opened, begun=begun)
+            connection = await connect(
+                spec, self.options, hint=hint, opened=opened, begun=begun, sandbox=handle.sandbox
+            )
         except SignInRequired as exc:
-            state.status = ServerStatus("needs_login", str(exc))
+            handle.status = ServerStatus("needs_login", str(exc))
             return
         except McpError as exc:
-            state.status = ServerStatus("failed", str(exc))
+            handle.status = ServerStatus("failed", str(exc))
             return
         except asyncio.CancelledError:
-            state.status = ServerStatus("failed", "start-up was interrupted")
+            handle.status = ServerStatus("failed", "start-up was interrupted")
             raise
         finally:
-            self._starting.pop(spec.name, None)
-            self._opened.pop(spec.name, None)
-        if self.states.get(spec.name) is not state:  # reaped (or restarted) while it was starting
+            handle.start = handle.opened = None
+        if self.servers.get(spec.name) is not handle:  # reaped (or restarted) while it was starting
             await connection.close()
             return
-        state.status, state.connection = ServerStatus("running"), connection
+        handle.status, handle.connection = ServerStatus("running"), connection
         connection.on_tools_changed = self._tools_changed
         self.memory.remember(fingerprint, connection.info.era)
 
@@ -160,19 +178,30 @@ class McpHub:
             self.on_tools_changed(connection.name)
 
     def connection(self, server: str) -> McpConnection | None:
-        state = self.states.get(server)
-        return state.connection if state is not None else None
+        handle = self.servers.get(server)
+        return handle.connection if handle is not None else None
+
+    def entries(self) -> dict[str, ServerSpec]:
+        """The entry of every server the hub was given, running or not."""
+        return {name: handle.spec for name, handle in self.servers.items()}
+
+    def statuses(self) -> dict[str, ServerStatus]:
+        return {name: handle.status for name, handle in self.servers.items()}
+
+    def running_info(self) -> dict[str, ServerInfo]:
+        """What each running server said of itself when it connected."""
+        return {c.name: c.info for c in self.connections()}
 
     def listings(self) -> list[tuple[str, tuple[Mapping[str, object], ...]]]:
         """(server, raw tool specs) for every running server, in start order: the catalog's input."""
-        return [(name, s.connection.tools) for name, s in self.states.items() if s.connection is not None]
+        return [(c.name, c.tools) for c in self.connections()]
 
     def resource_servers(self) -> set[str]:
         """The running servers that list resources (the model gets the resource tools for them)."""
         return {c.name for c in self.connections() if c.has_resources}
 
     def connections(self) -> list[McpConnection]:
-        return [s.connection for s in self.states.values() if s.connection is not None]
+        return [h.connection for h in self.servers.values() if h.connection is not None]
 
     async def call(
         self,
@@ -201,8 +230,8 @@ class McpHub:
         return dataclasses.replace(outcome, text=self._capped(server, kind, outcome.text))
 
     def _not_running(self, server: str) -> ToolOutcome:
-        state = self.states.get(server)
-        status = state.status if state is not None else NOT_STARTED
+        handle = self.servers.get(server)
+        status = handle.status if handle is not None else NOT_STARTED
         return failure(f"MCP server {server!r} is not running ({not_running_reason(status)})")
 
     def roots_changed(self) -> None:
@@ -227,24 +256,31 @@ class McpHub:
         return str(path)
 
     async def stop(self, server: str) -> None:
-        state = self.states.get(server)
-        if state is not None and state.connection is not None:
-            connection, state.connection = state.connection, None
-            state.status = ServerStatus("stopped")
+        handle = self.servers.get(server)
+        if handle is not None and handle.connection is not None:
+            connection, handle.connection = handle.connection, None
+            handle.status = ServerStatus("stopped")
             await connection.close()
 
     async def reap_all(self) -> None:
         """End every server's whole process group (stdin close → SIGTERM → SIGKILL), concurrently;
         a server still starting is stopped first (its start is cancelled, its process ended)."""
-        starting = list(self._starting.values())
+        starting = [handle.start for handle in self.servers.values() if handle.start is not None]
         for task in starting:
             task.cancel()
         await asyncio.gather(*starting, return_exceptions=True)
-        self._begun.clear()
         if self.early is not None:
             self.early.end_untaken()  # spawned early for a start that never came
-        live = [s.connection for s in self.states.values() if s.connection is not None]
-        for state in self.states.values():
-            if state.connection is not None:
-                state.connection, state.status = None, ServerStatus("stopped")
+        live = self.connections()
+        for handle in self.servers.values():
+            handle.begun = False
+            if handle.connection is not None:
+                handle.connection, handle.status = None, ServerStatus("stopped")
         await asyncio.gather(*(c.close() for c in live), return_exceptions=True)
+
+    async def renew(self, options: ConnectOptions) -> None:
+        """A new chat: every server ended and forgotten, and the next ones started with `options`
+        (the settings may have changed). Options change only here, with nothing running."""
+        await self.reap_all()
+        self.servers.clear()
+        self.options = options

@@ -20,10 +20,10 @@ from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.calls.router import McpRouter
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
-from levelcode.mcp.launch.connect_options import session_options
+from levelcode.mcp.launch.connect_options import ConnectOptions, session_options
 from levelcode.mcp.launch.gate import Admission, LaunchGate
 from levelcode.mcp.launch.server_box import SandboxChoice
-from levelcode.mcp.launch.status import LoginNeeded, McpNote, McpNotice, ServerFailed
+from levelcode.mcp.launch.status import LoginNeeded, McpNote, McpNotice, Revoked, ServerFailed, Stopped
 from levelcode.mcp.launch.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live.client_features import UserAnswers, WorkspaceRoots, features_for, workspace_roots
@@ -47,6 +47,25 @@ def _no_progress(_names: Sequence[str]) -> AbstractContextManager[object]:
     return contextlib.nullcontext()
 
 
+def hub_options(
+    workspace: Path,
+    settings: Settings | None = None,
+    *,
+    roots: WorkspaceRoots | None = None,
+    answers: UserAnswers | None = None,
+    early: EarlyStart | None = None,
+) -> ConnectOptions:
+    """The options a session's hub connects with: the session's (`early.options` when servers were
+    spawned early: they were launched with them), the roots servers are told, and who answers what
+    they ask of the user (nobody, by default)."""
+    told = roots or workspace_roots(workspace)
+    answering = answers or UserAnswers()
+    base = early.options if early is not None else session_options(workspace, settings or Settings())
+    return dataclasses.replace(
+        base, features_for=lambda spec, tell: features_for(spec, told, answering, tell)
+    )
+
+
 def make_hub(
     workspace: Path,
     settings: Settings | None = None,
@@ -55,13 +74,9 @@ def make_hub(
     answers: UserAnswers | None = None,
     early: EarlyStart | None = None,
 ) -> McpHub:
-    """The hub as a session builds it: the session's options (`early.options` when servers were
-    spawned early: they were launched with them), results and protocol memory under the state dir;
-    the roots servers are told, and who answers what they ask of the user (nobody, by default)."""
-    told = roots or workspace_roots(workspace)
-    answering = answers or UserAnswers()
-    base = early.options if early is not None else session_options(workspace, settings or Settings())
-    options = dataclasses.replace(base, features_for=lambda spec: features_for(spec, told, answering))
+    """The hub as a session builds it (`hub_options`), its results and protocol memory under the
+    state dir."""
+    options = hub_options(workspace, settings, roots=roots, answers=answers, early=early)
     memory = ProtocolMemory(paths.state_dir() / "protocols.json")
     return McpHub(options, memory=memory, results_dir=paths.results_dir(), early=early)
 
@@ -163,18 +178,17 @@ class McpRuntime:
 
     async def launch(self, permitted: Sequence[ServerSpec]) -> None:
         """Start the permitted servers (those begun already are waited for), then say what failed."""
-        self.hub.options = dataclasses.replace(self.hub.options, sandbox_choices=dict(self.sandbox_choices))
-        self.hub.begin(permitted)
+        self.hub.begin(permitted, self.sandbox_choices)
         with self.starting(self.hub.still_starting()):
-            await self.hub.start(permitted)
+            await self.hub.start(permitted, self.sandbox_choices)
         catalog = self.router.rebuild()
-        for state in self.hub.states.values():
-            if state.status.phase == "failed":
-                self.notify(ServerFailed(state.spec.name, state.status.detail or ""))
-            elif state.status.phase == "needs_login":
-                self.notify(LoginNeeded(state.spec.name, state.status.detail or ""))
-        for note in catalog.notes:
-            self.notify(McpNote(note))
+        for name, status in self.hub.statuses().items():
+            if status.phase == "failed":
+                self.notify(ServerFailed(name, status.detail or ""))
+            elif status.phase == "needs_login":
+                self.notify(LoginNeeded(name, status.detail or ""))
+        for left_out in catalog.left_out:
+            self.notify(left_out)
 
     def _remember_sandbox(self, name: str, choice: SandboxChoice | None) -> None:
         if choice is None:
@@ -183,7 +197,7 @@ class McpRuntime:
             self.sandbox_choices[name] = choice
 
     def summaries(self) -> tuple[ServerSummary, ...]:
-        statuses = {name: s.status for name, s in self.hub.states.items()}
+        statuses = self.hub.statuses()
         rules = {
             spec.name: self.store.tool_allowances(self.workspace, spec)
             for spec in self.config.servers
@@ -234,37 +248,32 @@ class McpRuntime:
     async def restart(self) -> None:
         """A new chat: every server ends (whole process groups); config, allow-list and approvals
         are read again (so `mcp revoke`, `disable` or an edit since take effect), and the gate runs."""
-        await self.hub.reap_all()
-        self.hub.states.clear()
         self.settings = load_settings(self.workspace, self.settings.user_file)
         self.config = load_mcp_config(self.workspace, self.settings)
-        self.hub.options = make_hub(
-            self.workspace, self.settings, roots=self.roots, answers=self.answers
-        ).options
+        await self.hub.renew(
+            hub_options(self.workspace, self.settings, roots=self.roots, answers=self.answers)
+        )
         self.gate.store = TrustStore(self.store.path)
         self.router.allowances.store = self.store
         self.router.tool_policy.clear()
         self.router.tool_policy.update(self.config.tool_policy)
         await self.start()
 
-    async def stop(self, name: str) -> list[str]:
+    async def stop(self, name: str) -> Stopped:
         """End one running server (its whole process group); its tools leave the next request."""
         if self.hub.connection(name) is None:
-            return [f"{name!r} is not running in this session."]
+            return Stopped(name, was_running=False)
         await self.hub.stop(name)
         self.router.rebuild()
-        return [
-            f"Stopped {name!r}; its tools are gone from the next request. /new starts it again if permitted."
-        ]
+        return Stopped(name, was_running=True)
 
-    async def revoke(self, name: str) -> list[str]:
+    async def revoke(self, name: str) -> Revoked:
         """Forget a repository server's approval for this workspace; a running server is left alone."""
         if not self.store.revoke(self.workspace, name):
-            return [f"{name!r} was never approved in {self.workspace}; nothing to forget."]
-        lines = [f"Forgot the approval of {name!r}: LevelCode will ask before starting {name} again here."]
-        if self.hub.connection(name) is not None:
-            lines.append(f"It is still running in this session; /mcp stop {name} stops it now.")
-        return lines
+            return Revoked(name, self.workspace, was_approved=False)
+        return Revoked(
+            name, self.workspace, was_approved=True, still_running=self.hub.connection(name) is not None
+        )
 
     async def close(self) -> None:
         await self.hub.reap_all()

@@ -16,7 +16,7 @@ from levelcode.mcp.config.environment import Withheld
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.resolve import server_launch, withheld_from
-from levelcode.mcp.launch.server_box import server_box
+from levelcode.mcp.launch.server_box import SandboxChoice, server_box
 from levelcode.mcp.protocol.handshake import Era, ServerInfo, SessionFactory, negotiate, negotiate_in_turn
 from levelcode.mcp.protocol.session import McpSession
 from levelcode.mcp.protocol.transport import Authorizer, HookAuthorizer, Transport
@@ -42,12 +42,13 @@ def transport_plan(
     options: ConnectOptions,
     parent_env: Mapping[str, str],
     begun: EarlyServer | None = None,
+    sandbox: SandboxChoice | None = None,
 ) -> TransportPlan:
     """What the server's transports use is resolved once, here (or, for a server `begun` by the
     early start, there, with these very options): a missing `${VAR}` is a ServerStartError now,
     before anything is spawned or contacted."""
     if isinstance(spec, StdioServerSpec):
-        return _stdio_plan(spec, options, parent_env, begun)
+        return _stdio_plan(spec, options, parent_env, begun, sandbox)
     from levelcode.mcp.http.endpoint import remote_endpoint
     from levelcode.mcp.http.streamable import StreamableHttpTransport
 
@@ -86,11 +87,15 @@ def _authorizer(
 
 
 def _stdio_plan(
-    spec: StdioServerSpec, options: ConnectOptions, parent_env: Mapping[str, str], begun: EarlyServer | None
+    spec: StdioServerSpec,
+    options: ConnectOptions,
+    parent_env: Mapping[str, str],
+    begun: EarlyServer | None,
+    sandbox: SandboxChoice | None,
 ) -> TransportPlan:
     launch = begun.launch if begun is not None else server_launch(spec, options, parent_env)
     spawned = [begun.process] if begun is not None and begun.process is not None else []
-    box = server_box(spec, options.sandbox_choices.get(spec.name))
+    box = server_box(spec, sandbox)
     if box is not None:  # raises ServerStartError, before anything is spawned, when it cannot be
         for process in spawned:  # never the case (the early start spawns no server to be boxed)
             end_unused(process)

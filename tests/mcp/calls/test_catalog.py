@@ -121,10 +121,9 @@ def test_a_default_catalog_trims_or_leaves_out_a_definition_over_its_cap() -> No
     assert catalog.route("s__listed") is None
     counts = catalog.counts["s"]
     assert (counts.exposed, counts.trimmed_schemas, counts.left_out) == (2, ("described",), ("listed",))
-    (note,) = catalog.notes
-    assert "MCP server 's'" in note
-    assert "tool 'listed' left out" in note
-    assert f"{DEFAULT_MAX_DEFINITION:,}" in note
+    (left_out,) = catalog.left_out
+    assert (left_out.server, left_out.tool, left_out.limit) == ("s", "listed", DEFAULT_MAX_DEFINITION)
+    assert left_out.chars > DEFAULT_MAX_DEFINITION
 
 
 def test_names_avoid_reserved_builtins() -> None:

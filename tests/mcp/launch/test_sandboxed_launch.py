@@ -76,7 +76,7 @@ async def test_reaping_a_confined_server_leaves_nothing_of_its_group(
     hub = McpHub(options)
     await hub.start([spec])
     connection = hub.connection("fault")
-    assert connection is not None, hub.states["fault"].status
+    assert connection is not None, hub.servers["fault"].status
     assert connection.pid is not None
     members = group_members(connection.pid)
     assert len(members) >= 5  # bwrap, its init in the new pid namespace, the server, two sleepers
@@ -92,9 +92,8 @@ async def test_without_a_sandbox_a_server_that_must_be_confined_is_never_spawned
     with pytest.raises(ServerStartError, match=r"it must run in the sandbox \(its entry asks for it\), but"):
         await connect(spec, options, hint="legacy")
     approved = dataclasses.replace(spec, sandbox=None, provenance=REPOSITORY)
-    options = dataclasses.replace(options, sandbox_choices={"fault": "own"})
     with pytest.raises(ServerStartError, match="you approved it sandboxed"):
-        await connect(approved, options, hint="legacy")
+        await connect(approved, options, hint="legacy", sandbox="own")
     assert read_pids(tmp_path / "pids") == []
 
 

@@ -7,6 +7,7 @@ input completes once it is answered."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec, parse_user_settings, parse_workspace_file
 from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.call_notes import CallNotes
 from levelcode.mcp.live.client_features import UserAnswers, features_for, workspace_roots
 from levelcode.mcp.live.connection import McpConnection
 from levelcode.mcp.live.server_content import read_resource
@@ -49,12 +51,19 @@ def asking_peer(method: str, params: Mapping[str, object] | None = None):  # typ
     return peer, seen
 
 
-async def _connection(peer: object, spec: StdioServerSpec, tmp_path: Path, *extra: Path) -> McpConnection:
-    features = features_for(spec, workspace_roots(tmp_path, extra), UserAnswers())
-    session = McpSession(MemoryTransport(peer), features=features)  # type: ignore[arg-type]
+async def _connection(
+    peer: object,
+    spec: StdioServerSpec,
+    tmp_path: Path,
+    *extra: Path,
+    transport: MemoryTransport | None = None,
+) -> McpConnection:
+    notes = CallNotes()
+    features = features_for(spec, workspace_roots(tmp_path, extra), UserAnswers(), notes.add)
+    session = McpSession(transport or MemoryTransport(peer), features=features)  # type: ignore[arg-type]
     await session.open()
     info = ServerInfo("modern", "2026-07-28", offers=("tools", "resources"))
-    return McpConnection(spec, session, info, ConnectOptions(workspace=tmp_path))
+    return McpConnection(spec, session, info, ConnectOptions(workspace=tmp_path), notes)
 
 
 async def test_headless_elicitation_is_declined_and_the_model_told_why(tmp_path: Path) -> None:
@@ -67,6 +76,36 @@ async def test_headless_elicitation_is_declined_and_the_model_told_why(tmp_path:
         '[LevelCode: the server asked the user for input ("Your API key?") and LevelCode declined it'
         in outcome.text
     )
+
+
+async def test_a_note_is_told_to_the_call_it_came_in_not_to_another_in_flight(tmp_path: Path) -> None:
+    """Two calls at once on one server: the one whose input request was declined is told so, and
+    the other, which ends first, is not (a note once lay in one list shared by every call)."""
+    held: dict[object, int] = {}
+
+    def peer(message: Mapping[str, object]) -> list[jsonrpc.Incoming]:
+        request_id, params = message.get("id"), message.get("params")
+        if not isinstance(request_id, int) or not isinstance(params, Mapping) or "name" not in params:
+            return []
+        if params["name"] == "asks" and "inputResponses" not in params:
+            ask = {
+                "q": {"method": "elicitation/create", "params": {"message": "Key?", "requestedSchema": {}}}
+            }
+            return [jsonrpc.Response(request_id, {"resultType": "input_required", "inputRequests": ask})]
+        held[params["name"]] = request_id  # answered below, in the order the test needs
+        return []
+
+    transport = MemoryTransport(peer)
+    connection = await _connection(peer, StdioServerSpec("s", "x", USER), tmp_path, transport=transport)
+    asks = asyncio.ensure_future(connection.call_tool("asks", {}))
+    plain = asyncio.ensure_future(connection.call_tool("plain", {}))
+    await transport.wait_sent(3)  # asks, plain, and asks again with its (declined) input answered
+    transport.deliver(jsonrpc.Response(held["plain"], {"content": [{"type": "text", "text": "plain done"}]}))
+    plain_outcome = await plain
+    transport.deliver(jsonrpc.Response(held["asks"], {"content": [{"type": "text", "text": "asks done"}]}))
+    asks_outcome = await asks
+    assert plain_outcome.text == "plain done"
+    assert asks_outcome.text.startswith("asks done\n[LevelCode: the server asked the user for input")
 
 
 async def test_sampling_is_refused_unless_the_users_entry_enables_it(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ async def test_the_hub_says_the_same_in_the_server_status() -> None:
     hub = McpHub(ConnectOptions(workspace=ROOT, startup_timeout=20))
     make, expected = CASES["python-raises"]
     await hub.start([make()])
-    state = hub.states["dies"]
+    state = hub.servers["dies"]
     assert (state.status.phase, state.status.detail) == ("failed", expected)
     await hub.reap_all()
 

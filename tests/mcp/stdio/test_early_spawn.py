@@ -128,7 +128,7 @@ async def test_a_server_that_died_before_the_hub_took_it_is_reported_from_that_p
     process.wait(timeout=20)  # dead before anything was sent to it
     hub = make_hub(tmp_path, settings, early=early)
     await hub.start([_user_spec(tmp_path, settings, "fault")])
-    state = hub.states["fault"]
+    state = hub.servers["fault"]
     assert state.status.phase == "failed"
     assert state.status.detail == (
         "exited while starting (exit code 2); stderr: fault-server: refusing to start"
@@ -230,10 +230,10 @@ async def test_servers_begun_are_waited_for_and_reaped_even_mid_start(tmp_path: 
     await hub.spawned()
     assert hub.still_starting() == ["fault", "slow"]
     await hub.start([quick])  # waits for the one asked about, begun before
-    assert hub.states["fault"].status.running
+    assert hub.servers["fault"].status.running
     assert hub.still_starting() == ["slow"]
     await hub.reap_all()
-    assert hub.states["slow"].status.detail == "start-up was interrupted"
+    assert hub.servers["slow"].status.detail == "start-up was interrupted"
     assert survivors(read_pids(pid_file)) == []
 
 

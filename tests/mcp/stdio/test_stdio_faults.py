@@ -239,7 +239,7 @@ async def test_one_failing_server_does_not_block_or_break_the_others(fault: Faul
     began = time.monotonic()
     await hub.start(specs)
     assert time.monotonic() - began < 10
-    assert {n: s.status.phase for n, s in hub.states.items()} == {
+    assert {n: s.status.phase for n, s in hub.servers.items()} == {
         "good": "running",
         "stuck": "failed",
         "broken": "failed",
@@ -285,7 +285,7 @@ async def test_a_missing_env_variable_fails_that_server_by_name(fault: Fault) ->
     )
     hub = McpHub(fault.options)
     await hub.start([spec])
-    state = hub.states["fault"]
+    state = hub.servers["fault"]
     assert state.status.phase == "failed"
     assert state.status.detail is not None
     assert "${LEVELCODE_TEST_UNSET}, which is not set" in state.status.detail
