@@ -36,7 +36,10 @@ class ToolSource(Protocol[Route]):
 
     def shown_input(self, name: str, tool_input: Mapping[str, object]) -> Mapping[str, object]: ...
 
-    async def call(self, use: ToolUse, route: Route | None = None) -> ToolOutcome: ...
+    async def call(
+        self, use: ToolUse, route: Route | None = None, shown: Mapping[str, object] | None = None
+    ) -> ToolOutcome:
+        """The call; `shown`: its display-safe input as `shown_input` made it for this call."""
 
 
 @dataclass(frozen=True)
@@ -109,16 +112,17 @@ class Toolbox:
         if call.builtin is not None:
             outcome = await self._run_builtin(call.builtin, use)
         elif call.route is not None and self.extra is not None:
-            outcome = await self._run_extra(self.extra, use, call.route)
+            outcome = await self._run_extra(self.extra, call)
         else:
             known = ", ".join(t.name for t in self.specs() if not isinstance(t, DeferredTool))
             outcome = failure(f"there is no tool named {use.name!r}. Tools: {known}")
         return ToolResult(use.id, outcome)
 
     @staticmethod
-    async def _run_extra(source: ToolSource[Any], use: ToolUse, route: object) -> ToolOutcome:
+    async def _run_extra(source: ToolSource[Any], call: ResolvedCall) -> ToolOutcome:
+        use = call.use
         try:
-            return await source.call(use, route)
+            return await source.call(use, call.route, call.shown_input)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

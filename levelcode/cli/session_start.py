@@ -121,7 +121,7 @@ def runtime_for(
     from levelcode.mcp.live.runtime import McpRuntime
     from levelcode.tools.names import BUILTIN_TOOL_NAMES
 
-    config = load_mcp_config(workspace, settings)
+    config = load_mcp_config(workspace, settings, user=early.user if early is not None else None)
     reserved = BUILTIN_TOOL_NAMES | {TOOL_SEARCH_NAME}
     roots = workspace_roots(workspace, folders)
     return McpRuntime(

@@ -174,22 +174,27 @@ class McpRouter:
         repository = needs_launch_approval(spec)
         return classify_mcp_tool(name, route.annotations, policy, route.definition, repository=repository)
 
-    async def call(self, use: ToolUse, route: McpRoute | ToolSearchRoute | None = None) -> ToolOutcome:
-        """classify → approve → call. `route`: what the caller already resolved `use.name` to."""
+    async def call(
+        self,
+        use: ToolUse,
+        route: McpRoute | ToolSearchRoute | None = None,
+        shown: Mapping[str, object] | None = None,
+    ) -> ToolOutcome:
+        """classify → approve → call. `route`: what the caller already resolved `use.name` to;
+        `shown`: the input as `shown_input` masked it for this call (masked here when not given)."""
         route = route or self.route(use.name)
         if isinstance(route, ToolSearchRoute):
             return self.search(use.input)
         verdict = self._verdict(use.name, route) if route is not None else None
         if route is None or verdict is None:
             return failure(f"no MCP tool named {use.name!r} is available now")
+        masked = shown if shown is not None else mask_arguments(use.input)  # logs never see values
         if verdict.decision == "ask":
             refusal = await self._ask(route, verdict, use.input)
             if refusal is not None:
-                log.info(
-                    "mcp call %s refused (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input)
-                )
+                log.info("mcp call %s refused (%s) args=%s", use.name, verdict.reason, masked)
                 return refusal
-        log.info("mcp call %s (%s) args=%s", use.name, verdict.reason, mask_arguments(use.input))
+        log.info("mcp call %s (%s) args=%s", use.name, verdict.reason, masked)
         if route.kind != "tool":
             return await self.servers.resource_call(route.server, route.kind, use.input)
         on_progress = self.on_progress

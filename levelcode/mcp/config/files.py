@@ -33,11 +33,19 @@ def load_workspace_tier(workspace: Path) -> list[TierConfig]:
     return tiers
 
 
-def load_mcp_config(workspace: Path, settings: Settings | None = None) -> McpConfig:
+def load_mcp_config(
+    workspace: Path, settings: Settings | None = None, *, user: TierConfig | None = None
+) -> McpConfig:
     """Both tiers for one workspace, merged: user servers win name collisions. The user's settings
-    come parsed (`settings`, read once per session; read here when not given), so the file is read
-    once and each of its problems reported once: they lead the config's problems."""
+    come read (`settings`, read once per session; read here when not given), so the file is read
+    once and each of its problems reported once: they lead the config's problems. `user`: their
+    servers, parsed already (by the early start), so they are parsed once too."""
     settings = settings or load_settings(workspace)
-    user = parse_user_settings(settings.user, file=str(settings.user_file))
+    user = user if user is not None else user_tier(settings)
     merged = merge_tiers(user, load_workspace_tier(workspace), settings.problems)
     return dataclasses.replace(merged, settings=settings)
+
+
+def user_tier(settings: Settings) -> TierConfig:
+    """The user's own servers and tool policy, parsed from the settings read."""
+    return parse_user_settings(settings.user, file=str(settings.user_file))

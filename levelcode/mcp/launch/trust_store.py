@@ -119,9 +119,12 @@ class TrustStore:
             name: str(entry.get("launch", "")) for name, entry in entries.items() if isinstance(entry, dict)
         }
 
-    def tool_allowances(self, workspace: Path, spec: ServerSpec) -> dict[str, AllowRule]:
-        """server tool name → the rule recorded by "always", while exactly this launch is approved."""
-        if self.state(workspace, spec) != "approved":
+    def tool_allowances(
+        self, workspace: Path, spec: ServerSpec, *, state: TrustState | None = None
+    ) -> dict[str, AllowRule]:
+        """server tool name → the rule recorded by "always", while exactly this launch is approved
+        (`state`: as just checked; else its files are hashed again now)."""
+        if (state or self.state(workspace, spec)) != "approved":
             return {}
         entry = self._entries(self._doc, workspace).get(spec.name)
         tools = entry.get("tools") if isinstance(entry, dict) else None

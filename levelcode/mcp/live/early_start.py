@@ -3,7 +3,7 @@ moment a session has read its settings — before it imports and sets up the res
 their start-up overlaps ours.
 
 Each launch is resolved here once, with the session's connection options (`EarlyStart.options`,
-which the hub is then built from: mcp/runtime.make_hub), and handed to the hub with its process
+which the hub is then built from: live/runtime.hub_options), and handed to the hub with its process
 when the hub starts that server (`take`); its transport joins the process to the loop and the
 handshake goes on from there. Whatever the hub never takes is ended when it reaps (or when the
 session gives up before it has a hub: `end_untaken`).
@@ -11,8 +11,9 @@ session gives up before it has a hub: `end_untaken`).
 Only what starts without asking, and unconfined, is started here: servers of the user tier, not
 disabled, stdio, whose entry asks for no sandbox. A repository's servers wait for the launch gate
 as always; a server whose entry asks for the sandbox is left to the hub, which wraps it (spawned
-here it would run unconfined); so is a server whose launch cannot be resolved (a `${VAR}` unset),
-and the hub reports why. Light on purpose: no event loop, no protocol, no gates beyond the plan.
+here it would run unconfined). A server whose launch cannot be resolved (a `${VAR}` unset) is not
+spawned; the hub reports why, from the one resolution made here. Light on purpose: no event loop,
+no protocol, no gates beyond the plan.
 
 The REPL spawns only as many as leave it a core (`at_most`) and the rest once its prompt is drawn
 (`EarlyStart.start_held`): ten servers booting at once on two cores would otherwise hold the
@@ -28,7 +29,7 @@ from typing import TypeGuard
 
 from levelcode.core.errors import ServerStartError
 from levelcode.core.settings import Settings
-from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, parse_user_settings
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, TierConfig, parse_user_settings
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.resolve import server_launch
 from levelcode.mcp.launch.server_box import server_box
@@ -55,11 +56,17 @@ class EarlyServer:
 
 @dataclass
 class EarlyStart:
-    """The user's servers begun before the hub: spawned, or held back for later."""
+    """The user's servers begun before the hub: spawned, or held back for later; `user`: the user
+    tier they were read from (the session's configuration takes it, parsed once); `unresolved`:
+    those whose launch could not be resolved, with why (the hub reports it, not resolving again)."""
 
     options: ConnectOptions
+    user: TierConfig = field(default_factory=TierConfig)
     servers: dict[str, EarlyServer] = field(default_factory=dict[str, EarlyServer])
     held: list[str] = field(default_factory=list[str])
+    unresolved: dict[str, tuple[StdioServerSpec, ServerStartError]] = field(
+        default_factory=dict[str, tuple[StdioServerSpec, ServerStartError]]
+    )
 
     @property
     def started(self) -> list[str]:
@@ -72,7 +79,11 @@ class EarlyStart:
 
     def take(self, spec: ServerSpec) -> EarlyServer | None:
         """The server begun for exactly this spec, handed over once; one begun for another entry
-        of that name (the settings changed since) is ended, and None is returned."""
+        of that name (the settings changed since) is ended, and None is returned. Raises the
+        ServerStartError this very spec's launch could not be resolved with."""
+        unresolved = self.unresolved.pop(spec.name, None)
+        if unresolved is not None and unresolved[0] == spec:
+            raise unresolved[1]
         begun = self.servers.pop(spec.name, None)
         if begun is not None and begun.spec != spec:
             _end(begun)
@@ -84,6 +95,7 @@ class EarlyStart:
         while self.servers:
             _end(self.servers.popitem()[1])
         self.held.clear()
+        self.unresolved.clear()
 
 
 def start_user_servers(
@@ -91,14 +103,15 @@ def start_user_servers(
 ) -> EarlyStart:
     """Spawn the user's own stdio servers now (the first `at_most` of them; the rest are held)."""
     tier = parse_user_settings(settings.user, file=str(settings.user_file))
-    early = EarlyStart(options)
+    early = EarlyStart(options, tier)
     for spec in tier.servers:
         if not _starts_early(spec):
             continue
         try:
             server = EarlyServer(spec, server_launch(spec, options, os.environ))
-        except ServerStartError:
-            continue  # the hub resolves it again, and says why it cannot start
+        except ServerStartError as exc:
+            early.unresolved[spec.name] = (spec, exc)  # the hub says why it cannot start
+            continue
         early.servers[spec.name] = server
         if at_most is not None and len(early.started) >= at_most:
             early.held.append(spec.name)

@@ -118,6 +118,8 @@ class McpRuntime:
             store=self.gate.store,
         )
         self.sandbox_choices: dict[str, SandboxChoice] = {}  # this session's repository servers
+        # each repository server's launch as the gate last saw it (hashed then, not for each view)
+        self.seen: dict[str, LaunchReview] = {}
         # wraps the concurrent start of the permitted servers (the REPL shows a spinner there)
         self.starting: Callable[[Sequence[str]], AbstractContextManager[object]] = _no_progress
 
@@ -136,8 +138,12 @@ class McpRuntime:
             self.answers.elicit, self.answers.sample = answers.elicit, answers.sample
 
     def reviews(self) -> dict[str, LaunchReview]:
-        """Each repository server's launch as it is on disk now, checked against the trust store."""
-        return {s.name: review for s in self.config.servers if (review := self.gate.review(s)) is not None}
+        """Each repository server's launch as the launch gate last saw it (its files hashed then);
+        one the gate has not seen this session is reviewed now, once."""
+        for spec in self.config.servers:
+            if spec.name not in self.seen and (review := self.gate.review(spec)) is not None:
+                self.seen[spec.name] = review
+        return {s.name: self.seen[s.name] for s in self.config.servers if s.name in self.seen}
 
     async def begin_trusted(self) -> None:
         """Start the servers that start without asking (the user's own, not disabled) and return
@@ -169,10 +175,15 @@ class McpRuntime:
         return checked.starting
 
     def _apply(self, admission: Admission) -> None:
-        """The hub holds what the gate held back; the session hears the gate's notices."""
+        """The hub holds what the gate held back; the session hears the gate's notices; the views
+        show each launch as the gate saw it."""
         for verdict in admission.verdicts:
             if verdict.held is not None:
                 self.hub.hold(verdict.spec, verdict.held)
+            if verdict.card is not None:  # answered now: as seen before the answer no longer holds
+                self.seen.pop(verdict.spec.name, None)
+            elif verdict.review is not None:
+                self.seen[verdict.spec.name] = verdict.review
         for notice in admission.notices:
             self.notify(notice)
 
@@ -198,12 +209,11 @@ class McpRuntime:
 
     def summaries(self) -> tuple[ServerSummary, ...]:
         statuses = self.hub.statuses()
-        rules = {
-            spec.name: self.store.tool_allowances(self.workspace, spec)
-            for spec in self.config.servers
-            if needs_launch_approval(spec)
-        }
         reviews = self.reviews()
+        rules = {
+            name: self.store.tool_allowances(self.workspace, review.spec, state=review.state)
+            for name, review in reviews.items()
+        }
         trust = {name: review.state for name, review in reviews.items()}
         changes = {name: r.check.change for name, r in reviews.items() if r.check.change}
         choices = {
@@ -253,6 +263,7 @@ class McpRuntime:
         await self.hub.renew(
             hub_options(self.workspace, self.settings, roots=self.roots, answers=self.answers)
         )
+        self.seen.clear()
         self.gate.store = TrustStore(self.store.path)
         self.router.allowances.store = self.store
         self.router.tool_policy.clear()
@@ -271,6 +282,7 @@ class McpRuntime:
         """Forget a repository server's approval for this workspace; a running server is left alone."""
         if not self.store.revoke(self.workspace, name):
             return Revoked(name, self.workspace, was_approved=False)
+        self.seen.pop(name, None)
         return Revoked(
             name, self.workspace, was_approved=True, still_running=self.hub.connection(name) is not None
         )
