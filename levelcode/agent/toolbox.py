@@ -106,7 +106,7 @@ class Toolbox:
     async def run(self, call: ResolvedCall) -> ToolResult:
         """Exactly one result for the call; only cancellation (the user's abort) propagates."""
         use = call.use
-        invalid = invalid_arguments_error(use.input)
+        invalid = invalid_arguments_error(use)
         if invalid is not None:
             return ToolResult(use.id, invalid)
         if call.builtin is not None:
