@@ -18,9 +18,10 @@ or `uvx` later runs; so the first start fetches through the filter, and later on
 its own cache.
 
 A program (or a script its arguments name) that lives under /tmp is shown read-only inside, in
-its folder (a `bin` folder's parent, so a virtualenv's runs): the sandbox's /tmp is private,
-and would hide it. A program that lies in /tmp itself is refused with the reason: showing its
-folder would mean showing all of /tmp (and a file an argument names there stays hidden).
+its folder (a `bin` folder's parent, so a virtualenv's runs; `node_modules` for one in its
+`.bin`, so the package it links to is there): the sandbox's /tmp is private, and would hide it.
+A program that lies in /tmp itself is refused with the reason: showing its folder would mean
+showing all of /tmp (and a file an argument names there stays hidden).
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ def server_route(spec: StdioServerSpec, box: ServerBox, confinement: Confinement
 
 def program_folders(spec: StdioServerSpec, launch: StdioLaunch) -> list[Path]:
     """The folders under /tmp of its program and of the files its arguments name, to be shown
-    read-only inside (its folder; a `bin` folder's parent)."""
+    read-only inside (its folder; a `bin` folder's parent, and `node_modules` for its `.bin`, whose
+    entries link into the packages beside it)."""
     folders: list[Path] = []
     for file, is_program in _files_run(launch):
         if file.parent == PRIVATE_TMP and is_program:
@@ -113,8 +115,10 @@ def program_folders(spec: StdioServerSpec, launch: StdioLaunch) -> list[Path]:
             )
         if file.parent == PRIVATE_TMP:
             continue  # a file an argument names in /tmp itself stays hidden with the rest of it
-        prefix = file.parent.parent  # a `bin` folder's parent: a virtualenv or an install prefix
-        folders.append(prefix if file.parent.name == "bin" and prefix != PRIVATE_TMP else file.parent)
+        prefix = file.parent.parent  # a virtualenv, an install prefix, or node_modules
+        folders.append(
+            prefix if file.parent.name in ("bin", ".bin") and prefix != PRIVATE_TMP else file.parent
+        )
     return folders
 
 

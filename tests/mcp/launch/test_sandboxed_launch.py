@@ -143,7 +143,7 @@ def launch_of(argv: list[str], cwd: Path, path: str = "/usr/bin:/bin") -> StdioL
 
 
 def test_a_program_under_tmp_is_shown_in_its_folder(tmp_path: Path) -> None:
-    """tmp_path lies under /tmp: the program's folder (a `bin` folder's parent) is shown; a file an
+    """tmp_path lies under /tmp: the program's folder (a `bin` or `.bin` folder's parent) is shown; a file an
     argument names in /tmp itself stays hidden; a program in /tmp itself is refused, saying why."""
     spec = fault_spec(pid_file=tmp_path / "pids")
     venv = tmp_path / "venv" / "bin"
@@ -154,7 +154,16 @@ def test_a_program_under_tmp_is_shown_in_its_folder(tmp_path: Path) -> None:
     (tmp_path / "scripts" / "server.py").write_text("")
     launch = launch_of(["tool", str(tmp_path / "scripts" / "server.py"), "/etc/hosts"], tmp_path, str(venv))
     assert program_folders(spec, launch) == [tmp_path / "venv", tmp_path / "scripts"]
-    assert program_folders(spec, launch_of([sys.executable, "-c", "pass"], tmp_path)) == []
+    assert program_folders(spec, launch_of(["/bin/sh", "-c", "true"], tmp_path)) == []  # not under /tmp
+    # an npm package's command links from node_modules/.bin into the package beside it
+    package = tmp_path / "node_modules" / "pkg"
+    package.mkdir(parents=True)
+    (package / "cli.js").write_text("")
+    (package / "cli.js").chmod(0o755)
+    (tmp_path / "node_modules" / ".bin").mkdir()
+    (tmp_path / "node_modules" / ".bin" / "pkg").symlink_to("../pkg/cli.js")
+    npm_launch = launch_of(["pkg"], tmp_path, str(tmp_path / "node_modules" / ".bin"))
+    assert program_folders(spec, npm_launch) == [tmp_path / "node_modules"]
     loose = Path("/tmp") / f"levelcode-test-{os.getpid()}.py"
     loose.write_text("")
     try:
