@@ -23,8 +23,10 @@ from levelcode.core.errors import CallTimeout, McpError, RemoteError, ServerExit
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress, ProgressCallback
 from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.config.timeouts_entry import effective_limits
 from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.protocol import jsonrpc
+from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.handshake import Era, ServerInfo
 from levelcode.mcp.protocol.input_rounds import request_until_complete
 from levelcode.mcp.protocol.paging import list_all
@@ -59,6 +61,7 @@ class McpConnection:
         log_path = options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None
         self.log = ServerLog(log_path, spec.client.log_level)
         self._progress: dict[str, ProgressCallback] = {}
+        self._deadlines: dict[str, CallDeadline] = {}  # per progress token: progress moves it
         self._background: set[asyncio.Task[object]] = set()
         self._tools_stale = False  # a tools list_changed came that no re-list has answered yet
         self._relisting = False
@@ -116,19 +119,22 @@ class McpConnection:
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> ToolOutcome:
-        """The rendered result; every failure becomes an `ERROR: …` outcome, never an exception."""
-        limit = timeout or self.call_timeout
+        """The rendered result; every failure becomes an `ERROR: …` outcome, never an exception.
+        The call may go on as long as the server reports progress on it (each report moves its
+        idle deadline), up to the cap of the server's `"timeouts"`."""
+        idle, cap = effective_limits(self.spec.timeouts, timeout, self.call_timeout)
+        deadline = CallDeadline(idle, cap)
         token = f"levelcode-{next(_tokens)}"
         params = {"name": tool, "arguments": dict(arguments), "_meta": {"progressToken": token}}
+        self._deadlines[token] = deadline
         if on_progress is not None:
             self._progress[token] = on_progress
         self.session.features.call_notes.clear()
         try:
-            outcome = render_call_result(await self._call_after_browser_steps(tool, params, limit))
+            outcome = render_call_result(await self._call_after_browser_steps(tool, params, deadline))
         except CallTimeout:
-            outcome = failure(
-                f"{self.name}/{tool} timed out after {limit:g} s; LevelCode asked the server to cancel it"
-            )
+            reason = deadline.expired() or f"timed out after {idle:g} s"
+            outcome = failure(f"{self.name}/{tool} {reason}; LevelCode asked the server to cancel it")
         except ServerExited as exc:
             outcome = failure(
                 f"server {self.name!r} exited ({exc.detail}) during {tool}{self._diagnostics()}"
@@ -137,16 +143,19 @@ class McpConnection:
             outcome = failure(f"{self.name}/{tool}: {exc}{self._diagnostics()}")
         finally:
             self._progress.pop(token, None)
+            self._deadlines.pop(token, None)
         return self._with_call_notes(outcome)
 
     async def _call_after_browser_steps(
-        self, tool: str, params: Mapping[str, object], limit: float
+        self, tool: str, params: Mapping[str, object], deadline: CallDeadline
     ) -> Mapping[str, object]:
         """The call; when the server first needs the user in a browser (URLElicitationRequired,
         -32042), each such step is put to the user as a URL request, and the call retried once
         if they agreed to all of them."""
         try:
-            return await request_until_complete(self.session, "tools/call", params, timeout=limit, tool=tool)
+            return await request_until_complete(
+                self.session, "tools/call", params, timeout=None, tool=tool, deadline=deadline
+            )
         except RemoteError as exc:
             steps = url_steps(exc)
             if not steps:
@@ -160,7 +169,10 @@ class McpConnection:
                         server=self.name,
                         code=URL_ELICITATION_REQUIRED,
                     ) from exc
-            return await request_until_complete(self.session, "tools/call", params, timeout=limit, tool=tool)
+            deadline.touch()  # the time spent in the browser is not the server's
+            return await request_until_complete(
+                self.session, "tools/call", params, timeout=None, tool=tool, deadline=deadline
+            )
 
     def _with_call_notes(self, outcome: ToolOutcome) -> ToolOutcome:
         """What LevelCode did with the server's own requests during the call (an elicitation
@@ -209,7 +221,11 @@ class McpConnection:
             self.log.record(params)
 
     def _progressed(self, params: Mapping[str, object]) -> None:
-        callback = self._progress.get(str(params.get("progressToken")))
+        token = str(params.get("progressToken"))
+        deadline = self._deadlines.get(token)
+        if deadline is not None:
+            deadline.touch()
+        callback = self._progress.get(token)
         value = params.get("progress")
         if callback is None or not isinstance(value, int | float) or isinstance(value, bool):
             return

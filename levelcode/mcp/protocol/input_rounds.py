@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Mapping
 
 from levelcode.core.errors import ProtocolError
+from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.session import McpSession
 
 MAX_INPUT_ROUNDS = 10
@@ -24,10 +25,11 @@ async def request_until_complete(
     *,
     timeout: float | None,
     tool: str | None = None,
+    deadline: CallDeadline | None = None,
 ) -> Mapping[str, object]:
     sent: dict[str, object] = dict(params)
     for round_ in range(MAX_INPUT_ROUNDS):
-        result = await session.request(method, sent, timeout=timeout, tool=tool)
+        result = await session.request(method, sent, timeout=timeout, tool=tool, deadline=deadline)
         kind = result.get("resultType", "complete")
         if kind == "complete":
             return result
@@ -35,6 +37,8 @@ async def request_until_complete(
             raise ProtocolError(f"unknown resultType {kind!r}", server=session.server, tool=tool)
         if result.get("inputRequests"):
             sent["inputResponses"] = await fulfil(session, result["inputRequests"], tool)
+            if deadline is not None:
+                deadline.touch()  # the time the user took to answer is not the server's
         else:
             sent.pop("inputResponses", None)
             await asyncio.sleep(min(0.05 * 2**round_, 0.25))
