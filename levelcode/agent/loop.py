@@ -136,7 +136,10 @@ class Agent:
                 result = await self.toolbox.run(call)
                 results.append(result)
                 media = tuple(item.info for item in result.outcome.media)
-                self.sink.emit(ToolResultEvent(use.id, use.name, result.is_error, result.content, media))
+                saved = result.outcome.saved
+                self.sink.emit(
+                    ToolResultEvent(use.id, use.name, result.is_error, result.content, media, saved)
+                )
         except asyncio.CancelledError:
             running = uses[len(results)]
             results.append(ToolResult(running.id, ABORTED_WHILE_RUNNING))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from levelcode.core.approvals import ApprovalRequest, Approver
+from levelcode.core.spill_files import SpillFiles
 from levelcode.sandbox.confinement import Confinement
 
 Args = Mapping[str, Any]
@@ -29,6 +30,7 @@ class ToolContext:
     state: dict[str, object] = field(default_factory=dict[str, object])  # e.g. background jobs, todos
     sandbox: Confinement | None = None  # where commands run; None or unavailable: unconfined
     approver: Approver | None = None  # who may allow a blocked command one run outside the sandbox
+    saved_results: SpillFiles | None = None  # cut results saved this session: read_file may read them
 
 
 @dataclass(frozen=True)

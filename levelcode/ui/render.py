@@ -26,7 +26,8 @@ from levelcode.agent.events import (
 )
 from levelcode.agent.spend import SpendReport
 from levelcode.core.messages import Usage
-from levelcode.core.outcome import media_summary
+from levelcode.core.outcome import human_bytes, media_summary
+from levelcode.core.spill_files import SavedResult
 from levelcode.ui.markdown_stream import MarkdownStream
 from levelcode.ui.spend_view import UNKNOWN_PRICE_HINT
 from levelcode.ui.visible import visible, visible_block
@@ -108,11 +109,18 @@ class ConsoleSink:
             body = summarize_result(event.text) if event.is_error else _result_size(event.text)
             if event.media:
                 body += f"  · {media_summary(event.media)}"
+            if event.saved is not None:
+                body += f"  · {saved_note(event.saved)}"
             self.console.print(Text("  ⎿ ", style="dim") + Text(body, style=style))
         elif isinstance(event, Notice):
             self.console.print(Text(visible_block(event.text), style="yellow"))
         elif isinstance(event, TurnFinished):
             self.console.print()
+
+
+def saved_note(saved: SavedResult) -> str:
+    """`result of 2.3 MB saved to PATH`: what the activity line says of a cut result."""
+    return f"result of {human_bytes(saved.size)} saved to {visible(saved.path)}"
 
 
 def _result_size(text: str) -> str:
@@ -175,6 +183,11 @@ class JsonLinesSink:
                     "media": [
                         {"type": m.kind, "mimeType": m.mime_type, "bytes": m.size} for m in event.media
                     ],
+                    **(
+                        {"saved": {"path": event.saved.path, "bytes": event.saved.size}}
+                        if event.saved
+                        else {}
+                    ),
                 }
             )
         elif isinstance(event, ToolProgress):

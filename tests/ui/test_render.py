@@ -23,6 +23,7 @@ from levelcode.agent.events import (
 )
 from levelcode.core.outcome import MediaInfo
 from levelcode.core.progress import Progress
+from levelcode.core.spill_files import SavedResult
 from levelcode.ui.render import ConsoleSink, JsonLinesSink
 
 ATTACK = (
@@ -126,3 +127,22 @@ def test_progress_is_a_json_event_and_nothing_in_a_pipe() -> None:
     piped = io.StringIO()
     ConsoleSink(Console(file=piped, force_terminal=False)).emit(ToolProgress("7", "s__long", Progress(2, 4)))
     assert piped.getvalue() == ""
+
+
+CUT = ToolResultEvent(
+    "4",
+    "s__dump",
+    False,
+    "x" * 100 + "\n\n[result cut: …]",
+    saved=SavedResult("/state/results/r.txt", 2_411_724),
+)
+
+
+def test_a_cut_result_says_where_it_was_saved_on_the_activity_line_and_in_json() -> None:
+    out = io.StringIO()
+    ConsoleSink(Console(file=out, width=160)).emit(CUT)
+    assert "· result of 2.3 MB saved to /state/results/r.txt" in out.getvalue()
+    lines = io.StringIO()
+    JsonLinesSink(lines).emit(CUT)
+    (record,) = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert record["saved"] == {"path": "/state/results/r.txt", "bytes": 2_411_724}
