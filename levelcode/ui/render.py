@@ -60,6 +60,9 @@ def progress_text(event: ToolProgress) -> str:
     done = f"{update.progress:g}" + (f"/{update.total:g}" if update.total is not None else "")
     if update.fraction is not None:
         done += f" ({update.fraction:.0%})"
+    if update.task is not None:  # a task reports its status, not always a count
+        status = f"task {visible(update.task.status).replace('_', ' ')}"
+        done = f"{done} · {status}" if update.total is not None else status
     message = f" · {visible(' '.join(update.message.split()))[:100]}" if update.message else ""
     return f"{visible(event.name)}  {done}{message}"
 
@@ -200,6 +203,11 @@ class JsonLinesSink:
                     "progress": update.progress,
                     "total": update.total,
                     "message": update.message,
+                    **(
+                        {"task": {"id": update.task.task_id, "status": update.task.status}}
+                        if update.task
+                        else {}
+                    ),
                 }
             )
         elif isinstance(event, Notice):

@@ -16,6 +16,7 @@ from levelcode.mcp.protocol.session import McpSession
 
 MAX_INPUT_ROUNDS = 10
 MAX_INPUT_REQUESTS = 20
+TASK_METHODS = frozenset({"tools/call"})  # the requests the tasks extension may answer with a task
 
 
 async def request_until_complete(
@@ -31,8 +32,8 @@ async def request_until_complete(
     for round_ in range(MAX_INPUT_ROUNDS):
         result = await session.request(method, sent, timeout=timeout, tool=tool, deadline=deadline)
         kind = result.get("resultType", "complete")
-        if kind == "complete":
-            return result
+        if kind == "complete" or (kind == "task" and method in TASK_METHODS):
+            return result  # a task handle: the caller follows it (protocol/task_calls.py)
         if kind != "input_required":
             raise ProtocolError(f"unknown resultType {kind!r}", server=session.server, tool=tool)
         if result.get("inputRequests"):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 
 from levelcode.core.errors import (
@@ -75,7 +75,7 @@ class McpSession:
         self.server = transport.server
         self.on_notification = on_notification
         self.features = features or ClientFeatures()
-        self._answering: set[asyncio.Task[None]] = set()
+        self._answering: set[asyncio.Task[None]] = set()  # server requests being answered, work spawned
         self.envelope: Mapping[str, object] | None = None  # 2026-07-28: `_meta` sent with every request
         self.closed: TransportError | None = None
         self.notes: deque[str] = deque(maxlen=_NOTES)  # ignored garbage, for error reports
@@ -124,6 +124,12 @@ class McpSession:
             if timer is not None:
                 timer.cancel()
             self._pending.pop(request_id, None)
+
+    def spawn(self, work: Coroutine[object, object, None]) -> None:
+        """Run `work` on its own, kept until it ends (a request sent while its caller leaves)."""
+        task = asyncio.ensure_future(work)
+        self._answering.add(task)
+        task.add_done_callback(self._answering.discard)
 
     def notify(self, method: str, params: Mapping[str, object] | None = None) -> None:
         self.transport.send(jsonrpc.notification(method, params))
@@ -242,9 +248,7 @@ class McpSession:
             with contextlib.suppress(McpError):
                 self.transport.send(jsonrpc.result_response(message.id, {}))
             return
-        task = asyncio.ensure_future(self._answer_async(message))
-        self._answering.add(task)
-        task.add_done_callback(self._answering.discard)
+        self.spawn(self._answer_async(message))
 
     async def _answer_async(self, message: jsonrpc.Request) -> None:
         try:
