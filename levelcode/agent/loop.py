@@ -99,6 +99,7 @@ class Agent:
     async def _complete_within_window(self) -> AssistantTurn:
         """One model request; the older turns compacted first when it would not fit the window,
         and once more (then the request again, once) when the API says it did not."""
+        await self.toolbox.prepare()
         tools = offer_found(self.toolbox.specs(), self.transcript.messages)
         if self.compactor.needs_room(self.system, tools, self.transcript.messages):
             await self.compact("the context was nearly full")

@@ -37,6 +37,9 @@ class ToolSource(Protocol[Route]):
 
     async def call(self, use: ToolUse, route: Route | None = None) -> ToolOutcome: ...
 
+    async def prepare(self) -> None:
+        """Before each model request: bring the offered tools up to date (bounded)."""
+
 
 @dataclass(frozen=True)
 class ResolvedCall:
@@ -84,6 +87,11 @@ class Toolbox:
         self.builtins = {tool.name: tool for tool in builtins}
         self.extra = extra
         self.remembered: set[str] = set()
+
+    async def prepare(self) -> None:
+        """Before each model request: the extra source refreshes what went stale (its lists' TTLs)."""
+        if self.extra is not None:
+            await self.extra.prepare()
 
     def specs(self) -> list[ToolShape]:
         extra = list(self.extra.specs()) if self.extra is not None else []

@@ -30,6 +30,7 @@ from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.handshake import Era, ServerInfo
 from levelcode.mcp.protocol.input_rounds import request_until_complete
 from levelcode.mcp.protocol.paging import list_all
+from levelcode.mcp.protocol.result_cache import ResultCache
 from levelcode.mcp.protocol.results import render_call_result
 from levelcode.mcp.protocol.session import McpSession
 from levelcode.mcp.protocol.task_calls import TaskCancelled, follow_task
@@ -68,6 +69,10 @@ class McpConnection:
         self._tools_stale = False  # a tools list_changed came that no re-list has answered yet
         self._relisting = False
         session.on_notification = self._notification
+        # What the requests carry decides who may share a "private" answer; a transport without
+        # credentials of its own (stdio) has one identity.
+        credentials = getattr(session.transport, "credentials_identity", None)
+        session.cache = ResultCache(credentials if callable(credentials) else lambda: "")
 
     @property
     def pid(self) -> int | None:
@@ -85,7 +90,7 @@ class McpConnection:
     ) -> Listing:
         """`resources/list` → resources, `resources/templates/list` → resourceTemplates,
         `prompts/list` → prompts: every page, kept until the server says its list changed."""
-        if fresh or method not in self.listings:
+        if fresh or method not in self.listings or self.cache.stale(method):
             items = await list_all(self.session, method, key, timeout=timeout or self.call_timeout)
             self.listings[method] = tuple(items)
         return self.listings[method]
@@ -103,6 +108,26 @@ class McpConnection:
         await _together(
             fetch("resources/list", "resources"), fetch("resources/templates/list", "resourceTemplates")
         )
+
+    @property
+    def cache(self) -> ResultCache:
+        assert self.session.cache is not None  # set when the connection was made
+        return self.session.cache
+
+    @property
+    def tools_stale(self) -> bool:
+        """The server gave its tools list a TTL, and it has run out (or the list changed)."""
+        return self.cache.stale("tools/list")
+
+    async def refresh_stale_tools(self, timeout: float) -> bool:
+        """List the tools again if their TTL ran out; whether the list changed. A server that fails
+        to answer keeps its last list (the spec allows a stale answer on an error)."""
+        if not self.tools_stale:
+            return False
+        before = self.tools
+        with contextlib.suppress(McpError):
+            await self.list_tools(timeout=timeout)
+        return self.tools != before
 
     @property
     def has_resources(self) -> bool:
@@ -249,10 +274,14 @@ class McpConnection:
     def _notification(self, message: jsonrpc.Notification) -> None:
         method, params = message.method, message.params
         if method == "notifications/tools/list_changed":
+            self.cache.drop("tools/list")
             self._tools_changed()
         elif method == "notifications/resources/list_changed":
+            self.cache.drop("resources/list")
+            self.cache.drop("resources/templates/list")
             self._spawn(self._refresh_resources())
         elif method == "notifications/prompts/list_changed":
+            self.cache.drop("prompts/list")
             self.listings.pop("prompts/list", None)
         elif method == "notifications/progress":
             self._progressed(params)

@@ -33,6 +33,8 @@ from levelcode.mcp.protocol_memory import ProtocolMemory
 from levelcode.mcp.server_content import list_resources_outcome, read_resource
 from levelcode.mcp.stdio.early import end_unclaimed
 
+LIST_REFRESH_SECONDS = 5.0  # a server slow to re-list keeps its last list for this turn
+
 # Why a server is not running, as the model (and `mcp call`) is told it.
 _NOT_RUNNING = {
     "waiting_approval": "needs approval",
@@ -151,6 +153,18 @@ class McpHub:
     def _tools_changed(self, connection: McpConnection) -> None:
         if self.on_tools_changed is not None:
             self.on_tools_changed(connection.name)
+
+    async def refresh_stale_lists(self, within: float = LIST_REFRESH_SECONDS) -> bool:
+        """Before the model is asked again: re-list the tools of every server whose list's TTL ran
+        out (2026-07-28 caching), all at once and bounded; whether any list changed."""
+        connections = [c for c in self.connections() if c.tools_stale]
+        if not connections:
+            return False
+        changed = await asyncio.gather(*(c.refresh_stale_tools(within) for c in connections))
+        for connection, did in zip(connections, changed, strict=True):
+            if did:
+                self._tools_changed(connection)
+        return any(changed)
 
     def connection(self, server: str) -> McpConnection | None:
         state = self.states.get(server)

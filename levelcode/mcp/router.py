@@ -77,6 +77,10 @@ class McpRouter:
         log.info("tools of %s changed; the catalog is rebuilt before the next model call", server)
         self._stale = True
 
+    async def prepare(self) -> None:
+        """Before each model request: lists whose TTL ran out are fetched again (2026-07-28)."""
+        await self.hub.refresh_stale_lists()
+
     def rebuild(self) -> Catalog:
         listings, resources = self.hub.listings(), self.hub.resource_servers()
         self.catalog = build_catalog(listings, reserved=self.reserved, resource_servers=resources)

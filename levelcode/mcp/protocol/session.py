@@ -29,6 +29,7 @@ from levelcode.core.errors import (
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.jsonrpc import Incoming, RequestId
+from levelcode.mcp.protocol.result_cache import ResultCache, cache_key
 from levelcode.mcp.protocol.transport import Transport
 
 NotificationHandler = Callable[[jsonrpc.Notification], None]
@@ -77,6 +78,7 @@ class McpSession:
         self.features = features or ClientFeatures()
         self._answering: set[asyncio.Task[None]] = set()  # server requests being answered, work spawned
         self.envelope: Mapping[str, object] | None = None  # 2026-07-28: `_meta` sent with every request
+        self.cache: ResultCache | None = None  # results the server lets us reuse (ttlMs/cacheScope)
         self.closed: TransportError | None = None
         self.notes: deque[str] = deque(maxlen=_NOTES)  # ignored garbage, for error reports
         self._pending: dict[RequestId, asyncio.Future[Mapping[str, object]]] = {}
@@ -102,7 +104,26 @@ class McpSession:
         deadline: CallDeadline | None = None,
     ) -> Mapping[str, object]:
         """The result. `deadline`, when given, bounds the request instead of `timeout`: its idle
-        limit moves whenever the caller touches it (the server's progress), its cap never."""
+        limit moves whenever the caller touches it (the server's progress), its cap never. A
+        cacheable request answered before, and still fresh by the server's hint, is not sent."""
+        key = cache_key(method, params) if self.cache is not None else None
+        if key is not None and self.cache is not None:
+            cached = self.cache.get(key)
+            if cached is not None:
+                return cached
+        result = await self._exchange(method, params, timeout, tool, deadline)
+        if key is not None and self.cache is not None:
+            self.cache.put(key, result)
+        return result
+
+    async def _exchange(
+        self,
+        method: str,
+        params: Mapping[str, object] | None,
+        timeout: float | None,
+        tool: str | None,
+        deadline: CallDeadline | None,
+    ) -> Mapping[str, object]:
         if self.closed is not None:
             raise self.closed
         self._next_id += 1
