@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from levelcode.agent.compaction import Compactor, Keep
 from levelcode.agent.events import EventSink, Notice, TextDelta, ToolCallEvent, ToolResultEvent, TurnFinished
+from levelcode.agent.resource_notes import resource_changes_notice, with_resource_changes
 from levelcode.agent.spend import SpendMeter, SpendReport
 from levelcode.agent.toolbox import Toolbox
 from levelcode.agent.transcript import FAILED_NOTE, INTERRUPTED_NOTE, Transcript
@@ -60,6 +61,10 @@ class Agent:
     async def run_turn(self, prompt: str) -> str:
         """The model's final text for this prompt. Raises TurnAborted (Ctrl-C) or ProviderError;
         either way the turn is closed with a note first, so the next prompt is a turn of its own."""
+        changes = await self.toolbox.changes()  # resources in use that changed: the model is told
+        if changes:
+            prompt = with_resource_changes(prompt, changes)
+            self.sink.emit(Notice(resource_changes_notice(changes)))
         self.transcript.add_prompt(prompt)
         self.spend.begin_turn()
         try:

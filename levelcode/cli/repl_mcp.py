@@ -19,6 +19,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from levelcode.core.errors import McpError
+from levelcode.core.resource_changes import fenced_resource
 from levelcode.mcp.connection import Listing, McpConnection
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.protocol.content import prompt_arguments
@@ -40,10 +41,6 @@ class Attached:
     notes: tuple[str, ...]  # one line per mention, for the user
 
 
-def _fenced(tag: str, attributes: str, body: str) -> str:
-    return f"<{tag} {attributes}>\n{body.replace(f'</{tag}', f'</ {tag}')}\n</{tag}>"
-
-
 class McpPromptParts:
     def __init__(self, hub: McpHub) -> None:
         self.hub = hub
@@ -62,12 +59,12 @@ class McpPromptParts:
             if connection is None or not connection.info.offer("resources"):
                 notes.append(f"@{server}:{uri}: no running MCP server {server!r} offers resources")
                 continue
-            outcome = await read_resource(connection, uri)
+            outcome = await read_resource(connection, uri, attached=True)  # a changed copy is sent again
             if outcome.is_error:
                 notes.append(f"@{server}:{uri}: {outcome.text}")
                 continue
             body = cap_text(outcome.text, MAX_ATTACHED_CHARS)
-            sections.append(_fenced("mcp-resource", f"server={server!r} uri={uri!r}", body))
+            sections.append(fenced_resource(server, uri, body))
             notes.append(f"attached @{server}:{uri} ({len(outcome.text):,} characters)")
         if not sections:
             return Attached(text, tuple(notes))

@@ -25,6 +25,7 @@ from levelcode.core.progress import Progress, ProgressCallback, TaskProgress
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.config.timeouts_entry import effective_limits
 from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.mcp.listening import ServerListening
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.handshake import Era, ServerInfo
@@ -73,6 +74,7 @@ class McpConnection:
         # credentials of its own (stdio) has one identity.
         credentials = getattr(session.transport, "credentials_identity", None)
         session.cache = ResultCache(credentials if callable(credentials) else lambda: "")
+        self.listening = ServerListening(session, info, self._spawn)
 
     @property
     def pid(self) -> int | None:
@@ -283,6 +285,13 @@ class McpConnection:
         elif method == "notifications/prompts/list_changed":
             self.cache.drop("prompts/list")
             self.listings.pop("prompts/list", None)
+        elif method == "notifications/subscriptions/acknowledged":
+            self.listening.acknowledged()
+        elif method == "notifications/resources/updated":
+            uri = params.get("uri")
+            if isinstance(uri, str):
+                self.cache.drop("resources/read", uri)
+            self.listening.updated(params)
         elif method == "notifications/progress":
             self._progressed(params)
         elif method == "notifications/message":
@@ -333,15 +342,13 @@ class McpConnection:
             self._relisting = False
 
     def start_listening(self) -> None:
-        """2026-07-28 delivers list_changed only on a `subscriptions/listen` stream; open one."""
-        if self.info.era == "modern" and self.info.tools_list_changed:
-            params = {"notifications": {"toolsListChanged": True}}
-            self._spawn(self.session.request("subscriptions/listen", params, timeout=None))
+        self.listening.start()
 
-    def _spawn(self, work: Coroutine[object, object, object]) -> None:
+    def _spawn(self, work: Coroutine[object, object, object]) -> asyncio.Task[object]:
         task: asyncio.Task[object] = asyncio.ensure_future(work)
         self._background.add(task)
         task.add_done_callback(self._finished)
+        return task
 
     def _finished(self, task: asyncio.Task[object]) -> None:
         self._background.discard(task)

@@ -22,6 +22,7 @@ from levelcode.core.errors import McpError, SignInRequired
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.private_files import write_private_text
 from levelcode.core.progress import ProgressCallback
+from levelcode.core.resource_changes import ResourceChanged
 from levelcode.core.spill_files import SavedResult, SpillFiles, folded
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.connect_options import ConnectOptions
@@ -165,6 +166,27 @@ class McpHub:
             if did:
                 self._tools_changed(connection)
         return any(changed)
+
+    async def resource_changes(self, within: float = LIST_REFRESH_SECONDS) -> tuple[ResourceChanged, ...]:
+        """The resources in use that changed since last asked, each once; an attached one read
+        again (capped like a result) so its new copy can go to the model."""
+        changes: list[ResourceChanged] = []
+        for connection in self.connections():
+            for update in connection.listening.take():
+                if not update.attached:
+                    changes.append(ResourceChanged(connection.name, update.uri))
+                    continue
+                try:
+                    async with asyncio.timeout(within):
+                        outcome = await read_resource(connection, update.uri, attached=True)
+                except TimeoutError:
+                    outcome = failure(f"no answer within {within:g} s")
+                if outcome.is_error:
+                    changes.append(ResourceChanged(connection.name, update.uri, problem=outcome.text))
+                else:
+                    text = cap_text(outcome.text, self.result_chars)
+                    changes.append(ResourceChanged(connection.name, update.uri, contents=text))
+        return tuple(changes)
 
     def connection(self, server: str) -> McpConnection | None:
         state = self.states.get(server)

@@ -53,6 +53,7 @@ class ServerInfo:
     resources_list_changed: bool = False
     prompts_list_changed: bool = False
     task_calls: bool = False  # it may run a tools/call as a task (2025-11-25 tasks, or the extension)
+    resources_subscribe: bool = False  # it tells about updates of resources one subscribes to
 
     def offer(self, feature: str) -> bool:
         return feature in self.offers
@@ -120,7 +121,13 @@ def _info(result: Mapping[str, object], era: Era, protocol: str, server_info: ob
         resources_list_changed=_list_changed(capabilities, "resources"),
         prompts_list_changed=_list_changed(capabilities, "prompts"),
         task_calls=_task_calls(capabilities, era),
+        resources_subscribe=_flag(capabilities, "resources", "subscribe"),
     )
+
+
+def _flag(capabilities: Mapping[str, object], feature: str, flag: str) -> bool:
+    declared = capabilities.get(feature)
+    return isinstance(declared, Mapping) and declared.get(flag) is True
 
 
 def _task_calls(capabilities: Mapping[str, object], era: Era) -> bool:
