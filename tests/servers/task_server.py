@@ -15,7 +15,8 @@ A task's state follows from the clock and what it was told (its start, `seconds`
 cancellation), so with `--store` a restarted server knows every task it created: a client that
 polls again after a restart finds its task where the clock says it is. Over HTTP a `tasks/*`
 request must carry `Mcp-Name: <taskId>` (the extension's routing rule), or it is refused with 400.
-Lists carry `ttlMs` (`--ttl-ms`, default 0) and `cacheScope` (`--scope`, default "public").
+Lists carry `ttlMs` (`--ttl-ms`, default 0) and `cacheScope` (`--scope`, default "public"); tasks
+suggest polling every `--poll-ms` (default 100).
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ class Server:
             "taskId": task_id,
             "createdAt": stamp(task["created"]),
             "ttlMs": 600_000,
-            "pollIntervalMs": 100,
+            "pollIntervalMs": self.args.poll_ms,
         }
         elapsed, kind = now - task["created"], task["kind"]
         if "cancelled" in task:
@@ -243,6 +244,7 @@ def main() -> None:
     parser.add_argument("--store")
     parser.add_argument("--ttl-ms", type=int, default=0)
     parser.add_argument("--scope", default="public")
+    parser.add_argument("--poll-ms", type=int, default=100, help="the pollIntervalMs its tasks suggest")
     args = parser.parse_args()
     server = Server(args)
     if args.stdio:
