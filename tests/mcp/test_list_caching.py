@@ -1,7 +1,8 @@
 """Caching hints against real servers that set them and count what reaches them: the spec-written
-task server (`--ttl-ms`; it counts every request) and the official SDK's server (`--cache-ms`;
-`test://reads` counts the reads it served). Lists and reads are reused within their TTL, fetched
-again after it, and a list_changed notification drops the cached list at once."""
+task server (`--ttl-ms`; it counts every request) and the official SDK's and FastMCP's servers
+(`--cache-ms`, `--cache-ttl`; `test://reads` counts the reads it served). Lists and reads are
+reused within their TTL, fetched again after it, and a list_changed notification drops the cached
+list at once."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance
 from levelcode.mcp.connect_options import ConnectOptions
@@ -17,7 +21,7 @@ from levelcode.mcp.connection import McpConnection
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.protocol.jsonrpc import Notification
 from levelcode.mcp.server_content import read_resource
-from tests.support.http_servers import ServerProcess, free_port, running, sdk_server
+from tests.support.http_servers import ServerProcess, fastmcp_server, free_port, running, sdk_server
 from tests.support.servers import ROOT
 
 USER = Provenance("user", "/test/settings.json")
@@ -85,10 +89,15 @@ async def test_list_changed_drops_a_fresh_list_at_once(tmp_path: Path) -> None:
     assert seen["tools/list"] >= 2
 
 
-async def test_sdk_server_reads_are_served_from_cache_within_the_ttl_and_fetched_after(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("make", "ttl"),
+    [(lambda: sdk_server("--cache-ms", "1500"), 1.5), (lambda: fastmcp_server("--cache-ttl", "2"), 2.0)],
+    ids=["sdk", "fastmcp"],
+)
+async def test_reads_are_served_from_cache_within_the_ttl_and_fetched_after(
+    tmp_path: Path, make: Callable[[], ServerProcess], ttl: float
 ) -> None:
-    with running(sdk_server("--cache-ms", "1500")) as server:
+    with running(make()) as server:
         hub = await started(server.url, tmp_path)
         try:
             connection = hub.connection("srv")
@@ -96,7 +105,7 @@ async def test_sdk_server_reads_are_served_from_cache_within_the_ttl_and_fetched
             first = time.monotonic()
             early = [(await read_resource(connection, "test://reads")).text for _ in range(3)]
             later = early[-1]
-            while later == "read 1" and time.monotonic() - first < 10:
+            while later == early[0] and time.monotonic() - first < 10:
                 await asyncio.sleep(0.05)  # a pace for asking again, not a wait for an event
                 later = (await read_resource(connection, "test://reads")).text
             waited = time.monotonic() - first
@@ -104,4 +113,4 @@ async def test_sdk_server_reads_are_served_from_cache_within_the_ttl_and_fetched
             await hub.reap_all()
     assert early == ["read 1", "read 1", "read 1"]
     assert later == "read 2"
-    assert waited >= 1.5  # never a new read before the TTL ran out
+    assert waited >= ttl  # never a new read before the TTL ran out
