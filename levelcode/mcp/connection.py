@@ -127,8 +127,9 @@ class McpConnection:
         if not self.tools_stale:
             return False
         before = self.tools
-        with contextlib.suppress(McpError):
-            await self.list_tools(timeout=timeout)
+        with contextlib.suppress(McpError, TimeoutError):
+            async with asyncio.timeout(timeout):  # every page together, not each page
+                await self.list_tools(timeout=timeout)
         return self.tools != before
 
     @property

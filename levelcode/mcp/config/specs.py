@@ -371,8 +371,8 @@ class _Tuning(NamedTuple):
 
 
 def _tuning(entry: Mapping[object, object], provenance: Provenance, report: _Reporter) -> _Tuning:
-    """Timeouts, `disabled` and `alwaysLoad`: a bad value is reported and the default used, the
-    server still loads."""
+    """Timeouts (`startupTimeout`, `timeout`, `timeouts`), `disabled` and `alwaysLoad`: a bad
+    value is reported and the default used, the server still loads."""
     return _Tuning(
         _seconds(entry, "startupTimeout", report),
         _seconds(entry, "timeout", report),
