@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from levelcode.core import paths
 from levelcode.core.errors import CallTimeout, McpError, RemoteError, ServerExited, ServerStartError
 from levelcode.core.outcome import ToolOutcome, failure
-from levelcode.core.progress import Progress, ProgressCallback, TaskProgress
+from levelcode.core.progress import Progress, ProgressCallback
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.config.timeouts_entry import effective_limits
 from levelcode.mcp.connect_options import ConnectOptions
@@ -34,8 +34,8 @@ from levelcode.mcp.protocol.paging import list_all
 from levelcode.mcp.protocol.result_cache import ResultCache
 from levelcode.mcp.protocol.results import render_call_result
 from levelcode.mcp.protocol.session import McpSession
-from levelcode.mcp.protocol.task_calls import TaskCancelled, follow_task
-from levelcode.mcp.protocol.tasks import Spelling, TaskState, created_task, legacy_task_support
+from levelcode.mcp.protocol.task_calls import TaskCancelled, follow_task, status_as_progress
+from levelcode.mcp.protocol.tasks import created_task, task_spelling
 from levelcode.mcp.server_log import ServerLog
 from levelcode.mcp.transports import transport_plan
 
@@ -160,14 +160,18 @@ class McpConnection:
         if on_progress is not None:
             self._progress[token] = on_progress
         self.session.features.call_notes.clear()
-        spelling = self._task_spelling(tool)
+        definition = next((t for t in self.tools if t.get("name") == tool), None)
+        spelling = task_spelling(self.info.era, self.info.task_calls, definition)
         if spelling == "legacy":  # 2025-11-25: the client asks for a task; the server keeps it that long
             params["task"] = {"ttl": int(cap * 1000)}
         try:
             result = await self._call_after_browser_steps(tool, params, deadline)
             task = created_task(result, spelling) if spelling is not None else None
             if task is not None and spelling is not None:
-                result = await self._follow(task, spelling, tool, deadline, on_progress)
+                status = status_as_progress(on_progress)
+                result = await follow_task(
+                    self.session, task, spelling=spelling, deadline=deadline, tool=tool, on_status=status
+                )
             outcome = render_call_result(result)
         except TaskCancelled as exc:
             outcome = failure(f"{self.name}/{tool}: {exc}")
@@ -184,34 +188,6 @@ class McpConnection:
             self._progress.pop(token, None)
             self._deadlines.pop(token, None)
         return self._with_call_notes(outcome)
-
-    def _task_spelling(self, tool: str) -> Spelling | None:
-        """How a call to `tool` may become a task: the extension (2026-07-28: the server decides),
-        a 2025-11-25 task for a tool that supports one, or not at all."""
-        if self.info.era == "modern":
-            return "extension"
-        if not self.info.task_calls:
-            return None
-        definition = next((t for t in self.tools if t.get("name") == tool), None)
-        return "legacy" if legacy_task_support(definition) != "forbidden" else None
-
-    async def _follow(
-        self,
-        task: TaskState,
-        spelling: Spelling,
-        tool: str,
-        deadline: CallDeadline,
-        on_progress: ProgressCallback | None,
-    ) -> Mapping[str, object]:
-        """The task's final result; its status changes go to the caller as progress."""
-
-        def status(state: TaskState) -> None:
-            if on_progress is not None:
-                on_progress(Progress(0.0, None, state.message, TaskProgress(state.task_id, state.status)))
-
-        return await follow_task(
-            self.session, task, spelling=spelling, deadline=deadline, tool=tool, on_status=status
-        )
 
     async def _call_after_browser_steps(
         self, tool: str, params: Mapping[str, object], deadline: CallDeadline

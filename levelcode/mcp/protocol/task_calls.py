@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 
 from levelcode.core.errors import CallTimeout, McpError, ProtocolError, RemoteError, TransportError
+from levelcode.core.progress import Progress, ProgressCallback, TaskProgress
 from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.input_rounds import fulfil
 from levelcode.mcp.protocol.session import McpSession
@@ -150,6 +151,16 @@ class _Follower:
         return await self.session.request(
             method, params, timeout=None, tool=self.tool, deadline=self.deadline
         )
+
+
+def status_as_progress(on_progress: ProgressCallback | None) -> StatusCallback:
+    """A task's status changes, as progress for the caller (a live line, `--json` events)."""
+
+    def status(state: TaskState) -> None:
+        if on_progress is not None:
+            on_progress(Progress(0.0, None, state.message, TaskProgress(state.task_id, state.status)))
+
+    return status
 
 
 def cancel_in_background(session: McpSession, task_id: str) -> None:

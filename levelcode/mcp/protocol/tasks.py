@@ -96,6 +96,16 @@ def error_text(error: Mapping[str, object] | None) -> str:
     return f"{said} (code {code})" if isinstance(code, int) else said
 
 
+def task_spelling(era: str, task_calls: bool, tool: Mapping[str, object] | None) -> Spelling | None:
+    """How a call to `tool` may become a task: the extension (2026-07-28: the server decides, every
+    request declares it), a 2025-11-25 task for a tool that supports one, or not at all."""
+    if era == "modern":
+        return "extension"
+    if task_calls and legacy_task_support(tool) != "forbidden":
+        return "legacy"
+    return None
+
+
 def legacy_task_support(tool: Mapping[str, object] | None) -> str:
     """A 2025-11-25 tool's `execution.taskSupport`: "required", "optional" or "forbidden"."""
     execution = tool.get("execution") if tool is not None else None

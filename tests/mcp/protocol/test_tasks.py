@@ -9,6 +9,7 @@ from levelcode.mcp.protocol.tasks import (
     created_task,
     legacy_task_support,
     parse_task,
+    task_spelling,
 )
 
 
@@ -56,3 +57,11 @@ def test_a_2025_11_25_tools_task_support() -> None:
     assert legacy_task_support({"execution": {"taskSupport": "maybe"}}) == "forbidden"
     assert legacy_task_support({}) == "forbidden"
     assert legacy_task_support(None) == "forbidden"
+
+
+def test_which_calls_may_become_tasks() -> None:
+    required = {"execution": {"taskSupport": "required"}}
+    assert task_spelling("modern", False, None) == "extension"  # the server decides
+    assert task_spelling("legacy", True, required) == "legacy"
+    assert task_spelling("legacy", True, {}) is None  # the tool does not support tasks
+    assert task_spelling("legacy", False, required) is None  # the server declared no task calls
