@@ -23,6 +23,7 @@ from levelcode.core.approvals import Approver, decide_or_deny
 from levelcode.core.messages import ToolShape, ToolUse
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress
+from levelcode.core.resource_changes import ResourceChanged
 from levelcode.core.tool_offers import DeferredTool
 from levelcode.mcp.gates.cards import call_card, mask_arguments
 from levelcode.mcp.gates.catalog import Catalog, McpRoute, build_catalog
@@ -76,6 +77,14 @@ class McpRouter:
     def _tools_changed(self, server: str) -> None:
         log.info("tools of %s changed; the catalog is rebuilt before the next model call", server)
         self._stale = True
+
+    async def prepare(self) -> None:
+        """Before each model request: lists whose TTL ran out are fetched again (2026-07-28)."""
+        await self.hub.refresh_stale_lists()
+
+    async def changes(self) -> Sequence[ResourceChanged]:
+        """Before a turn: the resources in use that servers said changed (attached ones re-read)."""
+        return await self.hub.resource_changes()
 
     def rebuild(self) -> Catalog:
         listings, resources = self.hub.listings(), self.hub.resource_servers()

@@ -216,7 +216,11 @@ class McpRuntime:
         for connection in self.hub.connections():
             info = connection.info
             errors = connection.log.take_errors() if take_errors else ()
-            facts[connection.name] = ServerFacts(info.protocol, info.name, info.version, info.offers, errors)
+            listening = connection.listening
+            updates = tuple((u.uri, u.at) for u in listening.recent)
+            facts[connection.name] = ServerFacts(
+                info.protocol, info.name, info.version, info.offers, errors, len(listening.watched), updates
+            )
         return facts
 
     def instructions(self) -> list[tuple[str, str]]:

@@ -4,6 +4,7 @@ plain text when piped, JSON for scripts. All three show the same facts from the 
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Sequence
 
 from rich.columns import Columns
@@ -98,6 +99,17 @@ def error_lines(summary: ServerSummary) -> list[str]:
     return [f"server said {visible(line)}" for line in summary.facts.log_errors]
 
 
+def resource_lines(summary: ServerSummary) -> list[str]:
+    """The resources in use that the server watches, and the latest it said changed."""
+    facts = summary.facts
+    if facts is None or not (facts.watched_resources or facts.resource_updates):
+        return []
+    lines = [f"watching {facts.watched_resources} resource(s) in use for changes"]
+    for uri, at in facts.resource_updates:
+        lines.append(f"changed {time.strftime('%H:%M:%S', time.localtime(at))}: {visible(uri)[:200]}")
+    return lines
+
+
 def facts_json(summary: ServerSummary) -> dict[str, object]:
     facts = summary.facts
     if facts is None:
@@ -107,6 +119,10 @@ def facts_json(summary: ServerSummary) -> dict[str, object]:
         "serverInfo": {"name": facts.name, "version": facts.version},
         "offers": list(facts.offers),
         "log_errors": list(facts.log_errors),
+        "resources": {
+            "watched": facts.watched_resources,
+            "updated": [{"uri": uri, "at": at} for uri, at in facts.resource_updates],
+        },
     }
 
 
@@ -139,6 +155,7 @@ def render_list(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> str:
         if (facts := facts_line(summary)) is not None:
             lines.append(f"  {facts}")
         lines.extend(f"  {line}" for line in error_lines(summary))
+        lines.extend(f"  {line}" for line in resource_lines(summary))
         if (step := next_step(summary)) is not None:
             lines.append(f"  {step}")
         if summary.tools:
@@ -189,6 +206,7 @@ def render_list_rich(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> R
         if (facts := facts_line(summary)) is not None:
             parts.append(Text("  " + facts, style="dim"))
         parts.extend(Text("  " + line, style="yellow") for line in error_lines(summary))
+        parts.extend(Text("  " + line, style="dim") for line in resource_lines(summary))
         if (step := next_step(summary)) is not None:
             parts.append(Text("  " + step, style="yellow"))
         if summary.tools:

@@ -25,6 +25,7 @@ from levelcode.mcp.config.client_features import (
 )
 from levelcode.mcp.config.oauth_entry import OAuthEntry, parse_oauth_entry
 from levelcode.mcp.config.sandbox_entry import SANDBOX_KEY, SandboxRequest, parse_sandbox_entry
+from levelcode.mcp.config.timeouts_entry import TIMEOUTS_KEY, CallTimeouts, parse_timeouts_entry
 
 Tier = Literal["user", "workspace"]
 
@@ -35,7 +36,7 @@ POLICY_VALUES = ("allow", "ask")
 _COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"}) | FEATURE_KEYS
 # `alwaysLoad`: the server's tools stay in every request even when the others are deferred behind
 # tool_search. A user's choice only: a repository may not put its tools in front of the model.
-_COMMON_KEYS |= {"alwaysLoad"}
+_COMMON_KEYS |= {"alwaysLoad", TIMEOUTS_KEY}
 _STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd", SANDBOX_KEY}
 _HTTP_KEYS = _COMMON_KEYS | {"url", "headers", "oauth"}
 _STDIO_TYPES = frozenset({"stdio"})
@@ -66,6 +67,7 @@ class StdioServerSpec:
     sandbox: SandboxRequest | None = None  # what its `sandbox` key asks, after the tier's rules
     client: ClientFeatureSettings = DEFAULT_CLIENT_FEATURES
     always_load: bool = False
+    timeouts: CallTimeouts | None = None  # `"timeouts"`: a long call's idle limit and cap
 
     @property
     def transport(self) -> Literal["stdio"]:
@@ -85,6 +87,7 @@ class HttpServerSpec:
     oauth: OAuthEntry | None = None  # how to sign in, when the defaults do not fit (config/oauth_entry.py)
     client: ClientFeatureSettings = DEFAULT_CLIENT_FEATURES
     always_load: bool = False
+    timeouts: CallTimeouts | None = None  # `"timeouts"`: a long call's idle limit and cap
 
     @property
     def transport(self) -> Literal["http"]:
@@ -321,6 +324,7 @@ def _parse_stdio(
         sandbox=sandbox,
         client=parse_client_features(entry, tier=provenance.tier, note=report.note),
         always_load=tuning.always_load,
+        timeouts=tuning.timeouts,
     )
 
 
@@ -348,6 +352,7 @@ def _parse_http(
         oauth=parse_oauth_entry(entry.get("oauth"), report.note),
         client=parse_client_features(entry, tier=provenance.tier, note=report.note),
         always_load=tuning.always_load,
+        timeouts=tuning.timeouts,
     )
 
 
@@ -362,16 +367,21 @@ class _Tuning(NamedTuple):
     timeout: float | None
     disabled: bool
     always_load: bool = False
+    timeouts: CallTimeouts | None = None
 
 
 def _tuning(entry: Mapping[object, object], provenance: Provenance, report: _Reporter) -> _Tuning:
-    """Timeouts, `disabled` and `alwaysLoad`: a bad value is reported and the default used, the
-    server still loads."""
+    """Timeouts (`startupTimeout`, `timeout`, `timeouts`), `disabled` and `alwaysLoad`: a bad
+    value is reported and the default used, the server still loads."""
     return _Tuning(
         _seconds(entry, "startupTimeout", report),
         _seconds(entry, "timeout", report),
         _flag(entry, "disabled", report),
         _always_load(entry, provenance, report),
+        parse_timeouts_entry(
+            entry.get(TIMEOUTS_KEY),
+            lambda sub, message: report.note(f"{TIMEOUTS_KEY}.{sub}" if sub else TIMEOUTS_KEY, message),
+        ),
     )
 
 

@@ -40,6 +40,8 @@ class ServerFacts:
     version: str | None = None
     offers: tuple[str, ...] = ()
     log_errors: tuple[str, ...] = ()
+    watched_resources: int = 0  # resources in use whose changes the server reports
+    resource_updates: tuple[tuple[str, float], ...] = ()  # (uri, when): the latest changes it reported
 
 
 @dataclass(frozen=True)
