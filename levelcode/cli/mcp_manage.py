@@ -30,7 +30,14 @@ from levelcode.mcp.config.edit import (
     with_disabled,
     without_server,
 )
-from levelcode.mcp.config.specs import POLICY_KEY, McpConfig, Provenance, ServerSpec, parse_server_entry
+from levelcode.mcp.config.specs import (
+    POLICY_KEY,
+    McpConfig,
+    Provenance,
+    ServerSpec,
+    entry_fingerprint,
+    parse_server_entry,
+)
 from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.mcp.trust_store import TrustStore
@@ -102,6 +109,9 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
         "transport": spec.transport,
         "launch": launch_text(spec),
         "disabled": spec.disabled,
+        "disabledBy": spec.disabled_by,
+        "fingerprint": entry_fingerprint(spec),
+        "organisation": organisation_info(spec),
         "trust": trust,
         "trustText": trust_words(trust, change) if trust else None,
         "change": change,
@@ -112,15 +122,44 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
     }
 
 
+def organisation_info(spec: ServerSpec) -> dict[str, Any] | None:
+    """What the organisation's policy decided for the server, each as said; None: nothing."""
+    rule = spec.organisation
+    if rule is None:
+        return None
+    return {
+        "required": rule.required,
+        "blocked": rule.blocked,
+        "sandbox": rule.sandbox,
+        "sampling": rule.sampling_off,
+    }
+
+
+ORIGINS = {
+    "user": "your settings",
+    "organisation": "required by your organisation's policy",
+    "workspace": "written by the repository, not by you",
+}
+
+
 def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
-    name, user = info["name"], info["tier"] == "user"
-    origin = "your settings" if user else "written by the repository, not by you"
+    name, user, trusted = info["name"], info["tier"] == "user", info["tier"] != "workspace"
+    origin = ORIGINS[info["tier"]]
     lines = [f"{name} · {info['tier']} · {info['file']} ({origin})", f"  runs:    {info['launch']}"]
-    if info["disabled"]:
-        where = f"enable with: levelcode mcp enable {name}" if user else "in the repository's file"
+    organisation = info["organisation"] or {}
+    if organisation.get("blocked"):
+        lines.append(f"  state:   {organisation['blocked']}")
+    elif info["disabled"] and info["disabledBy"]:
+        lines.append(f"  state:   {info['disabledBy']}")
+    elif info["disabled"]:
+        where = f"enable with: levelcode mcp enable {name}" if user else f"in {info['file']}"
         lines.append(f"  state:   disabled ({where})")
-    if user:
-        lines.append("  trust:   your own server: starts without asking for approval")
+    lines.extend(
+        f"  policy:  {organisation[key]}" for key in ("sandbox", "sampling") if organisation.get(key)
+    )
+    if trusted:
+        whose = "your own server" if user else "your organisation's server"
+        lines.append(f"  trust:   {whose}: starts without asking for approval")
     else:
         lines.append(f"  trust:   {info['trustText']} (workspace {workspace})")
         if info["approvedLaunch"] is not None:
@@ -128,6 +167,7 @@ def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
         lines.append(f"  next:    {_trust_step(name, info['trust'])}")
     if info["sandbox"] is not None:
         lines.append(f"  sandbox: {info['sandbox']['text']}")
+    lines.append(f"  fingerprint: {info['fingerprint']} (what an organisation's policy can name it by)")
     if "state" in info:
         from levelcode.cli.mcp_live import live_lines
 
@@ -174,7 +214,24 @@ def _unknown(name: str, config: McpConfig) -> str:
 # --- remove, enable, disable --------------------------------------------------------------------
 
 
+def required_refusal(args: argparse.Namespace) -> int | None:
+    """A server the organisation's policy requires is never disabled or removed: said, status 1."""
+    config = load_reported_config(workspace_of(args))
+    spec = config.server(args.name)
+    if spec is None or spec.organisation is None or not spec.organisation.required:
+        return None
+    if args.mcp_command == "enable":
+        say(f"{args.name!r} is {config.managed.decided('required')}: it always starts; nothing to enable.")
+        return 0
+    what = "removed" if args.mcp_command == "remove" else "disabled"
+    refusal = config.managed.refusal("required", f"it cannot be {what}")
+    return fail(f"nothing changed: {args.name!r} is {refusal}", 1)
+
+
 def mcp_remove(args: argparse.Namespace) -> int:
+    refused = required_refusal(args) if getattr(args, "scope", None) in (None, "user") else None
+    if refused is not None:
+        return refused
     name, workspace = args.name, workspace_of(args)
     target = servers_file(getattr(args, "scope", None), workspace)
     before: list[object] = []
@@ -211,6 +268,9 @@ def mcp_remove(args: argparse.Namespace) -> int:
 
 
 def mcp_toggle(args: argparse.Namespace) -> int:
+    refused = required_refusal(args)
+    if refused is not None:
+        return refused
     name, disable = args.name, args.mcp_command == "disable"
     settings = servers_file(None, workspace_of(args))
     path = settings.path

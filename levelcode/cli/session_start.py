@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from levelcode.cli.policy_flags import refuse_forbidden_flags
 from levelcode.cli.printing import workspace_of
 from levelcode.core.errors import ConfigError
 from levelcode.core.settings import Settings, load_settings
@@ -72,6 +73,7 @@ def light_start(args: argparse.Namespace, *, spawn_at_most: int | None = None) -
     unusable = settings.unusable_user_file()
     if unusable is not None:  # not a session without the user's provider, servers and policy
         raise ConfigError(f"{unusable} (your settings; fix it, then start again)")
+    refuse_forbidden_flags(args, settings)
     provider_settings = resolve_provider_settings(
         provider=getattr(args, "provider", None),
         model=getattr(args, "model", None),

@@ -3,7 +3,8 @@ imports and sets up the rest of LevelCode — so their start-up overlaps ours. T
 claim the processes when the hub connects (stdio/early.py), and the handshake goes on from there.
 
 Only what starts without asking, and unconfined, is started here: servers of the user tier, not
-disabled, stdio, whose entry asks for no sandbox. A repository's servers wait for the launch gate
+disabled, stdio, whose entry asks for no sandbox, and which the organisation's policy (read with
+the settings) neither blocks nor sandboxes. A repository's servers wait for the launch gate
 as always; a server whose entry asks for the sandbox is left to the hub, which wraps it (spawned
 here it would run unconfined until claimed, and its claim would never match); so is a server
 whose launch cannot be resolved (a `${VAR}` unset), and the hub reports why. Light on purpose: no event loop,
@@ -25,6 +26,7 @@ from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
 from levelcode.core.settings import Settings
 from levelcode.mcp.config.environment import NOTHING_WITHHELD
+from levelcode.mcp.config.managed_servers import govern
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, parse_user_settings
 from levelcode.mcp.gates.server_box import server_box
 from levelcode.mcp.launch.resolve import server_launch
@@ -56,7 +58,7 @@ def start_user_servers(workspace: Path, settings: Settings, *, at_most: int | No
     """Spawn the user's own stdio servers now (the first `at_most` of them; the rest are held)."""
     tier = parse_user_settings(settings.user, file=str(settings.user_file))
     early = EarlyStart()
-    for spec in tier.servers:
+    for spec in govern(tier.servers, settings.managed):
         if not _starts_early(spec):
             continue
         launch = _launch(spec, workspace)
@@ -77,7 +79,8 @@ def cores_for_servers() -> int:
 
 
 def _starts_early(spec: ServerSpec) -> TypeGuard[StdioServerSpec]:
-    return isinstance(spec, StdioServerSpec) and not spec.disabled and server_box(spec) is None
+    governed = spec.organisation is None or spec.organisation.blocked is None
+    return isinstance(spec, StdioServerSpec) and governed and not spec.disabled and server_box(spec) is None
 
 
 def _launch(spec: StdioServerSpec, workspace: Path) -> StdioLaunch | None:

@@ -108,6 +108,7 @@ class McpRuntime:
             settings_file=self.settings.user_file,
             workspace=workspace,
             store=self.gate.store,
+            managed=config.managed,
         )
         self.sandbox_choices: dict[str, SandboxChoice] = {}  # this session's repository servers
         # wraps the concurrent start of the permitted servers (the REPL shows a spinner there)
@@ -135,7 +136,9 @@ class McpRuntime:
         """Start the servers that start without asking (the user's own, not disabled) and return
         once their processes exist: a session does this first, so they boot while it sets itself
         up, and only then keeps the loop busy with its own imports."""
-        self.hub.begin(s for s in self.config.servers if not s.disabled and not needs_launch_approval(s))
+        self.hub.begin(
+            s for s in self.config.servers if not needs_launch_approval(s) and self.gate.may_start_unasked(s)
+        )
         await self.hub.spawned()
 
     async def start(self) -> None:
@@ -243,7 +246,7 @@ class McpRuntime:
         are read again (so `mcp revoke`, `disable` or an edit since take effect), and the gate runs."""
         await self.hub.reap_all()
         self.hub.states.clear()
-        self.settings = load_settings(self.workspace, self.settings.user_file)
+        self.settings = load_settings(self.workspace, self.settings.user_file, managed=self.settings.managed)
         self.config = load_mcp_config(self.workspace, self.settings)
         self.hub.options = make_hub(
             self.workspace, self.settings, roots=self.roots, answers=self.answers
@@ -252,6 +255,7 @@ class McpRuntime:
         self.router.allowances.store = self.store
         self.router.tool_policy.clear()
         self.router.tool_policy.update(self.config.tool_policy)
+        self.router.managed = self.config.managed
         await self.start()
 
     async def stop(self, name: str) -> list[str]:

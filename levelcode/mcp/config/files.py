@@ -1,4 +1,6 @@
-"""The thin edge that reads the MCP configuration files and hands the parsed documents to specs.py.
+"""The thin edge that reads the MCP configuration files and hands the parsed documents to specs.py,
+then puts the result under the organisation's policy (managed_servers.py), which came with the
+settings.
 
 Reads only; never writes (the `mcp` commands write through settings_store.py). A missing, empty or
 `null` file means nothing is configured; a file that cannot be read or parsed is a listed problem.
@@ -11,6 +13,7 @@ from pathlib import Path
 
 from levelcode.core.config_files import read_json_file
 from levelcode.core.settings import Settings, load_settings
+from levelcode.mcp.config.managed_servers import govern_config, required_tier
 from levelcode.mcp.config.specs import (
     McpConfig,
     TierConfig,
@@ -34,10 +37,14 @@ def load_workspace_tier(workspace: Path) -> list[TierConfig]:
 
 
 def load_mcp_config(workspace: Path, settings: Settings | None = None) -> McpConfig:
-    """Both tiers for one workspace, merged: user servers win name collisions. The user's settings
-    come parsed (`settings`, read once per session; read here when not given), so the file is read
-    once and each of its problems reported once: they lead the config's problems."""
+    """Both tiers for one workspace, merged under the organisation's policy: its required servers,
+    then the user's, win name collisions. The user's settings come parsed (`settings`, read once
+    per session; read here when not given), so the file is read once and each of its problems
+    reported once: they lead the config's problems."""
     settings = settings or load_settings(workspace)
+    policy = settings.managed
     user = parse_user_settings(settings.user, file=str(settings.user_file))
-    merged = merge_tiers(user, load_workspace_tier(workspace), settings.problems)
-    return dataclasses.replace(merged, settings=settings)
+    workspace_tiers = load_workspace_tier(workspace)
+    merged = merge_tiers(user, workspace_tiers, settings.problems, organisation=required_tier(policy))
+    governed = govern_config(merged, policy)
+    return dataclasses.replace(governed, settings=settings, managed=policy)

@@ -82,19 +82,24 @@ def _line(entry: Mapping[str, object]) -> object:
 
 
 def _conditions(argv: Sequence[str]) -> dict[str, object]:
-    """What the launches were made from; all of it must be equal for them to be spawned again."""
-    settings = paths.user_settings_path()
-    try:
-        found = settings.stat()
-        stamp: list[object] | None = [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino]
-    except OSError:
-        stamp = None
+    """What the launches were made from; all of it must be equal for them to be spawned again —
+    the organisation's policy file too, which may block a server spawned last time."""
+    settings, policy = paths.user_settings_path(), paths.managed_settings_path()
     return {
         "line": _checksum([os.getcwd(), *argv]),
         "levelcode": __version__,
-        "settings": [str(settings), stamp],
+        "settings": [str(settings), _stamp(settings)],
+        "policy": [str(policy), _stamp(policy)],
         "environment": _environment(os.environ),
     }
+
+
+def _stamp(path: Path) -> list[object] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino]
 
 
 def _checksum(parts: Iterable[str]) -> list[int]:
