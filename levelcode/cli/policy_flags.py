@@ -23,7 +23,9 @@ def refuse_forbidden_flags(args: argparse.Namespace, settings: Settings) -> None
         refused.append("--allow-network")
     hosts = getattr(args, "allow_hosts", None) or ()
     refused += [f"--allow-host {host}" for host in hosts if not policy.host_allowed(host)]
-    if refused:
-        listed = policy.allowed_hosts if policy.allow_network else ()
-        allowed = f" (allowed hosts: {', '.join(listed) or 'none'})" if listed is not None else ""
-        raise ConfigError(f"{', '.join(refused)}: " + policy.refusal("refused") + allowed)
+    if not refused:
+        return
+    listed = policy.allowed_hosts if policy.allow_network else ()
+    networked = any(flag != "--autopilot" for flag in refused)
+    allowed = f" (allowed hosts: {', '.join(listed) or 'none'})" if networked and listed is not None else ""
+    raise ConfigError(f"{', '.join(refused)}: " + policy.refusal("refused") + allowed)

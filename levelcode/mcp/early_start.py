@@ -4,11 +4,12 @@ claim the processes when the hub connects (stdio/early.py), and the handshake go
 
 Only what starts without asking, and unconfined, is started here: servers of the user tier, not
 disabled, stdio, whose entry asks for no sandbox, and which the organisation's policy (read with
-the settings) neither blocks nor sandboxes. A repository's servers wait for the launch gate
-as always; a server whose entry asks for the sandbox is left to the hub, which wraps it (spawned
-here it would run unconfined until claimed, and its claim would never match); so is a server
-whose launch cannot be resolved (a `${VAR}` unset), and the hub reports why. Light on purpose: no event loop,
-no gates beyond the launch plan, no SDK.
+the settings) neither blocks, sandboxes nor replaces with a required server of the same name. A
+repository's servers wait for the launch gate as always; a server whose entry asks for the
+sandbox is left to the hub, which wraps it (spawned here it would run unconfined until claimed,
+and its claim would never match); so is a server whose launch cannot be resolved (a `${VAR}`
+unset), and the hub reports why. Light on purpose: no event loop, no gates beyond the launch
+plan, no SDK.
 
 The REPL spawns only as many as leave it a core (`at_most`) and the rest once its prompt is drawn
 (`EarlyStart.start_held`): ten servers booting at once on two cores would otherwise hold the
@@ -18,6 +19,7 @@ prompt back for seconds, and servers that boot on CPU finish no sooner for start
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
@@ -59,7 +61,7 @@ def start_user_servers(workspace: Path, settings: Settings, *, at_most: int | No
     tier = parse_user_settings(settings.user, file=str(settings.user_file))
     early = EarlyStart()
     for spec in govern(tier.servers, settings.managed):
-        if not _starts_early(spec):
+        if not _starts_early(spec, settings.managed.required):
             continue
         launch = _launch(spec, workspace)
         if launch is None:
@@ -78,9 +80,12 @@ def cores_for_servers() -> int:
     return max(1, cores - 1)
 
 
-def _starts_early(spec: ServerSpec) -> TypeGuard[StdioServerSpec]:
+def _starts_early(spec: ServerSpec, required: Collection[str]) -> TypeGuard[StdioServerSpec]:
+    """Started without asking and unconfined — and not a name the organisation's policy requires,
+    whose own server wins that name (config/specs.py merge_tiers): this entry never runs."""
     governed = spec.organisation is None or spec.organisation.blocked is None
-    return isinstance(spec, StdioServerSpec) and governed and not spec.disabled and server_box(spec) is None
+    wanted = governed and not spec.disabled and spec.name not in required
+    return isinstance(spec, StdioServerSpec) and wanted and server_box(spec) is None
 
 
 def _launch(spec: StdioServerSpec, workspace: Path) -> StdioLaunch | None:
