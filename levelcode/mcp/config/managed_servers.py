@@ -104,7 +104,7 @@ def org_rule(spec: ServerSpec, policy: ManagedPolicy) -> OrgRule | None:
     )
     rule = OrgRule(
         blocked=why_blocked(spec, policy),
-        sandbox=policy.decided("sandboxed") if sandboxed else None,
+        sandbox=policy.decided("the sandbox is required") if sandboxed else None,
         sampling_off=None if policy.sampling else policy.decided("sampling is turned off"),
         required=spec.provenance.tier == "organisation",
     )

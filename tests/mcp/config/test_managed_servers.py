@@ -275,7 +275,7 @@ def test_the_sandbox_and_sampling_ride_on_each_server() -> None:
     assert mine.organisation is not None
     assert mine.organisation.sandbox is None
     assert theirs.organisation is not None
-    assert theirs.organisation.sandbox == f"sandboxed by your organisation's policy ({FILE})"
+    assert theirs.organisation.sandbox == f"the sandbox is required by your organisation's policy ({FILE})"
     assert remote.organisation is not None
     assert remote.organisation.sandbox is None  # no process here to confine
     assert (
