@@ -21,7 +21,9 @@ from levelcode.cli.mcp_scope import PROJECT_FILE, edit_servers_file, servers_fil
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.config_files import read_json_file
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import JsonDoc
+from levelcode.core.json_store import NOT_OVERWRITTEN, JsonDoc, UnreadableFile
+from levelcode.core.workspace_identity import describe_identity, workspace_identity
+from levelcode.core.workspace_servers import turn_off
 from levelcode.mcp.config.edit import (
     ServerNotFound,
     entry_as_written,
@@ -78,7 +80,7 @@ def run_manage_command(args: argparse.Namespace) -> int:
 
 def mcp_get(args: argparse.Namespace) -> int:
     workspace = workspace_of(args)
-    config = load_reported_config(workspace)
+    config = load_reported_config(workspace, profile=getattr(args, "profile", None))
     store = TrustStore()
     spec = config.server(args.name)
     if spec is None:
@@ -215,8 +217,11 @@ def _unknown(name: str, config: McpConfig) -> str:
 
 
 def required_refusal(args: argparse.Namespace) -> int | None:
-    """A server the organisation's policy requires is never disabled or removed: said, status 1."""
-    config = load_reported_config(workspace_of(args))
+    """A server the organisation's policy requires is never disabled or removed: said, status 1.
+    (The configuration is read quietly: the command says the files it cannot use itself.)"""
+    from levelcode.mcp.config.files import load_mcp_config
+
+    config = load_mcp_config(workspace_of(args))
     spec = config.server(args.name)
     if spec is None or spec.organisation is None or not spec.organisation.required:
         return None
@@ -271,6 +276,8 @@ def mcp_toggle(args: argparse.Namespace) -> int:
     refused = required_refusal(args)
     if refused is not None:
         return refused
+    if getattr(args, "here", False):
+        return toggle_here(args)
     name, disable = args.name, args.mcp_command == "disable"
     settings = servers_file(None, workspace_of(args))
     path = settings.path
@@ -292,6 +299,34 @@ def mcp_toggle(args: argparse.Namespace) -> int:
             f"Enabled MCP server {name!r} in {path}: it starts with your next session,",
             "without asking (it is your own server).",
         )
+    return 0
+
+
+def toggle_here(args: argparse.Namespace) -> int:
+    """`enable|disable NAME --here`: for this workspace's repository only, any server."""
+    name, workspace, off = args.name, workspace_of(args), args.mcp_command == "disable"
+    config = load_reported_config(workspace)
+    spec = config.server(name)
+    if spec is None:
+        return fail(_unknown(name, config), 2, *unread_note(config.problems))
+    try:
+        changed = turn_off(workspace, name, off)
+    except UnreadableFile as exc:
+        return fail(f"{exc.problem.file}: {exc}; {NOT_OVERWRITTEN}", 1)
+    except OSError as exc:
+        return fail(f"could not keep the choice: {exc}", 1)
+    where = describe_identity(workspace_identity(workspace))
+    if not changed:
+        say(f"{name!r} is already {'off' if off else 'on'} here ({where}); nothing changed.")
+    elif off:
+        say(
+            f"Disabled {name!r} here: it will not start in {where}.",
+            f"To undo: levelcode mcp enable {name} --here. A session already open keeps it until /new.",
+        )
+    else:
+        say(f"Enabled {name!r} here again ({where}).")
+    if not off and spec.disabled and spec.disabled_by is None:
+        say(f'Its entry in {spec.provenance.file} says "disabled": true, so it still does not start.')
     return 0
 
 

@@ -54,6 +54,8 @@ Commands:
   /mcp       MCP servers: state, origin, command, tools (allow/ask)
   /mcp stop NAME     end one server now (whole process group); /new starts it again
   /mcp revoke NAME   forget a repository server's approval here (it keeps running unless stopped)
+  /mcp disable NAME  turn a server off in this workspace (every worktree of the repository); enable: on
+  /profile [NAME]    list the profiles, or start only NAME's servers ("/profile -": every server)
   /context   where the context goes: system prompt, tools (built-in, MCP per server), messages
   /cost      tokens and cost: each turn's and the session's (prices: "prices" in settings)
   /add-dir DIR       let the tools use DIR too, and tell the MCP servers that asked for roots
@@ -118,6 +120,7 @@ class Repl:
         self.startup: asyncio.Future[None] | None = None  # the servers starting behind the prompt
         self.commands: dict[str, Command] = {
             "/mcp": self.mcp,
+            "/profile": self.profile,
             "/context": self.context,
             "/cost": self.cost,
             "/add-dir": self.add_dir,
@@ -320,8 +323,14 @@ class Repl:
             print_list(self.console, self.session.mcp.list_view(take_errors=True))
             return True
         action, names = words[0], words[1:]
-        if action not in ("stop", "revoke") or len(names) != 1:
-            self.console.print(Text("usage: /mcp · /mcp stop NAME · /mcp revoke NAME", style="yellow"))
+        if action not in ("stop", "revoke", "enable", "disable") or len(names) != 1:
+            usage = "usage: /mcp · /mcp stop NAME · /mcp revoke NAME · /mcp disable NAME · /mcp enable NAME"
+            self.console.print(Text(usage, style="yellow"))
+            return True
+        if action in ("enable", "disable"):
+            from levelcode.cli.repl_profiles import toggle_here
+
+            await toggle_here(self, action, names[0])
             return True
         lines = await (
             self.session.mcp.stop(names[0]) if action == "stop" else self.session.mcp.revoke(names[0])
@@ -329,6 +338,11 @@ class Repl:
         for line in lines:
             self.console.print(Text(visible(line)))
         return True
+
+    async def profile(self, words: list[str]) -> bool:
+        from levelcode.cli.repl_profiles import profile_command
+
+        return await profile_command(self, words)
 
     async def context(self, _words: list[str]) -> bool:
         from levelcode.ui.context_view import render_context

@@ -55,7 +55,10 @@ class LightStart:
         self.early.start_held()
         from levelcode.cli.sandbox_setup import extra_roots
 
-        runtime = runtime_for(self.workspace, self.settings, extra_roots(self.args, self.settings))
+        folders = extra_roots(self.args, self.settings)
+        runtime = runtime_for(
+            self.workspace, self.settings, folders, profile=getattr(self.args, "profile", None)
+        )
         return SessionStart(self.args, self.workspace, self.settings, self.provider_settings, runtime)
 
 
@@ -83,7 +86,8 @@ def light_start(args: argparse.Namespace, *, spawn_at_most: int | None = None) -
     )
     if not provider_settings.api_key:
         raise missing_key_error(provider_settings)
-    early = start_user_servers(workspace, settings, at_most=spawn_at_most)
+    profile = getattr(args, "profile", None)  # an unknown one: ConfigError, before any spawn
+    early = start_user_servers(workspace, settings, at_most=spawn_at_most, profile=profile)
     remember_early(args, early)
     return LightStart(args, workspace, settings, provider_settings, early)
 
@@ -97,9 +101,12 @@ def remember_early(args: argparse.Namespace, early: EarlyStart) -> None:
         remember(line, early.launched)
 
 
-def runtime_for(workspace: Path, settings: Settings, folders: Sequence[Path] = ()) -> McpRuntime:
+def runtime_for(
+    workspace: Path, settings: Settings, folders: Sequence[Path] = (), *, profile: str | None = None
+) -> McpRuntime:
     """The MCP runtime over both tiers (approvals and notices are attached when the session opens);
-    `folders`: beyond the workspace, the roots servers are told (`allowedDirectories`, `--add-dir`)."""
+    `folders`: beyond the workspace, the roots servers are told (`allowedDirectories`, `--add-dir`);
+    `profile`: only its servers start."""
     from levelcode.core.approvals import HeadlessApprover
     from levelcode.mcp.client_features import workspace_roots
     from levelcode.mcp.config.files import load_mcp_config
@@ -107,7 +114,7 @@ def runtime_for(workspace: Path, settings: Settings, folders: Sequence[Path] = (
     from levelcode.mcp.runtime import McpRuntime
     from levelcode.tools.names import BUILTIN_TOOL_NAMES
 
-    config = load_mcp_config(workspace, settings)
+    config = load_mcp_config(workspace, settings, profile=profile)
     reserved = BUILTIN_TOOL_NAMES | {TOOL_SEARCH_NAME}
     roots = workspace_roots(workspace, folders)
     return McpRuntime(

@@ -65,6 +65,11 @@ def trust_store_path() -> Path:
     return state_dir() / "trust.json"
 
 
+def workspace_servers_path() -> Path:
+    """The servers the user turned off per repository (core/workspace_servers.py)."""
+    return state_dir() / "workspace-servers.json"
+
+
 def logs_dir() -> Path:
     return state_dir() / "logs"
 

@@ -4,7 +4,8 @@ claim the processes when the hub connects (stdio/early.py), and the handshake go
 
 Only what starts without asking, and unconfined, is started here: servers of the user tier, not
 disabled, stdio, whose entry asks for no sandbox, and which the organisation's policy (read with
-the settings) neither blocks, sandboxes nor replaces with a required server of the same name. A
+the settings) neither blocks, sandboxes nor replaces with a required server of the same name, in
+the session's profile and not turned off in this workspace (mcp/config/server_selection.py). A
 repository's servers wait for the launch gate as always; a server whose entry asks for the
 sandbox is left to the hub, which wraps it (spawned here it would run unconfined until claimed,
 and its claim would never match); so is a server whose launch cannot be resolved (a `${VAR}`
@@ -27,8 +28,10 @@ from typing import TypeGuard
 from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
 from levelcode.core.settings import Settings
+from levelcode.core.workspace_servers import servers_off
 from levelcode.mcp.config.environment import NOTHING_WITHHELD
 from levelcode.mcp.config.managed_servers import govern
+from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile, parse_profiles, select_specs
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, parse_user_settings
 from levelcode.mcp.gates.server_box import server_box
 from levelcode.mcp.launch.resolve import server_launch
@@ -56,11 +59,18 @@ class EarlyStart:
         return now
 
 
-def start_user_servers(workspace: Path, settings: Settings, *, at_most: int | None = None) -> EarlyStart:
-    """Spawn the user's own stdio servers now (the first `at_most` of them; the rest are held)."""
-    tier = parse_user_settings(settings.user, file=str(settings.user_file))
+def start_user_servers(
+    workspace: Path, settings: Settings, *, at_most: int | None = None, profile: str | None = None
+) -> EarlyStart:
+    """Spawn the user's own stdio servers now (the first `at_most` of them; the rest are held):
+    those of `profile` only, less those turned off in this workspace. Raises ConfigError for a
+    profile the settings do not define."""
+    file = str(settings.user_file)
+    tier = parse_user_settings(settings.user, file=file)
+    profiles, _problems = parse_profiles(settings.user.get(PROFILES_KEY), file=file)  # said by config loading
+    chosen = chosen_profile(profiles, profile, file=file)
     early = EarlyStart()
-    for spec in govern(tier.servers, settings.managed):
+    for spec in select_specs(govern(tier.servers, settings.managed), chosen, servers_off(workspace)):
         if not _starts_early(spec, settings.managed.required):
             continue
         launch = _launch(spec, workspace)

@@ -239,15 +239,23 @@ class McpRuntime:
         if take_errors:
             facts = self.facts(take_errors=True)
             summaries = tuple(dataclasses.replace(s, facts=facts.get(s.name, s.facts)) for s in summaries)
-        return ListView(summaries, self.config.problems, stale, self.store.warning)
+        profile = self.config.profile
+        notes = [f"Profile {profile!r}: only its servers start (/profile - or no --profile: every server)."]
+        return ListView(summaries, self.config.problems, stale, self.store.warning, notes if profile else [])
 
     async def restart(self) -> None:
         """A new chat: every server ends (whole process groups); config, allow-list and approvals
         are read again (so `mcp revoke`, `disable` or an edit since take effect), and the gate runs."""
+        await self.switch_profile(self.config.profile)
+
+    async def switch_profile(self, profile: str | None) -> None:
+        """Start `profile`'s servers (None: all) in place of the running ones, through the gate,
+        as a restart does. Raises ConfigError, with nothing stopped, for a profile not defined."""
+        settings = load_settings(self.workspace, self.settings.user_file, managed=self.settings.managed)
+        config = load_mcp_config(self.workspace, settings, profile=profile)
         await self.hub.reap_all()
         self.hub.states.clear()
-        self.settings = load_settings(self.workspace, self.settings.user_file, managed=self.settings.managed)
-        self.config = load_mcp_config(self.workspace, self.settings)
+        self.settings, self.config = settings, config
         self.hub.options = make_hub(
             self.workspace, self.settings, roots=self.roots, answers=self.answers
         ).options

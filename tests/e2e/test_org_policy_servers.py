@@ -128,3 +128,19 @@ def test_repository_servers_turned_off_hold_even_an_approved_one(isolated_home: 
         BLOCKED.format(file=policy)
         + ": servers from a repository's files are turned off (repositoryMcpServers: false)"
     )
+
+
+def test_a_server_spawned_early_last_time_is_not_spawned_once_the_policy_denies_it(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """The same command line spawns what it spawned last time before reading anything
+    (mcp/stdio/remembered.py): a policy file that appeared since must end that."""
+    marker = tmp_path / "marker"
+    write_settings(isolated_home, {"mcpServers": {"evil": hostile_entry(marker)}})
+    policy = tmp_path / "etc-levelcode" / "managed-settings.json"
+    first = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    assert marker.exists(), words(first)
+    marker.unlink()
+    policy_file(tmp_path, {"deniedMcpServers": [{"name": "evil"}]})
+    again = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    assert not marker.exists(), words(again)

@@ -135,6 +135,7 @@ class McpConfig:
     problems: tuple[ConfigProblem, ...] = ()
     settings: Settings | None = None  # the settings it was read with (once per session), when read
     managed: ManagedPolicy = NO_POLICY  # the organisation's policy it was read under
+    profile: str | None = None  # the profile whose servers it starts (None: all of them)
 
     def server(self, name: str) -> ServerSpec | None:
         return next((spec for spec in self.servers if spec.name == name), None)

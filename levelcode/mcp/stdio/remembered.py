@@ -83,13 +83,16 @@ def _line(entry: Mapping[str, object]) -> object:
 
 def _conditions(argv: Sequence[str]) -> dict[str, object]:
     """What the launches were made from; all of it must be equal for them to be spawned again —
-    the organisation's policy file too, which may block a server spawned last time."""
+    the organisation's policy file too, which may block a server spawned last time, and the
+    servers turned off per workspace."""
     settings, policy = paths.user_settings_path(), paths.managed_settings_path()
+    turned_off = paths.workspace_servers_path()  # servers turned off in a workspace since
     return {
         "line": _checksum([os.getcwd(), *argv]),
         "levelcode": __version__,
         "settings": [str(settings), _stamp(settings)],
         "policy": [str(policy), _stamp(policy)],
+        "off": [str(turned_off), _stamp(turned_off)],
         "environment": _environment(os.environ),
     }
 
