@@ -13,12 +13,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from levelcode.mcp.config.allow_rules import definition_of
 from tests.fakes.fake_openai import offered_tool_names
 from tests.fakes.scripted_server import Reply, ScriptedServer, ToolCall
 from tests.providers.support import OPENAI
 from tests.support.cli import provider_env, provider_flags, write_settings
-from tests.support.listener import listener
+from tests.support.listener import Listener, listener
 from tests.support.managed_levelcode import policy_command
 from tests.support.org_policy import (
     approve_repository_server,
@@ -275,3 +277,21 @@ def test_a_policy_file_anyone_can_change_is_warned_about(isolated_home: Path, tm
     done = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
     assert f"problem: {policy}: owner and mode: warning: the file is writable by everyone" in done.stdout
     assert done.returncode == 0
+
+
+@pytest.mark.sandbox
+def test_the_users_network_setting_is_ignored_when_the_policy_turns_the_network_off(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """`"sandbox": {"network": true}` in the user's settings would let a sandboxed command reach a
+    listener on this machine; under `"allowNetwork": false` it does not."""
+    write_settings(isolated_home, {"sandbox": {"network": True}})
+    policy = policy_file(tmp_path, {"allowNetwork": False})
+    with Listener() as listening:
+        curl = ["sandbox", "--", "curl", "-sS", "-m", "5", "-d", "x=1", listening.url]
+        done = under_policy(policy, isolated_home, tmp_path, *curl)
+        assert done.returncode != 0, words(done)
+        assert listening.received() == b""
+        control = under_policy(tmp_path / ABSENT, isolated_home, tmp_path, *curl)
+        assert control.returncode == 0, words(control)
+        assert b"x=1" in listening.received()
