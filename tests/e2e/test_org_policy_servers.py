@@ -144,3 +144,18 @@ def test_a_server_spawned_early_last_time_is_not_spawned_once_the_policy_denies_
     policy_file(tmp_path, {"deniedMcpServers": [{"name": "evil"}]})
     again = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
     assert not marker.exists(), words(again)
+
+
+def test_adding_a_server_the_policy_blocks_says_it_will_not_start(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    policy = policy_file(tmp_path, {"deniedMcpServers": [{"command": "npx -y @evil/*"}]})
+    done = under_policy(
+        policy, isolated_home, tmp_path, "mcp", "add", "helper", "--", "npx", "-y", "@evil/server"
+    )
+    assert done.returncode == 0, words(done)
+    assert (
+        "note: it will not start: it is "
+        + BLOCKED.format(file=policy)
+        + ': it matches deniedMcpServers[0] (command "npx -y @evil/*")'
+    ) in done.stdout
