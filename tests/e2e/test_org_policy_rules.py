@@ -295,3 +295,15 @@ def test_the_users_network_setting_is_ignored_when_the_policy_turns_the_network_
         control = under_policy(tmp_path / ABSENT, isolated_home, tmp_path, *curl)
         assert control.returncode == 0, words(control)
         assert b"x=1" in listening.received()
+
+
+def test_mcp_login_refuses_a_server_the_policy_blocks(isolated_home: Path, tmp_path: Path) -> None:
+    with listener() as seen:
+        write_settings(isolated_home, {"mcpServers": {"remote": {"url": seen.url + "/mcp"}}})
+        policy = policy_file(tmp_path, {"allowedMcpServers": [{"url": "https://*.example.com/*"}]})
+        done = under_policy(policy, isolated_home, tmp_path, "mcp", "login", "remote", "--no-browser")
+        assert seen.seen == [], words(done)
+    assert done.returncode == 2
+    assert (
+        f"'remote' is blocked by your organisation's policy ({policy}): it matches no entry of" in done.stderr
+    )
