@@ -145,30 +145,16 @@ ORIGINS = {
 
 
 def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
-    name, user, trusted = info["name"], info["tier"] == "user", info["tier"] != "workspace"
-    origin = ORIGINS[info["tier"]]
-    lines = [f"{name} · {info['tier']} · {info['file']} ({origin})", f"  runs:    {info['launch']}"]
-    organisation = info["organisation"] or {}
-    if organisation.get("blocked"):
-        lines.append(f"  state:   {organisation['blocked']}")
-    elif info["disabled"] and info["disabledBy"]:
-        lines.append(f"  state:   {info['disabledBy']}")
-    elif info["disabled"]:
-        where = f"enable with: levelcode mcp enable {name}" if user else f"in {info['file']}"
-        lines.append(f"  state:   disabled ({where})")
-    lines.extend(
-        f"  policy:  {organisation[key]}" for key in ("sandbox", "sampling") if organisation.get(key)
-    )
-    if trusted:
-        whose = "your own server" if user else "your organisation's server"
-        lines.append(f"  trust:   {whose}: starts without asking for approval")
-    else:
-        lines.append(f"  trust:   {info['trustText']} (workspace {workspace})")
-        if info["approvedLaunch"] is not None:
-            lines.append(f"  approved was: {info['approvedLaunch']}")
-        lines.append(f"  next:    {_trust_step(name, info['trust'])}")
-    if info["sandbox"] is not None:
-        lines.append(f"  sandbox: {info['sandbox']['text']}")
+    name, blocked = info["name"], (info["organisation"] or {}).get("blocked")
+    lines = [
+        f"{name} · {info['tier']} · {info['file']} ({ORIGINS[info['tier']]})",
+        f"  runs:    {info['launch']}",
+    ]
+    lines += _state_lines(info)
+    if not blocked:  # no answer and no tier starts it: the state line says why
+        lines += _trust_lines(info, workspace)
+        if info["sandbox"] is not None:
+            lines.append(f"  sandbox: {info['sandbox']['text']}")
     lines.append(f"  fingerprint: {info['fingerprint']} (what an organisation's policy can name it by)")
     if "state" in info:
         from levelcode.cli.mcp_live import live_lines
@@ -177,6 +163,36 @@ def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
     lines.append("  entry, as written:")
     lines += ["    " + line for line in json.dumps(info["entry"], indent=2, ensure_ascii=False).splitlines()]
     return lines + [f"  problem: {problem}" for problem in info["problems"]]
+
+
+def _state_lines(info: dict[str, Any]) -> list[str]:
+    """Blocked by the organisation, or disabled (and by what); then what else the policy decided."""
+    organisation = info["organisation"] or {}
+    if organisation.get("blocked"):
+        return [f"  state:   {organisation['blocked']}"]
+    lines = []
+    if info["disabled"] and info["disabledBy"]:
+        lines.append(f"  state:   {info['disabledBy']}")
+    elif info["disabled"]:
+        where = (
+            f"enable with: levelcode mcp enable {info['name']}"
+            if info["tier"] == "user"
+            else f"in {info['file']}"
+        )
+        lines.append(f"  state:   disabled ({where})")
+    return lines + [
+        f"  policy:  {organisation[key]}" for key in ("sandbox", "sampling") if organisation.get(key)
+    ]
+
+
+def _trust_lines(info: dict[str, Any], workspace: Path) -> list[str]:
+    if info["tier"] != "workspace":
+        whose = "your own server" if info["tier"] == "user" else "your organisation's server"
+        return [f"  trust:   {whose}: starts without asking for approval"]
+    lines = [f"  trust:   {info['trustText']} (workspace {workspace})"]
+    if info["approvedLaunch"] is not None:
+        lines.append(f"  approved was: {info['approvedLaunch']}")
+    return [*lines, f"  next:    {_trust_step(info['name'], info['trust'])}"]
 
 
 def _trust_step(name: str, trust: TrustState) -> str:

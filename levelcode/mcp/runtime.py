@@ -239,9 +239,21 @@ class McpRuntime:
         if take_errors:
             facts = self.facts(take_errors=True)
             summaries = tuple(dataclasses.replace(s, facts=facts.get(s.name, s.facts)) for s in summaries)
-        profile = self.config.profile
-        notes = [f"Profile {profile!r}: only its servers start (/profile - or no --profile: every server)."]
-        return ListView(summaries, self.config.problems, stale, self.store.warning, notes if profile else [])
+        return ListView(summaries, self.config.problems, stale, self.store.warning, self._notes())
+
+    def _notes(self) -> list[str]:
+        """Under the list: the profile in use, and the organisation's policy, when there is one."""
+        notes = []
+        if (profile := self.config.profile) is not None:
+            notes.append(
+                f"Profile {profile!r}: only its servers start (/profile - or no --profile: every server)."
+            )
+        if (managed := self.config.managed).active:
+            notes.append(
+                f"Your organisation's policy applies: {managed.file}"
+                + (f" ({managed.contact})" if managed.contact else "")
+            )
+        return notes
 
     async def restart(self) -> None:
         """A new chat: every server ends (whole process groups); config, allow-list and approvals
