@@ -268,7 +268,7 @@ def sandbox_json(summary: ServerSummary) -> dict[str, object] | None:
 
 
 def confinement_json(box: ServerBox | None, tier: Tier, trust: TrustState | None) -> dict[str, object]:
-    decided = tier == "user" or trust == "approved"
+    decided = tier != "workspace" or trust == "approved"
     confined: bool | None = box is not None if decided or box is not None else None
     shape: dict[str, object] = {"confined": confined, "text": confinement_words(box, tier, trust)}
     if box is not None:

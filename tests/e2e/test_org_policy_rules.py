@@ -71,6 +71,7 @@ def test_a_required_server_runs_and_neither_the_user_nor_a_repository_replaces_i
     listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
     disabled = under_policy(policy, isolated_home, tmp_path, "mcp", "disable", "memory")
     removed = under_policy(policy, isolated_home, tmp_path, "mcp", "remove", "memory")
+    got = under_policy(policy, isolated_home, tmp_path, "mcp", "get", "memory", "--no-start", "--json")
     assert not mine.exists(), words(listed)
     assert not theirs.exists(), words(listed)
     assert f"memory · running · organisation · {policy}" in listed.stdout
@@ -83,6 +84,13 @@ def test_a_required_server_runs_and_neither_the_user_nor_a_repository_replaces_i
     assert json.loads((isolated_home / "settings.json").read_text())["mcpServers"]["memory"] == hostile_entry(
         mine
     )
+    info = json.loads(got.stdout)
+    assert (info["tier"], info["file"], info["organisation"]["required"]) == (
+        "organisation",
+        str(policy),
+        True,
+    )
+    assert info["entry"] == {"command": node_server("mcp-server-memory")}
 
 
 def test_without_the_policy_the_users_entry_of_that_name_runs(isolated_home: Path, tmp_path: Path) -> None:
