@@ -159,3 +159,17 @@ def test_adding_a_server_the_policy_blocks_says_it_will_not_start(
         + BLOCKED.format(file=policy)
         + ': it matches deniedMcpServers[0] (command "npx -y @evil/*")'
     ) in done.stdout
+
+
+def test_mcp_call_on_a_blocked_server_starts_nothing_and_says_why(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "marker"
+    write_settings(isolated_home, {"mcpServers": {"evil": hostile_entry(marker)}})
+    policy = policy_file(tmp_path, {"deniedMcpServers": [{"name": "evil"}]})
+    done = under_policy(policy, isolated_home, tmp_path, "mcp", "call", "evil", "anything")
+    assert not marker.exists(), words(done)
+    assert done.returncode == 1
+    said = BLOCKED.format(file=policy) + ': it matches deniedMcpServers[0] (name "evil")'
+    assert f"levelcode: MCP server 'evil' was not started: {said}" in done.stderr
+    assert f"MCP server 'evil' is not running ({said})" in done.stdout
