@@ -23,15 +23,21 @@ from levelcode.core.network_hosts import WEB_PORTS, HostEntry, parse_host_entry
 SandboxScope = Literal["none", "repository", "all"]  # which servers must run in the sandbox
 ToolRule = Literal["deny", "ask"]
 SANDBOX_SCOPES: tuple[SandboxScope, ...] = ("repository", "all")
-TOOL_RULES: tuple[ToolRule, ...] = ("deny", "ask")
 Mistake = Callable[[str, str], None]  # (key, message): a mistake found in the file
 MATCH_KEYS = ("name", "command", "url", "fingerprint")
 # `false` turns each off; `true` is the same as leaving the key out
 FLAG_KEYS = ("repositoryMcpServers", "sampling", "autopilot", "allowNetwork")
 KNOWN_KEYS = frozenset(
-    {"contact", "allowedMcpServers", "deniedMcpServers", "requiredMcpServers", "mcpSandbox", "mcpToolPolicy"}
-    | {"allowedHosts"}
-    | set(FLAG_KEYS)
+    {
+        "contact",
+        "allowedMcpServers",
+        "deniedMcpServers",
+        "requiredMcpServers",
+        "mcpSandbox",
+        "mcpToolPolicy",
+        "allowedHosts",
+        *FLAG_KEYS,
+    }
 )
 CLOSED = (
     "your organisation's policy fails closed until this is fixed: no MCP server starts, and "
