@@ -57,6 +57,8 @@ async def _either(opened: asyncio.Event, start: asyncio.Task[None]) -> None:
 def not_running_reason(status: ServerStatus) -> str:
     if status.phase == "failed":
         return f"failed: {status.detail}" if status.detail else "failed"
+    if status.phase == "blocked" and status.detail:
+        return status.detail
     return _NOT_RUNNING.get(status.phase, status.phase.replace("_", " "))
 
 
@@ -97,8 +99,12 @@ class McpHub:
             if spec.name in self._begun:
                 continue
             self._begun.add(spec.name)
+            if spec.organisation is not None and spec.organisation.blocked is not None:
+                # the launch gate holds it already; a caller that skipped the gate does not start it
+                self.states[spec.name] = ServerState(spec, ServerStatus("blocked", spec.organisation.blocked))
+                continue
             if spec.disabled:
-                self.states[spec.name] = ServerState(spec, ServerStatus("disabled"))
+                self.states[spec.name] = ServerState(spec, ServerStatus("disabled", spec.disabled_by))
                 continue
             self.states[spec.name] = ServerState(spec, ServerStatus("starting"))
             self._opened[spec.name] = asyncio.Event()

@@ -1,8 +1,9 @@
 """The MCP router: where a tool name no built-in has falls through to. Every call goes
 classify → approve → call, and returns the hub's string.
 
-Gates G2/G3 live here: the classifier sees the user's allow rules for that server (mcp/
-tool_allowances.py), the tool's current definition and the server's annotations, never autopilot;
+Gates G2/G3 live here: the classifier sees the organisation's tool rules, the user's allow rules
+for that server (mcp/tool_allowances.py), the tool's current definition and the server's
+annotations, never autopilot;
 anything not allowed asks, and with nobody to ask it is refused with `explain_mcp_refusal`'s
 message. "Always allow" records the tool's definition where that server's rules live, and is not
 offered for a destructive tool.
@@ -20,6 +21,7 @@ from collections.abc import Callable, Collection, Mapping, MutableMapping, Seque
 from pathlib import Path
 
 from levelcode.core.approvals import Approver, decide_or_deny
+from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy
 from levelcode.core.messages import ToolShape, ToolUse
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress
@@ -36,7 +38,13 @@ from levelcode.mcp.gates.deferral import (
     search_result_text,
     server_purpose,
 )
-from levelcode.mcp.gates.policy import McpVerdict, PolicyEntry, classify_mcp_tool, explain_mcp_refusal
+from levelcode.mcp.gates.policy import (
+    McpVerdict,
+    PolicyEntry,
+    classify_mcp_tool,
+    explain_mcp_refusal,
+    organisation_tool_rule,
+)
 from levelcode.mcp.gates.trust import needs_launch_approval
 from levelcode.mcp.hub import McpHub
 from levelcode.mcp.tool_allowances import ToolAllowances
@@ -60,8 +68,11 @@ class McpRouter:
         settings_file: Path,
         workspace: Path | None = None,
         store: TrustStore | None = None,
+        managed: ManagedPolicy = NO_POLICY,
     ) -> None:
+        """`managed`: the organisation's policy, whose tool rules no answer or setting loosens."""
         self.hub = hub
+        self.managed = managed
         self.tool_policy = tool_policy
         self.allowances = ToolAllowances(tool_policy, settings_file, workspace=workspace, store=store)
         self.approver = approver
@@ -156,7 +167,15 @@ class McpRouter:
             return None
         policy = self.allowances.policy_for(state.spec, name, route.tool)
         repository = needs_launch_approval(state.spec)
-        return classify_mcp_tool(name, route.annotations, policy, route.definition, repository=repository)
+        organisation = organisation_tool_rule(route.server, route.tool, self.managed)
+        return classify_mcp_tool(
+            name,
+            route.annotations,
+            policy,
+            route.definition,
+            repository=repository,
+            organisation=organisation,
+        )
 
     async def call(self, use: ToolUse, route: McpRoute | ToolSearchRoute | None = None) -> ToolOutcome:
         """classify → approve → call. `route`: what the caller already resolved `use.name` to."""
@@ -166,6 +185,9 @@ class McpRouter:
         verdict = self._verdict(use.name, route) if route is not None else None
         if route is None or verdict is None:
             return failure(f"no MCP tool named {use.name!r} is available now")
+        if verdict.decision == "deny":  # the organisation's policy: no card, no answer changes it
+            log.info("mcp call %s refused (%s)", use.name, verdict.reason)
+            return explain_mcp_refusal(verdict)
         if verdict.decision == "ask":
             refusal = await self._ask(route, verdict, use.input)
             if refusal is not None:

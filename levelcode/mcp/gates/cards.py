@@ -17,7 +17,7 @@ from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSp
 from levelcode.mcp.gates.launch_summary import PLAINTEXT_LINE, launch_summary
 from levelcode.mcp.gates.overview import launch_text
 from levelcode.mcp.gates.policy import McpVerdict
-from levelcode.mcp.gates.server_box import asks_for_sandbox, launch_answers
+from levelcode.mcp.gates.server_box import asks_for_sandbox, launch_answers, why_sandboxed
 from levelcode.mcp.gates.trust import (
     MISSING,
     OLD_APPROVAL,
@@ -129,7 +129,7 @@ def sandbox_lines(spec: ServerSpec, sandbox_missing: str | None) -> list[str]:
         "         and reaches no network but its package registry (npx: npm's, uvx: your index)",
     ]
     if asks_for_sandbox(spec):
-        lines.append("         its entry asks for the sandbox, so it is not offered unconfined")
+        lines.append(f"         {why_sandboxed(spec)}, so it is not offered unconfined")
     return lines
 
 

@@ -37,4 +37,4 @@ def launch_cwd(spec: StdioServerSpec, workspace: Path, private_dir: Path) -> Pat
 
 
 def uses_private_dir(spec: StdioServerSpec) -> bool:
-    return not spec.cwd and spec.provenance.tier == "user"
+    return not spec.cwd and spec.provenance.trusted

@@ -23,6 +23,7 @@ Phase = Literal[
     "waiting_approval",  # the launch gate holds it: never approved, or changed since (see trust)
     "denied",  # the user said no to its card (this session, or to this very launch before)
     "needs_login",  # a remote server wants the user to sign in, and nobody could be asked here
+    "blocked",  # the organisation's policy does not let it start (`detail`: why, as said)
 ]
 
 
@@ -79,4 +80,12 @@ class LoginNeeded:
     detail: str
 
 
-McpNotice = LaunchHeld | LaunchesDenied | ServerFailed | LoginNeeded | McpNote
+@dataclass(frozen=True)
+class ServerBlocked:
+    """A server the organisation's policy keeps from starting; `detail` says why, naming the policy."""
+
+    server: str
+    detail: str
+
+
+McpNotice = LaunchHeld | LaunchesDenied | ServerFailed | LoginNeeded | McpNote | ServerBlocked
