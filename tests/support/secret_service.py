@@ -30,6 +30,21 @@ from pathlib import Path
 import pytest
 
 SECRET_SERVICE_BACKEND = "keyring.backends.SecretService.Keyring"
+# A session bus that starts no service on demand: the system's own session config would start a
+# second gnome-keyring-daemon (its org.freedesktop.secrets.service, without --unlock, so with no
+# login keyring) for the first call made before ours owned the name, and that one would win it.
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:tmpdir=/tmp</listen>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
 _READY_SECONDS = 20.0
 
 
@@ -64,8 +79,10 @@ def secret_service(home: Path) -> Iterator[SecretService]:
     }
     base["XDG_RUNTIME_DIR"] = str(home / "run")
     Path(base["XDG_RUNTIME_DIR"]).mkdir(mode=0o700, exist_ok=True)
+    config = home / "session-bus.conf"
+    config.write_text(BUS_CONFIG)
     bus = subprocess.Popen(
-        ["dbus-daemon", "--session", "--nofork", "--print-address=1", "--address=unix:tmpdir=/tmp"],
+        ["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address=1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
