@@ -1,5 +1,6 @@
 """Every test runs with LEVELCODE_HOME and HOME in a temporary directory: none reads the real user's
-config, state or home, and no provider key leaks in from the developer's shell. No test reaches
+config, state or home (nor the machine's organisation policy: its path points at a file that is
+not there), and no provider key leaks in from the developer's shell. No test reaches
 the developer's system keyring (the keyring package is pointed at its always-failing backend, so
 sign-ins go to the 0600 file under LEVELCODE_HOME; the keyring tests opt in to a Secret Service of
 their own, tests/support/secret_service.py) or opens a real browser (BROWSER is `true`).
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from levelcode.core import paths
 from tests.support.sandbox import skip_without_sandbox
 from tests.support.terminal import Terminal
 
@@ -47,6 +49,8 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.setenv("BROWSER", "true")
+    no_policy = root / "no-managed-settings.json"
+    monkeypatch.setattr(paths, "managed_settings_path", lambda platform="": no_policy)
     return levelcode_home
 
 

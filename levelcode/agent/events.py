@@ -16,6 +16,7 @@ from levelcode.agent.spend import SpendReport
 from levelcode.core.messages import Usage
 from levelcode.core.outcome import MediaInfo
 from levelcode.core.progress import Progress
+from levelcode.core.spill_files import SavedResult
 
 ToolOrigin = Literal["builtin", "mcp", "unknown"]
 
@@ -48,6 +49,7 @@ class ToolResultEvent:
     is_error: bool
     text: str
     media: tuple[MediaInfo, ...] = ()  # what pictures and sounds came with it: never their data
+    saved: SavedResult | None = None  # cut for the model; the whole result is in this file
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from levelcode.agent.events import (
     ToolResultEvent,
     TurnFinished,
 )
+from levelcode.agent.resource_notes import refreshed_copies, resource_changes_notice, with_resource_changes
 from levelcode.agent.spend import SpendMeter, SpendReport
 from levelcode.agent.toolbox import Toolbox
 from levelcode.agent.transcript import FAILED_NOTE, INTERRUPTED_NOTE, Transcript
@@ -74,6 +75,11 @@ class Agent:
         """The model's final text for this prompt (and what the user attached to it). Raises
         TurnAborted (Ctrl-C) or ProviderError; either way the turn is closed with a note first, so
         the next prompt is a turn of its own."""
+        changes = await self.toolbox.changes()  # resources in use that changed: the model is told
+        if changes:
+            prompt = with_resource_changes(prompt, changes)
+            attachments = (*attachments, *refreshed_copies(changes))
+            self.sink.emit(Notice(resource_changes_notice(changes)))
         self.transcript.add_prompt(prompt, attachments)
         self.spend.begin_turn()
         try:
@@ -114,6 +120,7 @@ class Agent:
     async def _complete_within_window(self) -> AssistantTurn:
         """One model request; the older turns compacted first when it would not fit the window,
         and once more (then the request again, once) when the API says it did not."""
+        await self.toolbox.prepare()
         tools = offer_found(self.toolbox.specs(), self.transcript.messages)
         if self.compactor.needs_room(self.system, tools, self.transcript.messages):
             await self.compact("the context was nearly full")
@@ -154,7 +161,10 @@ class Agent:
                 result = await self.toolbox.run(call)
                 results.append(result)
                 media = tuple(item.info for item in result.outcome.media)
-                self.sink.emit(ToolResultEvent(use.id, use.name, result.is_error, result.content, media))
+                saved = result.outcome.saved
+                self.sink.emit(
+                    ToolResultEvent(use.id, use.name, result.is_error, result.content, media, saved)
+                )
         except asyncio.CancelledError:
             running = uses[len(results)]
             results.append(ToolResult(running.id, ABORTED_WHILE_RUNNING))

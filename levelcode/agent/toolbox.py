@@ -17,6 +17,7 @@ from levelcode.core.approvals import ApprovalRequest, Approver, decide_or_deny
 from levelcode.core.errors import ConfigError, ToolError
 from levelcode.core.messages import ToolResult, ToolShape, ToolUse
 from levelcode.core.outcome import ToolOutcome, failure
+from levelcode.core.resource_changes import ResourceChanged
 from levelcode.core.tool_offers import DeferredTool
 from levelcode.providers.translate import invalid_arguments_error
 from levelcode.tools.base import BuiltinTool, ToolContext
@@ -40,6 +41,12 @@ class ToolSource(Protocol[Route]):
         self, use: ToolUse, route: Route | None = None, shown: Mapping[str, object] | None = None
     ) -> ToolOutcome:
         """The call; `shown`: its display-safe input as `shown_input` made it for this call."""
+
+    async def prepare(self) -> None:
+        """Before each model request: bring the offered tools up to date (bounded)."""
+
+    async def changes(self) -> Sequence[ResourceChanged]:
+        """Before a turn: what changed of what the conversation uses (bounded), each once."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,14 @@ class Toolbox:
         self.builtins = {tool.name: tool for tool in builtins}
         self.extra = extra
         self.remembered: set[str] = set()
+
+    async def prepare(self) -> None:
+        """Before each model request: the extra source refreshes what went stale (its lists' TTLs)."""
+        if self.extra is not None:
+            await self.extra.prepare()
+
+    async def changes(self) -> Sequence[ResourceChanged]:
+        return await self.extra.changes() if self.extra is not None else ()
 
     def specs(self) -> list[ToolShape]:
         extra = list(self.extra.specs()) if self.extra is not None else []

@@ -28,12 +28,14 @@ def say_unusable_files(problems: Iterable[ConfigProblem]) -> tuple[ConfigProblem
     return unusable
 
 
-def load_reported_config(workspace: Path, settings: Settings | None = None) -> McpConfig:
-    """Both tiers' configuration, as config loading reads it, with the files it could not use said
-    first."""
+def load_reported_config(
+    workspace: Path, settings: Settings | None = None, *, profile: str | None = None
+) -> McpConfig:
+    """Both tiers' configuration, as config loading reads it (`profile`: only its servers on), with
+    the files it could not use said first."""
     from levelcode.mcp.config.files import load_mcp_config
 
-    config = load_mcp_config(workspace, settings)
+    config = load_mcp_config(workspace, settings, profile=profile)
     say_unusable_files(config.problems)
     return config
 

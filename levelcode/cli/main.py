@@ -95,6 +95,11 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     common("--model", help="model name")
     common("--base-url", dest="base_url", metavar="URL", help="API base URL (OpenAI-compatible servers)")
     common(
+        "--profile",
+        metavar="NAME",
+        help='start only the MCP servers of the profile NAME ("profiles" in your settings)',
+    )
+    common(
         "--autopilot",
         action="store_true",
         help="run commands the safety check calls safe in the sandbox without asking (MCP calls still ask)",

@@ -159,7 +159,21 @@ def add_server(args: argparse.Namespace, request: AddRequest, *, replace: bool, 
     verb = "Replaced" if existed[0] else "Added"
     say(f"{verb} MCP server {name!r} in {target.path}", *launch_lines(spec), *_what_now(spec, target))
     say(*(LOCAL_NOTE if scope == "local" else ()), *_also_named(args, name, target))
+    say(*_policy_note(args, name, target))
     return 0
+
+
+def _policy_note(args: argparse.Namespace, name: str, target: ServersFile) -> list[str]:
+    """What the organisation's policy makes of the server just added, when it decides."""
+    spec = load_mcp_config(workspace_of(args)).server(name)
+    if spec is None or spec.organisation is None:
+        return []
+    if spec.provenance.tier == "organisation":
+        policy = spec.provenance.file
+        return [f"note: your organisation's policy ({policy}) requires its own {name!r}; that one runs."]
+    if spec.organisation.blocked is not None:
+        return [f"note: it will not start: it is {spec.organisation.blocked}"]
+    return []
 
 
 def launch_lines(spec: ServerSpec) -> list[str]:

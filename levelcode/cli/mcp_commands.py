@@ -38,7 +38,7 @@ def one_server(args: argparse.Namespace) -> tuple[McpRuntime, ServerSpec] | None
     from levelcode.ui.mcp_words import notice_words
 
     workspace = workspace_of(args)
-    config = load_reported_config(workspace)
+    config = load_reported_config(workspace, profile=getattr(args, "profile", None))
     spec = config.server(args.server)
     if spec is None:
         names = ", ".join(s.name for s in config.servers) or "none"
@@ -75,11 +75,12 @@ def mcp_list(args: argparse.Namespace) -> int:
 
     workspace = workspace_of(args)
     settings = load_settings(workspace)
-    early = start_user_servers(settings, session_options(workspace, settings))
+    profile = getattr(args, "profile", None)
+    early = start_user_servers(settings, session_options(workspace, settings), profile=profile)
     from levelcode.cli.aio import run_command
     from levelcode.cli.session_start import runtime_for
 
-    runtime = runtime_for(workspace, settings, early=early)
+    runtime = runtime_for(workspace, settings, early=early, profile=profile)
     config = runtime.config
     from levelcode.cli.config_report import say_unusable_files
 

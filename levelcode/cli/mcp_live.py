@@ -50,14 +50,23 @@ def may_start_without_asking(spec: ServerSpec, store: TrustStore, workspace: Pat
     return LaunchGate(workspace, store).may_start_unasked(spec)
 
 
+def _held_status(spec: ServerSpec) -> ServerStatus:
+    """Why a server that may not start unasked is not started, as every view says it."""
+    if spec.organisation is not None and spec.organisation.blocked is not None:
+        return ServerStatus("blocked", spec.organisation.blocked)
+    if spec.disabled:
+        return ServerStatus("disabled", spec.disabled_by)
+    return ServerStatus("waiting_approval")
+
+
 def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path) -> dict[str, Any]:
     """`state`, `tools`, `caps` and `schemaTokens`; the server is started only when it may be."""
     if not may_start_without_asking(spec, store, workspace):
         review = store.review(workspace, spec) if needs_launch_approval(spec) else None
-        status = ServerStatus("disabled" if spec.disabled else "waiting_approval")
+        status = _held_status(spec)
         trust, change = (review.state, review.check.change) if review else (None, None)
         state = state_words(status, trust, change, server=spec.name)
-        return {"state": state, "tools": [], "caps": None, "schemaTokens": 0}
+        return {"state": state, "phase": status.phase, "tools": [], "caps": None, "schemaTokens": 0}
     summary = _start_and_summarize(spec, config, store, workspace)
     return {
         "state": summary_state(summary),
@@ -93,7 +102,7 @@ def _start_and_summarize(
 
 def live_lines(live: dict[str, Any]) -> list[str]:
     """The live part of `mcp get`'s text: state, the tools line with its caps, each tool."""
-    if live["state"] == "disabled":
+    if live["state"] == "disabled" or live.get("phase") in ("disabled", "blocked"):
         return []  # the state line above says so already
     if live["caps"] is None:
         return [f"  live:    not started ({live['state']}); mcp get starts only what may start unasked"]

@@ -21,7 +21,9 @@ from levelcode.cli.mcp_scope import PROJECT_FILE, edit_servers_file, servers_fil
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.config_files import read_json_file
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import JsonDoc
+from levelcode.core.json_store import NOT_OVERWRITTEN, JsonDoc, UnreadableFile
+from levelcode.core.workspace_identity import describe_identity, workspace_identity
+from levelcode.core.workspace_servers import turn_off
 from levelcode.mcp.config.edit import (
     ServerNotFound,
     entry_as_written,
@@ -30,7 +32,14 @@ from levelcode.mcp.config.edit import (
     with_disabled,
     without_server,
 )
-from levelcode.mcp.config.specs import POLICY_KEY, McpConfig, Provenance, ServerSpec, parse_server_entry
+from levelcode.mcp.config.specs import (
+    POLICY_KEY,
+    McpConfig,
+    Provenance,
+    ServerSpec,
+    entry_fingerprint,
+    parse_server_entry,
+)
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
@@ -71,7 +80,7 @@ def run_manage_command(args: argparse.Namespace) -> int:
 
 def mcp_get(args: argparse.Namespace) -> int:
     workspace = workspace_of(args)
-    config = load_reported_config(workspace)
+    config = load_reported_config(workspace, profile=getattr(args, "profile", None))
     store = TrustStore()
     spec = config.server(args.name)
     if spec is None:
@@ -102,6 +111,9 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
         "transport": spec.transport,
         "launch": launch_text(spec),
         "disabled": spec.disabled,
+        "disabledBy": spec.disabled_by,
+        "fingerprint": entry_fingerprint(spec),
+        "organisation": organisation_info(spec),
         "trust": trust,
         "trustText": trust_words(trust, change) if trust else None,
         "change": change,
@@ -112,22 +124,38 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
     }
 
 
+def organisation_info(spec: ServerSpec) -> dict[str, Any] | None:
+    """What the organisation's policy decided for the server, each as said; None: nothing."""
+    rule = spec.organisation
+    if rule is None:
+        return None
+    return {
+        "required": rule.required,
+        "blocked": rule.blocked,
+        "sandbox": rule.sandbox,
+        "sampling": rule.sampling_off,
+    }
+
+
+ORIGINS = {
+    "user": "your settings",
+    "organisation": "required by your organisation's policy",
+    "workspace": "written by the repository, not by you",
+}
+
+
 def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
-    name, user = info["name"], info["tier"] == "user"
-    origin = "your settings" if user else "written by the repository, not by you"
-    lines = [f"{name} · {info['tier']} · {info['file']} ({origin})", f"  runs:    {info['launch']}"]
-    if info["disabled"]:
-        where = f"enable with: levelcode mcp enable {name}" if user else "in the repository's file"
-        lines.append(f"  state:   disabled ({where})")
-    if user:
-        lines.append("  trust:   your own server: starts without asking for approval")
-    else:
-        lines.append(f"  trust:   {info['trustText']} (workspace {workspace})")
-        if info["approvedLaunch"] is not None:
-            lines.append(f"  approved was: {info['approvedLaunch']}")
-        lines.append(f"  next:    {_trust_step(name, info['trust'])}")
-    if info["sandbox"] is not None:
-        lines.append(f"  sandbox: {info['sandbox']['text']}")
+    name, blocked = info["name"], (info["organisation"] or {}).get("blocked")
+    lines = [
+        f"{name} · {info['tier']} · {info['file']} ({ORIGINS[info['tier']]})",
+        f"  runs:    {info['launch']}",
+    ]
+    lines += _state_lines(info)
+    if not blocked:  # no answer and no tier starts it: the state line says why
+        lines += _trust_lines(info, workspace)
+        if info["sandbox"] is not None:
+            lines.append(f"  sandbox: {info['sandbox']['text']}")
+    lines.append(f"  fingerprint: {info['fingerprint']} (what an organisation's policy can name it by)")
     if "state" in info:
         from levelcode.cli.mcp_live import live_lines
 
@@ -135,6 +163,36 @@ def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
     lines.append("  entry, as written:")
     lines += ["    " + line for line in json.dumps(info["entry"], indent=2, ensure_ascii=False).splitlines()]
     return lines + [f"  problem: {problem}" for problem in info["problems"]]
+
+
+def _state_lines(info: dict[str, Any]) -> list[str]:
+    """Blocked by the organisation, or disabled (and by what); then what else the policy decided."""
+    organisation = info["organisation"] or {}
+    if organisation.get("blocked"):
+        return [f"  state:   {organisation['blocked']}"]
+    lines = []
+    if info["disabled"] and info["disabledBy"]:
+        lines.append(f"  state:   {info['disabledBy']}")
+    elif info["disabled"]:
+        where = (
+            f"enable with: levelcode mcp enable {info['name']}"
+            if info["tier"] == "user"
+            else f"in {info['file']}"
+        )
+        lines.append(f"  state:   disabled ({where})")
+    return lines + [
+        f"  policy:  {organisation[key]}" for key in ("sandbox", "sampling") if organisation.get(key)
+    ]
+
+
+def _trust_lines(info: dict[str, Any], workspace: Path) -> list[str]:
+    if info["tier"] != "workspace":
+        whose = "your own server" if info["tier"] == "user" else "your organisation's server"
+        return [f"  trust:   {whose}: starts without asking for approval"]
+    lines = [f"  trust:   {info['trustText']} (workspace {workspace})"]
+    if info["approvedLaunch"] is not None:
+        lines.append(f"  approved was: {info['approvedLaunch']}")
+    return [*lines, f"  next:    {_trust_step(info['name'], info['trust'])}"]
 
 
 def _trust_step(name: str, trust: TrustState) -> str:
@@ -174,7 +232,27 @@ def _unknown(name: str, config: McpConfig) -> str:
 # --- remove, enable, disable --------------------------------------------------------------------
 
 
+def required_refusal(args: argparse.Namespace) -> int | None:
+    """A server the organisation's policy requires is never disabled or removed: said, status 1.
+    (The configuration is read quietly: the command says the files it cannot use itself.)"""
+    from levelcode.mcp.config.files import load_mcp_config
+
+    config = load_mcp_config(workspace_of(args))
+    spec = config.server(args.name)
+    if spec is None or spec.organisation is None or not spec.organisation.required:
+        return None
+    if args.mcp_command == "enable":
+        say(f"{args.name!r} is {config.managed.decided('required')}: it always starts; nothing to enable.")
+        return 0
+    what = "removed" if args.mcp_command == "remove" else "disabled"
+    refusal = config.managed.refusal("required", f"it cannot be {what}")
+    return fail(f"nothing changed: {args.name!r} is {refusal}", 1)
+
+
 def mcp_remove(args: argparse.Namespace) -> int:
+    refused = required_refusal(args) if getattr(args, "scope", None) in (None, "user") else None
+    if refused is not None:
+        return refused
     name, workspace = args.name, workspace_of(args)
     target = servers_file(getattr(args, "scope", None), workspace)
     before: list[object] = []
@@ -211,6 +289,11 @@ def mcp_remove(args: argparse.Namespace) -> int:
 
 
 def mcp_toggle(args: argparse.Namespace) -> int:
+    refused = required_refusal(args)
+    if refused is not None:
+        return refused
+    if getattr(args, "here", False):
+        return toggle_here(args)
     name, disable = args.name, args.mcp_command == "disable"
     settings = servers_file(None, workspace_of(args))
     path = settings.path
@@ -232,6 +315,34 @@ def mcp_toggle(args: argparse.Namespace) -> int:
             f"Enabled MCP server {name!r} in {path}: it starts with your next session,",
             "without asking (it is your own server).",
         )
+    return 0
+
+
+def toggle_here(args: argparse.Namespace) -> int:
+    """`enable|disable NAME --here`: for this workspace's repository only, any server."""
+    name, workspace, off = args.name, workspace_of(args), args.mcp_command == "disable"
+    config = load_reported_config(workspace)
+    spec = config.server(name)
+    if spec is None:
+        return fail(_unknown(name, config), 2, *unread_note(config.problems))
+    try:
+        changed = turn_off(workspace, name, off)
+    except UnreadableFile as exc:
+        return fail(f"{exc.problem.file}: {exc}; {NOT_OVERWRITTEN}", 1)
+    except OSError as exc:
+        return fail(f"could not keep the choice: {exc}", 1)
+    where = describe_identity(workspace_identity(workspace))
+    if not changed:
+        say(f"{name!r} is already {'off' if off else 'on'} here ({where}); nothing changed.")
+    elif off:
+        say(
+            f"Disabled {name!r} here: it will not start in {where}.",
+            f"To undo: levelcode mcp enable {name} --here. A session already open keeps it until /new.",
+        )
+    else:
+        say(f"Enabled {name!r} here again ({where}).")
+    if not off and spec.disabled and spec.disabled_by is None:
+        say(f'Its entry in {spec.provenance.file} says "disabled": true, so it still does not start.')
     return 0
 
 

@@ -310,10 +310,20 @@ def add_manage_parsers(actions: Any, common: AddOptions) -> None:
         help="remove a server from your settings (or, with -s project, from the workspace's .mcp.json)",
     )
     for name, text in (
-        ("enable", 'remove "disabled": true from a server in your settings'),
-        ("disable", 'set "disabled": true on a server in your settings'),
+        ("enable", 'remove "disabled": true from a server in your settings (--here: in this workspace)'),
+        ("disable", 'set "disabled": true on a server in your settings (--here: in this workspace only)'),
     ):
-        actions.add_parser(name, fill=_with(common, _name), help=text)
+        actions.add_parser(name, fill=_with(common, _toggle_arguments), help=text)
+
+
+def _toggle_arguments(toggle: argparse.ArgumentParser) -> None:
+    _name(toggle)
+    toggle.add_argument(
+        "--here",
+        action="store_true",
+        help="only in this workspace's repository (every worktree of it), not in your settings; "
+        "any server, yours or the repository's",
+    )
 
 
 def _add_arguments(add: CommandParser) -> None:

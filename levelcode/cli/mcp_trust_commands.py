@@ -57,8 +57,11 @@ def mcp_trust(args: argparse.Namespace) -> int:
 def _said(answer: Reconsidered, spec: ServerSpec, workspace: Path) -> int:
     """`mcp trust`'s words for what the gate made of the user's request."""
     how = "in the sandbox" if answer.sandbox is not None else "unconfined"
+    if answer.outcome == "blocked":
+        return fail(f"{spec.name!r} cannot be approved: it is {answer.reason}", 1)
     if answer.outcome == "own_server":
-        say(f"{spec.name!r} is your own server ({spec.provenance.file}); it starts without approval.")
+        whose = "your own server" if spec.provenance.tier == "user" else "your organisation's server"
+        say(f"{spec.name!r} is {whose} ({spec.provenance.file}); it starts without approval.")
         return 0
     if answer.outcome == "already_approved":
         say(

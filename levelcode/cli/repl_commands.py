@@ -37,15 +37,22 @@ async def show_help(repl: ReplFace, _words: list[str]) -> bool:
 
 
 async def mcp(repl: ReplFace, words: list[str]) -> bool:
-    """`/mcp` lists; `/mcp stop NAME` ends a server now; `/mcp revoke NAME` forgets its approval."""
+    """`/mcp` lists; `/mcp stop NAME` ends a server now; `/mcp revoke NAME` forgets its approval;
+    `/mcp disable|enable NAME` turns it off (or on) in this workspace's repository."""
     if not words:
         from levelcode.ui.mcp_views import print_list
 
         print_list(repl.console, repl.session.mcp.list_view(take_errors=True))
         return True
     action, names = words[0], words[1:]
-    if action not in ("stop", "revoke") or len(names) != 1:
-        repl.console.print(Text("usage: /mcp · /mcp stop NAME · /mcp revoke NAME", style="yellow"))
+    if action not in ("stop", "revoke", "enable", "disable") or len(names) != 1:
+        usage = "usage: /mcp · /mcp stop NAME · /mcp revoke NAME · /mcp disable NAME · /mcp enable NAME"
+        repl.console.print(Text(usage, style="yellow"))
+        return True
+    if action in ("enable", "disable"):
+        from levelcode.cli.repl_profiles import toggle_here
+
+        await toggle_here(repl, action, names[0])
         return True
     from levelcode.ui.mcp_words import revoked_words, stopped_words
 
@@ -57,6 +64,12 @@ async def mcp(repl: ReplFace, words: list[str]) -> bool:
     for line in lines:
         repl.console.print(Text(visible(line)))
     return True
+
+
+async def profile(repl: ReplFace, words: list[str]) -> bool:
+    from levelcode.cli.repl_profiles import profile_command
+
+    return await profile_command(repl, words)
 
 
 async def context(repl: ReplFace, _words: list[str]) -> bool:
@@ -146,7 +159,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
             "/mcp       MCP servers: state, origin, command, tools (allow/ask)",
             "/mcp stop NAME     end one server now (whole process group); /new starts it again",
             "/mcp revoke NAME   forget a repository server's approval here (it keeps running unless stopped)",
+            "/mcp disable NAME  turn a server off here (every worktree of the repository); enable: on again",
         ),
+    ),
+    SlashCommand(
+        "/profile",
+        profile,
+        ('/profile [NAME]    list the profiles, or start only NAME\'s servers ("/profile -": every server)',),
     ),
     SlashCommand(
         "/context",

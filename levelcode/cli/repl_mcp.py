@@ -49,7 +49,7 @@ class McpPromptParts:
         connection = self.hub.connection(server)
         if connection is None or not connection.info.offer("resources"):
             raise PromptError(f"no running MCP server {server!r} offers resources")
-        outcome = await read_resource(connection, uri)
+        outcome = await read_resource(connection, uri, attached=True)  # a changed copy is sent again
         if outcome.is_error:
             raise PromptError(outcome.text)
         size = len(outcome.text)

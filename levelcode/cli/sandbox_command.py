@@ -16,8 +16,10 @@ import shlex
 import sys
 
 from levelcode.cli.aio import run_command
+from levelcode.cli.policy_flags import refuse_forbidden_flags
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.cli.sandbox_setup import extra_roots, session_confinement
+from levelcode.core.errors import ConfigError
 from levelcode.core.settings import load_settings
 from levelcode.sandbox.confinement import planted_git_control
 from levelcode.sandbox.diagnosis import sandbox_refusals
@@ -38,6 +40,10 @@ def run_sandbox_command(args: argparse.Namespace) -> int:
         return fail("sandbox: name the command to run", 2, f"usage: {USAGE}")
     workspace = workspace_of(args)
     settings = load_settings(workspace)
+    try:
+        refuse_forbidden_flags(args, settings)
+    except ConfigError as exc:
+        return fail(str(exc), 2)
     confinement = session_confinement(args, settings)
     if not confinement.available:
         return fail(f"no sandbox on this machine: {confinement.reason}", 2)

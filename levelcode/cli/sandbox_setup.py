@@ -1,5 +1,6 @@
-"""How a session's sandbox is chosen from the flags and the user's settings; shared by the agent
-and `levelcode sandbox`, so both confine commands the same way. Light: no provider or MCP imports.
+"""How a session's sandbox is chosen from the flags and the user's settings, under the
+organisation's policy; shared by the agent and `levelcode sandbox`, so both confine commands the
+same way. Light: no provider or MCP imports.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ def extra_roots(args: argparse.Namespace, settings: Settings) -> tuple[Path, ...
 def session_confinement(args: argparse.Namespace, settings: Settings) -> Confinement:
     """This machine's sandbox for commands; the whole network only with --allow-network or the
     user's `"network": true`, the hosts of --allow-host and the user's `"network": [...]` through
-    the egress filter."""
-    network = bool(getattr(args, "allow_network", False)) or settings.sandbox_network
-    hosts = (*settings.sandbox_hosts, *(getattr(args, "allow_hosts", None) or ()))
+    the egress filter — none of it beyond what the organisation's policy allows."""
+    policy = settings.managed
+    wanted = bool(getattr(args, "allow_network", False)) or settings.sandbox_network
+    typed = getattr(args, "allow_hosts", None) or ()
+    network = wanted and policy.whole_network
+    hosts = (*settings.sandbox_hosts, *(host for host in typed if policy.host_allowed(host)))
     return current_confinement(network=network, hosts=hosts)
 
 

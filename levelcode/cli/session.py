@@ -205,6 +205,7 @@ def open_session(
     )
     builtins = builtin_tools()
     mcp = start.mcp
+    ctx.saved_results = mcp.hub.spills  # read_file may page through the results cut this session
     notify = lambda notice: sink.emit(Notice(notice_words(notice)))  # noqa: E731
     mcp.attach(approver, notify, answers=answers(provider) if answers is not None else None)
     mcp.router.on_progress = progress_relay(sink)

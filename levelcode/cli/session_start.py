@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from levelcode.cli.policy_flags import refuse_forbidden_flags
 from levelcode.cli.printing import workspace_of
 from levelcode.cli.sessions_resume import Pick, resumed_session, resumed_settings
 from levelcode.core.errors import ConfigError
@@ -65,7 +66,8 @@ class LightStart:
             from levelcode.cli.sandbox_setup import extra_roots
 
             folders = extra_roots(self.args, self.settings)
-            runtime = runtime_for(self.workspace, self.settings, folders, early=self.early)
+            profile = getattr(self.args, "profile", None)
+            runtime = runtime_for(self.workspace, self.settings, folders, early=self.early, profile=profile)
         except BaseException:
             self.early.end_untaken()
             raise
@@ -92,6 +94,7 @@ def light_start(
     unusable = settings.unusable_user_file()
     if unusable is not None:  # not a session without the user's provider, servers and policy
         raise ConfigError(f"{unusable} (your settings; fix it, then start again)")
+    refuse_forbidden_flags(args, settings)
     provider_settings = resolve_provider_settings(
         provider=getattr(args, "provider", None),
         model=getattr(args, "model", None),
@@ -104,16 +107,24 @@ def light_start(
     resumed = resumed_session(args, workspace, pick=pick)  # None when none is asked for
     if resumed is not None:
         provider_settings = resumed_settings(provider_settings, resumed, args, settings.user)
-    early = start_user_servers(settings, session_options(workspace, settings), at_most=spawn_at_most)
+    profile = getattr(args, "profile", None)  # an unknown one: ConfigError, before any spawn
+    options = session_options(workspace, settings)
+    early = start_user_servers(settings, options, at_most=spawn_at_most, profile=profile)
     return LightStart(args, workspace, settings, provider_settings, early, resumed)
 
 
 def runtime_for(
-    workspace: Path, settings: Settings, folders: Sequence[Path] = (), *, early: EarlyStart | None = None
+    workspace: Path,
+    settings: Settings,
+    folders: Sequence[Path] = (),
+    *,
+    early: EarlyStart | None = None,
+    profile: str | None = None,
 ) -> McpRuntime:
     """The MCP runtime over both tiers (approvals and notices are attached when the session opens);
     `folders`: beyond the workspace, the roots servers are told (`allowedDirectories`, `--add-dir`);
-    `early`: the user's servers spawned already, which its hub takes over."""
+    `early`: the user's servers spawned already, which its hub takes over; `profile`: only its
+    servers start."""
     from levelcode.core.approvals import HeadlessApprover
     from levelcode.mcp.calls.deferral import TOOL_SEARCH_NAME
     from levelcode.mcp.config.files import load_mcp_config
@@ -121,7 +132,9 @@ def runtime_for(
     from levelcode.mcp.live.runtime import McpRuntime
     from levelcode.tools.names import BUILTIN_TOOL_NAMES
 
-    config = load_mcp_config(workspace, settings, user=early.user if early is not None else None)
+    config = load_mcp_config(
+        workspace, settings, user=early.user if early is not None else None, profile=profile
+    )
     reserved = BUILTIN_TOOL_NAMES | {TOOL_SEARCH_NAME}
     roots = workspace_roots(workspace, folders)
     return McpRuntime(

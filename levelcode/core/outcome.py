@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from levelcode.core.spill_files import SavedResult
+
 ERROR_PREFIX = "ERROR: "
 
 MediaKind = Literal["image", "audio"]
@@ -47,6 +49,7 @@ class ToolOutcome:
     # Anthropic loads them through `tool_reference` blocks; other providers offer them from the next
     # request on (core/tool_offers.py).
     references: tuple[str, ...] = ()
+    saved: SavedResult | None = None  # the text was cut; the whole of it is in this file
 
 
 def failure(message: str) -> ToolOutcome:

@@ -5,11 +5,16 @@ Layout under `LEVELCODE_HOME`: `settings.json`, `state/` (trust store, protocol 
 `state/servers/<name>/` (the private working directory of each of the user's own servers),
 `state/sessions/<workspace>/` (saved sessions, agent/session_store.py).
 Without it: the platform's config dir for settings, its state dir for the rest.
+
+The organisation's policy file is the one path no environment variable moves (not even
+`LEVELCODE_HOME`): whoever sets LevelCode's environment — the user's shell, a repository's
+`.envrc` loaded by direnv, a CI job's definition — could otherwise point it at a policy of their own.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 APP_NAME = "levelcode"
@@ -39,12 +44,31 @@ def state_dir() -> Path:
     return platformdirs.user_state_path(APP_NAME)
 
 
+MANAGED_SETTINGS_NAME = "managed-settings.json"
+
+
+def managed_settings_path(platform: str = sys.platform) -> Path:
+    """Where a platform team puts the organisation's policy (core/managed_policy.py): a folder only
+    an administrator can write. Windows: Program Files, not ProgramData, where any user may create
+    the folder before the administrator does."""
+    if platform == "darwin":
+        return Path("/Library/Application Support/LevelCode") / MANAGED_SETTINGS_NAME
+    if platform.startswith(("win", "cygwin")):
+        return Path("C:\\Program Files\\LevelCode\\" + MANAGED_SETTINGS_NAME)
+    return Path("/etc/levelcode") / MANAGED_SETTINGS_NAME
+
+
 def user_settings_path() -> Path:
     return config_dir() / "settings.json"
 
 
 def trust_store_path() -> Path:
     return state_dir() / "trust.json"
+
+
+def workspace_servers_path() -> Path:
+    """The servers the user turned off per repository (core/workspace_servers.py)."""
+    return state_dir() / "workspace-servers.json"
 
 
 def logs_dir() -> Path:

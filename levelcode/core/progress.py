@@ -8,10 +8,19 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class TaskProgress:
+    """The call runs as a task on the server: its id and status ("working", "input_required", …)."""
+
+    task_id: str
+    status: str
+
+
+@dataclass(frozen=True)
 class Progress:
     progress: float
     total: float | None = None
     message: str | None = None  # the server's own words: escape them where printed
+    task: TaskProgress | None = None  # set when the call runs as a task (its status changed)
 
     @property
     def fraction(self) -> float | None:

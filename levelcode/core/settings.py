@@ -5,9 +5,10 @@ Read leniently: a broken file is reported and treated as empty, so that `mcp lis
 still show the rest; a session (`levelcode`, `run`) refuses to start on a user file it cannot use
 (`unusable_user_file`), rather than run without the user's provider, servers and policy.
 Security-relevant keys (`mcpServers`, `mcpToolPolicy`, `autopilot`, `sandbox`, `provider`,
-`baseUrl`, `apiKey`, `commandRules`), and `prices`, come from the user's file only; a
-repository's file that sets one is reported and the key ignored. Never writes (settings_store.py
-does).
+`baseUrl`, `apiKey`, `commandRules`), and `prices` and `profiles`, come from the user's file
+only; a repository's file that sets one is reported and the key ignored. Above both stands the
+organisation's policy (core/managed_policy.py), read with them: what it turns off, the user's
+settings cannot turn on. Never writes (settings_store.py does).
 """
 
 from __future__ import annotations
@@ -19,13 +20,16 @@ from pathlib import Path
 from levelcode.core import paths
 from levelcode.core.config_files import is_absent, read_json_file
 from levelcode.core.errors import ConfigProblem
+from levelcode.core.managed_file import read_managed_policy
+from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy, overridden_settings
 from levelcode.core.network_hosts import host_entries
 
 PROJECT_SETTINGS_FILE = Path(".levelcode") / "settings.json"
 # Keys a repository's own settings file may never set: they decide what runs (mcpServers), what
 # runs without asking (mcpToolPolicy, autopilot), what the sandbox lets through (sandbox), and
 # where the API key is sent (provider, baseUrl, apiKey); nor what the user is told a session
-# cost (prices); nor which commands run without a card (commandRules).
+# cost (prices); nor which commands run without a card (commandRules); nor which servers a named
+# set starts (profiles).
 USER_ONLY_KEYS = (
     "mcpServers",
     "mcpToolPolicy",
@@ -36,6 +40,7 @@ USER_ONLY_KEYS = (
     "apiKey",
     "prices",
     "commandRules",
+    "profiles",
 )
 
 
@@ -45,16 +50,19 @@ class Settings:
     project: Mapping[str, object] = field(default_factory=dict[str, object])
     problems: tuple[ConfigProblem, ...] = ()
     user_file: Path = field(default_factory=paths.user_settings_path)
+    managed: ManagedPolicy = NO_POLICY  # the organisation's policy, read with them
 
     @property
     def autopilot(self) -> bool:
-        return self.user.get("autopilot") is True
+        return self.user.get("autopilot") is True and self.managed.autopilot
 
     @property
     def sandbox_network(self) -> bool:
-        """`"sandbox": {"network": true}` in the user's own settings lets commands use the network."""
+        """`"sandbox": {"network": true}` in the user's own settings lets commands use the network
+        (unless the organisation's policy turns it off)."""
         sandbox = self.user.get("sandbox")
-        return isinstance(sandbox, Mapping) and sandbox.get("network") is True
+        wanted = isinstance(sandbox, Mapping) and sandbox.get("network") is True
+        return wanted and self.managed.allow_network
 
     def unusable_user_file(self) -> ConfigProblem | None:
         """Why the user's own file could not be used at all (not JSON, not an object, unreadable)."""
@@ -67,7 +75,8 @@ class Settings:
         reach through the egress filter (the valid entries; the others are among `problems`)."""
         sandbox = self.user.get("sandbox")
         listed = sandbox.get("network") if isinstance(sandbox, Mapping) else None
-        return host_entries(listed, lambda _problem: None) if isinstance(listed, list) else ()
+        hosts = host_entries(listed, lambda _problem: None) if isinstance(listed, list) else ()
+        return tuple(host for host in hosts if self.managed.host_allowed(host))
 
     def allowed_directories(self) -> tuple[Path, ...]:
         raw = self.user.get("allowedDirectories")
@@ -76,17 +85,23 @@ class Settings:
         return tuple(Path(item).expanduser() for item in raw if isinstance(item, str) and item)
 
 
-def load_settings(workspace: Path, user_file: Path | None = None) -> Settings:
-    """Both settings files, each read once; every problem found, each once."""
+def load_settings(
+    workspace: Path, user_file: Path | None = None, *, managed: ManagedPolicy | None = None
+) -> Settings:
+    """Both settings files, each read once, under the organisation's policy (`managed`: as read
+    already; else read here, once per process); every problem found, each once — the policy's
+    first."""
+    policy = managed if managed is not None else read_managed_policy()
     path = user_file or paths.user_settings_path()
     doc, problem = read_json_file(path)
-    problems = [problem] if problem else []
+    problems = [*policy.problems, *([problem] if problem else [])]
     if doc is not None and not isinstance(doc, dict):
         problems.append(ConfigProblem(str(path), "(top level)", "expected a JSON object"))
         doc = None
     problems += _sandbox_problems(doc, path)
+    problems += overridden_settings(doc or {}, str(path), policy)
     project, project_problems = load_project_settings(workspace)
-    return Settings(dict(doc or {}), project, tuple(problems + project_problems), path)
+    return Settings(dict(doc or {}), project, tuple(problems + project_problems), path, policy)
 
 
 def load_project_settings(workspace: Path) -> tuple[dict[str, object], list[ConfigProblem]]:

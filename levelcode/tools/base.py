@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from levelcode.core.approvals import ApprovalRequest, Approver
+from levelcode.core.spill_files import SpillFiles
 from levelcode.sandbox.confinement import Confinement
 from levelcode.tools.command_allowances import CommandAllowances
 
@@ -32,6 +33,7 @@ class ToolContext:
     approver: Approver | None = None  # who may allow a blocked command one run outside the sandbox
     notify: Callable[[str], None] | None = None  # tells the user something (not the model)
     command_rules: CommandAllowances = field(default_factory=CommandAllowances)  # saved in settings
+    saved_results: SpillFiles | None = None  # cut results saved this session: read_file may read them
 
 
 @dataclass(frozen=True)

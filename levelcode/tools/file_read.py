@@ -1,6 +1,8 @@
 """The read-only file tools `read_file` and `list_directory`.
 
-They never write and need no approval; every path goes through the path guard first.
+They never write and need no approval; every path goes through the path guard first. The one
+exception: `read_file` may read a result this session saved whole after cutting it
+(core/spill_files.py), that file exactly, wherever the state folder is.
 """
 
 from __future__ import annotations
@@ -37,6 +39,16 @@ def existing_file(ctx: ToolContext, raw: str) -> Path:
     return path
 
 
+def readable_file(ctx: ToolContext, raw: str) -> Path:
+    """What `read_file` may read: a file inside the allowed roots, or one of this session's saved
+    results (by its resolved path: a link to it works, a neighbour of it does not)."""
+    if ctx.saved_results is not None and "\x00" not in raw:
+        resolved = Path(os.path.realpath(ctx.workspace / os.path.expanduser(raw)))
+        if ctx.saved_results.allows(resolved) and resolved.is_file():
+            return resolved
+    return existing_file(ctx, raw)
+
+
 def _numbered(path: Path, start: int, end: int | None) -> tuple[list[str], int | None]:
     """Numbered lines from `start` to `end` (1-based, inclusive) and the next line number if cut."""
     lines: list[str] = []
@@ -61,7 +73,7 @@ def _read_file_sync(ctx: ToolContext, args: Args) -> str:
     )
     if end is not None and end < start:
         raise ToolError(f"end_line ({end}) is before start_line ({start})")
-    path = existing_file(ctx, raw)
+    path = readable_file(ctx, raw)
     if looks_binary(path):
         size = path.stat().st_size
         raise ToolError(f"{raw!r} is a binary file ({size} bytes); read_file only shows text files")

@@ -4,6 +4,7 @@ plain text when piped, JSON for scripts. All three show the same facts from the 
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Sequence
 
 from rich.columns import Columns
@@ -28,6 +29,8 @@ def next_step(summary: ServerSummary) -> str | None:
     phase = summary.status.phase
     if phase == "waiting_approval":
         return f"approve with: levelcode mcp trust {summary.name}"
+    if phase == "disabled" and summary.status.detail:
+        return None  # a profile or this workspace turned it off: its state says how to undo that
     if phase == "disabled":
         return f"enable with: levelcode mcp enable {summary.name}"
     if phase == "needs_login":
@@ -51,6 +54,27 @@ def tool_entry(server: str, tool: ToolLine) -> str:
     line = f"    {tool.name}  [{tool.decision} · {tool.kind}]"
     own = own_name(server, tool)
     return line if own is None else f"{line}  server's name: {own}"
+
+
+def policy_lines(summary: ServerSummary) -> list[str]:
+    """What the organisation's policy decided for a server beyond blocking it (its state says that):
+    `policy: the sandbox is required by your organisation's policy (FILE)`."""
+    rule = summary.organisation
+    if rule is None or rule.blocked is not None:
+        return []
+    return [f"policy: {text}" for text in (rule.sandbox, rule.sampling_off) if text]
+
+
+def organisation_json(summary: ServerSummary) -> dict[str, object] | None:
+    rule = summary.organisation
+    if rule is None:
+        return None
+    return {
+        "required": rule.required,
+        "blocked": rule.blocked,
+        "sandbox": rule.sandbox,
+        "sampling": rule.sampling_off,
+    }
 
 
 def tools_line(summary: ServerSummary) -> str:
@@ -98,6 +122,17 @@ def error_lines(summary: ServerSummary) -> list[str]:
     return [f"server said {visible(line)}" for line in summary.facts.log_errors]
 
 
+def resource_lines(summary: ServerSummary) -> list[str]:
+    """The resources in use that the server watches, and the latest it said changed."""
+    facts = summary.facts
+    if facts is None or not (facts.watched_resources or facts.resource_updates):
+        return []
+    lines = [f"watching {facts.watched_resources} resource(s) in use for changes"]
+    for uri, at in facts.resource_updates:
+        lines.append(f"changed {time.strftime('%H:%M:%S', time.localtime(at))}: {visible(uri)[:200]}")
+    return lines
+
+
 def facts_json(summary: ServerSummary) -> dict[str, object]:
     facts = summary.facts
     if facts is None:
@@ -107,6 +142,10 @@ def facts_json(summary: ServerSummary) -> dict[str, object]:
         "serverInfo": {"name": facts.name, "version": facts.version},
         "offers": list(facts.offers),
         "log_errors": list(facts.log_errors),
+        "resources": {
+            "watched": facts.watched_resources,
+            "updated": [{"uri": uri, "at": at} for uri, at in facts.resource_updates],
+        },
     }
 
 
@@ -136,9 +175,11 @@ def render_list(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> str:
         lines.append(f"  {visible(summary.launch)}")
         if (sandbox := sandbox_words(summary)) is not None:
             lines.append(visible(f"  sandbox: {sandbox}"))
+        lines.extend(visible(f"  {line}") for line in policy_lines(summary))
         if (facts := facts_line(summary)) is not None:
             lines.append(f"  {facts}")
         lines.extend(f"  {line}" for line in error_lines(summary))
+        lines.extend(f"  {line}" for line in resource_lines(summary))
         if (step := next_step(summary)) is not None:
             lines.append(f"  {step}")
         if summary.tools:
@@ -161,7 +202,7 @@ def _footer(view: ListView, said: Sequence[ConfigProblem]) -> list[str]:
     return lines
 
 
-_MARKS = {"running": ("●", "green"), "disabled": ("○", "dim")}
+_MARKS = {"running": ("●", "green"), "disabled": ("○", "dim"), "blocked": ("⊘", "magenta")}
 
 
 def _header(summary: ServerSummary) -> Text:
@@ -186,16 +227,20 @@ def render_list_rich(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> R
         if (sandbox := sandbox_words(summary)) is not None:
             style = "green" if summary.sandbox is not None else "dim"
             parts.append(Text(visible(f"  sandbox: {sandbox}"), style=style, overflow="fold"))
+        parts.extend(
+            Text(visible(f"  {line}"), style="magenta", overflow="fold") for line in policy_lines(summary)
+        )
         if (facts := facts_line(summary)) is not None:
             parts.append(Text("  " + facts, style="dim"))
         parts.extend(Text("  " + line, style="yellow") for line in error_lines(summary))
+        parts.extend(Text("  " + line, style="dim") for line in resource_lines(summary))
         if (step := next_step(summary)) is not None:
             parts.append(Text("  " + step, style="yellow"))
         if summary.tools:
             parts.append(Text("  " + tools_line(summary), style="dim"))
             cells = [
                 Text.assemble(
-                    ("✓ " if t.decision == "allow" else "? ", "green" if t.decision == "allow" else "dim"),
+                    _DECISION_MARKS[t.decision],
                     t.name,
                     _kind_mark(t.kind),
                     _own_mark(summary.name, t),
@@ -212,6 +257,7 @@ def render_list_rich(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> R
 
 
 _KIND_STYLES = {"destructive": "red", "read-only": "green"}
+_DECISION_MARKS = {"allow": ("✓ ", "green"), "ask": ("? ", "dim"), "deny": ("✗ ", "magenta")}
 
 
 def _own_mark(server: str, tool: ToolLine) -> tuple[str, str]:
@@ -240,7 +286,7 @@ def sandbox_json(summary: ServerSummary) -> dict[str, object] | None:
 
 
 def confinement_json(box: ServerBox | None, tier: Tier, trust: TrustState | None) -> dict[str, object]:
-    decided = tier == "user" or trust == "approved"
+    decided = tier != "workspace" or trust == "approved"
     confined: bool | None = box is not None if decided or box is not None else None
     shape: dict[str, object] = {"confined": confined, "text": confinement_words(box, tier, trust)}
     if box is not None:
@@ -268,6 +314,7 @@ def summaries_json(view: ListView) -> dict[str, object]:
             "dropped": s.dropped,
             "caps": caps_json(s),
             "sandbox": sandbox_json(s),
+            "organisation": organisation_json(s),
             **facts_json(s),
         }
         for s in view.summaries

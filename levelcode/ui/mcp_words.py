@@ -18,6 +18,7 @@ from levelcode.mcp.launch.status import (
     LoginNeeded,
     McpNotice,
     Revoked,
+    ServerBlocked,
     ServerFailed,
     ServerStatus,
     Stopped,
@@ -56,6 +57,8 @@ def state_words(
     phase = status.phase
     if phase == "failed":
         return f"failed: {status.detail}" if status.detail else "failed"
+    if phase in ("blocked", "disabled") and status.detail:
+        return status.detail  # the organisation's refusal, or the profile or workspace that turned it off
     if trust == "denied" and phase in ("waiting_approval", "denied", "not_started", "stopped"):
         return f"denied — {reconsider_hint(server)}"
     if phase == "waiting_approval":
@@ -81,7 +84,7 @@ def sandbox_words(summary: ServerSummary) -> str | None:
 
 
 def confinement_words(box: ServerBox | None, tier: Tier, trust: TrustState | None) -> str:
-    decided = tier == "user" or trust == "approved"
+    decided = tier != "workspace" or trust == "approved"
     if not decided:
         if box is not None:
             return "sandboxed once approved (its entry asks for it); you choose if it may write the workspace"
@@ -89,6 +92,8 @@ def confinement_words(box: ServerBox | None, tier: Tier, trust: TrustState | Non
     if box is None:
         if tier == "user":
             return 'unconfined (your own server; add "sandbox" to its entry to confine it)'
+        if tier == "organisation":
+            return "unconfined (as your organisation's policy declares it)"
         return "unconfined, as you approved it"
     return box_words(box)
 
@@ -96,7 +101,11 @@ def confinement_words(box: ServerBox | None, tier: Tier, trust: TrustState | Non
 def box_words(box: ServerBox) -> str:
     """`sandboxed (as you approved it): writes its own folder, the workspace · network off`."""
     writes = ["its own folder", *(["the workspace"] if box.workspace else []), *box.write]
-    by = "its entry asks for it" if box.by == "entry" else "as you approved it"
+    by = {
+        "entry": "its entry asks for it",
+        "approval": "as you approved it",
+        "organisation": "your organisation's policy requires it",
+    }[box.by]
     return f"sandboxed ({by}): writes {', '.join(writes)} · {box_network_words(box)}"
 
 
@@ -138,6 +147,8 @@ def notice_words(notice: McpNotice) -> str:
         return denied_before_words(notice)
     if isinstance(notice, ServerFailed):
         return f"MCP server {notice.server!r} failed: {notice.detail}"
+    if isinstance(notice, ServerBlocked):
+        return f"MCP server {notice.server!r} was not started: {notice.detail}"
     if isinstance(notice, LoginNeeded):
         detail = notice.detail or f"needs you to sign in; run `levelcode mcp login {notice.server}`"
         return f"MCP server {notice.server!r} was not connected: it {detail}"
@@ -188,6 +199,10 @@ def chip(summaries: Sequence[ServerSummary], *, deferred: int = 0) -> str | None
     waiting = sum(1 for s in held if s.trust != "changed")
     changed = sum(1 for s in held if s.trust == "changed")
     failed = sum(1 for s in summaries if s.status.phase == "failed")
+    blocked = sum(1 for s in summaries if s.status.phase == "blocked")
+    parts.extend(
+        _count(blocked, "server blocked by your organisation", "servers blocked by your organisation")
+    )
     login = sum(1 for s in summaries if s.status.phase == "needs_login")
     parts.extend(_count(login, "server needs login", "servers need login"))
     parts.extend(_count(waiting, "server needs approval", "servers need approval"))

@@ -26,7 +26,8 @@ from levelcode.agent.events import (
 )
 from levelcode.agent.spend import SpendReport
 from levelcode.core.messages import Usage
-from levelcode.core.outcome import media_summary
+from levelcode.core.outcome import human_bytes, media_summary
+from levelcode.core.spill_files import SavedResult
 from levelcode.ui.activity_line import ActivityLine
 from levelcode.ui.markdown_stream import MarkdownStream
 from levelcode.ui.spend_view import UNKNOWN_PRICE_HINT
@@ -60,6 +61,9 @@ def progress_detail(event: ToolProgress) -> str:
     done = f"{update.progress:g}" + (f"/{update.total:g}" if update.total is not None else "")
     if update.fraction is not None:
         done += f" ({update.fraction:.0%})"
+    if update.task is not None:  # a task reports its status, not always a count
+        status = f"task {visible(update.task.status).replace('_', ' ')}"
+        done = f"{done} · {status}" if update.total is not None else status
     message = f" · {visible(' '.join(update.message.split()))[:100]}" if update.message else ""
     return f"{done}{message}"
 
@@ -118,9 +122,16 @@ class ConsoleSink:
             body = summarize_result(event.text) if event.is_error else _result_size(event.text)
             if event.media:
                 body += f"  · {media_summary(event.media)}"
+            if event.saved is not None:
+                body += f"  · {saved_note(event.saved)}"
             self.console.print(Text("  ⎿ ", style="dim") + Text(body, style=style))
         elif isinstance(event, TurnFinished):
             self.console.print()
+
+
+def saved_note(saved: SavedResult) -> str:
+    """`result of 2.3 MB saved to PATH`: what the activity line says of a cut result."""
+    return f"result of {human_bytes(saved.size)} saved to {visible(saved.path)}"
 
 
 def _result_size(text: str) -> str:
@@ -183,6 +194,11 @@ class JsonLinesSink:
                     "media": [
                         {"type": m.kind, "mimeType": m.mime_type, "bytes": m.size} for m in event.media
                     ],
+                    **(
+                        {"saved": {"path": event.saved.path, "bytes": event.saved.size}}
+                        if event.saved
+                        else {}
+                    ),
                 }
             )
         elif isinstance(event, ToolProgress):
@@ -195,6 +211,11 @@ class JsonLinesSink:
                     "progress": update.progress,
                     "total": update.total,
                     "message": update.message,
+                    **(
+                        {"task": {"id": update.task.task_id, "status": update.task.status}}
+                        if update.task
+                        else {}
+                    ),
                 }
             )
         elif isinstance(event, Notice):

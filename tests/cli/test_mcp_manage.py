@@ -485,7 +485,8 @@ def test_get_shows_a_user_server(isolated_home: Path, tmp_path: Path) -> None:
         "  trust:   your own server: starts without asking for approval",
         '  sandbox: unconfined (your own server; add "sandbox" to its entry to confine it)',
     ]
-    assert json.loads("\n".join(lines[6:])) == entry
+    assert lines[5].startswith("  fingerprint: ")
+    assert json.loads("\n".join(lines[7:])) == entry
     info = json.loads(mcp(isolated_home, repo, "get", "fs", "--json").stdout)
     assert {k: info[k] for k in ("name", "tier", "file", "launch", "trust", "entry")} == {
         "name": "fs",

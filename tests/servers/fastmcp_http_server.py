@@ -4,6 +4,8 @@ MCPServer), for the HTTP transport tests: `python fastmcp_http_server.py PORT [-
 Serves on 127.0.0.1 only. Tools: `echo` and `add`, answering as sdk_http_server.py's do. With
 `--oauth ISSUER` it is an OAuth protected resource as FastMCP builds one (RemoteAuthProvider:
 protected-resource metadata naming ISSUER, 401s), checking each token by RFC 7662 introspection.
+With `--cache-ttl SECONDS` every cacheable result carries FastMCP's caching hint (`ttlMs`,
+"private"), and the resource `test://reads` answers `read K`, K counting the reads it served.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import argparse
 from fastmcp import FastMCP
 
 
-def build(port: int = 0, issuer: str | None = None) -> FastMCP:
+def build(port: int = 0, issuer: str | None = None, cache_ttl: int | None = None) -> FastMCP:
     auth = None
     if issuer is not None:
         from fastmcp.server.auth import RemoteAuthProvider
@@ -28,7 +30,13 @@ def build(port: int = 0, issuer: str | None = None) -> FastMCP:
         auth = RemoteAuthProvider(
             token_verifier=verifier, authorization_servers=[issuer], base_url=f"http://127.0.0.1:{port}"
         )
-    server = FastMCP("fastmcp-http-test", auth=auth)
+    server = FastMCP("fastmcp-http-test", auth=auth, cache_ttl=cache_ttl)
+    reads = [0]
+
+    @server.resource("test://reads", mime_type="text/plain")
+    def counted() -> str:
+        reads[0] += 1
+        return f"read {reads[0]}"
 
     @server.tool
     def echo(message: str) -> str:
@@ -48,9 +56,10 @@ def main() -> None:
     parser.add_argument("port", type=int)
     parser.add_argument("--sse", action="store_true", help="the legacy HTTP+SSE transport")
     parser.add_argument("--oauth", metavar="ISSUER", help="require tokens from this authorization server")
+    parser.add_argument("--cache-ttl", type=int, help="caching hints: ttlMs on every cacheable result")
     args = parser.parse_args()
     transport = "sse" if args.sse else "http"
-    build(args.port, args.oauth).run(
+    build(args.port, args.oauth, args.cache_ttl).run(
         transport, host="127.0.0.1", port=args.port, show_banner=False, log_level="warning"
     )
 

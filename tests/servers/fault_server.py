@@ -36,7 +36,9 @@ Call faults are tools: echo, hang, crash, crash_with_children, big (one 50 MB li
 image, is_error, rpc_error, garbage_reply, change_tools (`times` list_changed notifications, 1
 unless given; its text says how many tools/list requests were answered before it), sleep, whereami (cwd, env,
 argv, and the parent-death signal the process carries: prctl(PR_GET_PDEATHSIG), Linux),
-touch_marker and delete_everything (destructiveHint; both create the file at `path`), count_chars.
+touch_marker and delete_everything (destructiveHint; both create the file at `path`), count_chars,
+progress (not listed, callable: `steps` progress notifications on the call's token, `interval`
+seconds apart, then "done", or nothing more with `then_hang`).
 Every process it starts (itself, grandchildren) appends its pid to $FAULT_PID_FILE, so tests can
 check by pid that nothing survives.
 """
@@ -202,6 +204,7 @@ class Server:
         self.requests_seen = 0
         self.tool_lists = 0
         self.silent = False
+        self.progress_token: object = None
 
     def tool_names(self) -> list[str]:
         names = BASE_TOOLS + (ODD_NAMES if self.args.odd_names else []) + self.extra
@@ -258,6 +261,7 @@ class Server:
             self.tool_lists += 1
             reply(request_id, self.tools_page(params.get("cursor")))
         elif method == "tools/call":
+            self.progress_token = (params.get("_meta") or {}).get("progressToken")
             self.call(request_id, params.get("name"), params.get("arguments") or {})
         elif method == "ping":
             reply(request_id, {})
@@ -329,6 +333,14 @@ class Server:
         elif name == "sleep":
             time.sleep(float(arguments.get("seconds", 1)))
             reply(request_id, text("slept"))
+        elif name == "progress":
+            steps = int(arguments.get("steps", 5))
+            for step in range(1, steps + 1):
+                time.sleep(float(arguments.get("interval", 0.1)))
+                update = {"progressToken": self.progress_token, "progress": step, "total": steps}
+                send({"jsonrpc": "2.0", "method": "notifications/progress", "params": update})
+            if not arguments.get("then_hang"):
+                reply(request_id, text(f"done after {steps} steps"))
         elif name == "crash":
             sys.stderr.write("fault-server: about to crash\nfatal: simulated crash\n")
             sys.stderr.flush()

@@ -8,6 +8,10 @@ and `ask_name`, which asks the user for a name through a 2026-07-28 input reques
 and reports only its SHA-256 (a test sees it arrive without it being printed). Also instructions,
 a resource `test://greeting` and a prompt `greet`, for the tests of what servers offer beyond
 tools in that protocol era.
+With `--cache-ms N` its lists and reads carry the caching hints of 2026-07-28 (`ttlMs` N, lists
+"public", reads "private"), and `test://reads` answers `read K`, K counting the reads it served,
+so a test sees which reads reached it. `test://note` holds text that the `edit_note` tool changes;
+each change is published as a resource update (2026-07-28 `subscriptions/listen` streams).
 With `--oauth ISSUER` it is an OAuth protected resource, as the SDK builds one: protected-resource
 metadata naming ISSUER, 401 with `resource_metadata` without a token, and every token checked by
 RFC 7662 introspection at ISSUER (active, for this resource, with the `mcp` scope).
@@ -22,6 +26,7 @@ import os
 import httpx2
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 
@@ -49,9 +54,22 @@ class IntrospectingVerifier:
         )
 
 
-def build(port: int = 0, issuer: str | None = None) -> MCPServer:
+def cache_hints(cache_ms: int | None) -> dict[str, CacheHint] | None:
+    if cache_ms is None:
+        return None
+    lists = CacheHint(cache_ms, "public")
+    return {
+        "tools/list": lists,
+        "resources/list": lists,
+        "resources/templates/list": lists,
+        "prompts/list": lists,
+        "resources/read": CacheHint(cache_ms, "private"),
+    }
+
+
+def build(port: int = 0, issuer: str | None = None, cache_ms: int | None = None) -> MCPServer:
     if issuer is None:
-        server = MCPServer("sdk-http-test", instructions=INSTRUCTIONS)
+        server = MCPServer("sdk-http-test", instructions=INSTRUCTIONS, cache_hints=cache_hints(cache_ms))  # type: ignore[arg-type]
     else:
         auth = AuthSettings(
             issuer_url=issuer,  # type: ignore[arg-type]
@@ -69,6 +87,25 @@ def build(port: int = 0, issuer: str | None = None) -> MCPServer:
     @server.resource("test://greeting", mime_type="text/plain")
     def greeting() -> str:
         return "Hello from the SDK server."
+
+    reads = [0]
+    note = ["first version of the note"]
+
+    @server.resource("test://reads", mime_type="text/plain")
+    def counted() -> str:
+        reads[0] += 1
+        return f"read {reads[0]}"
+
+    @server.resource("test://note", mime_type="text/plain")
+    def current_note() -> str:
+        return note[0]
+
+    @server.tool()
+    async def edit_note(text: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """Replace the note's text; subscribers are told the resource changed."""
+        note[0] = text
+        await ctx.notify_resource_updated("test://note")
+        return "note edited"
 
     @server.prompt()
     def greet(name: str) -> str:
@@ -136,8 +173,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="answer POSTs with JSON, not event streams")
     parser.add_argument("--stateless", action="store_true", help="no sessions")
     parser.add_argument("--oauth", metavar="ISSUER", help="require tokens from this authorization server")
+    parser.add_argument("--cache-ms", type=int, help="caching hints: ttlMs on lists and reads")
     args = parser.parse_args()
-    server = build(args.port, args.oauth)
+    server = build(args.port, args.oauth, args.cache_ms)
     if args.sse:
         server.run("sse", host="127.0.0.1", port=args.port)
     else:

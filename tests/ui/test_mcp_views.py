@@ -196,3 +196,14 @@ def test_one_tool_is_one_tool_and_a_renamed_ones_own_name_is_shown_escaped() -> 
     print_list(terminal, ListView((one,)))
     assert "server's name: 'x \\x1b[31m/y'" in terminal.export_text()
     assert "server's name" not in render_list(VIEW)  # fs__read is fs's `read`: nothing to add
+
+
+def test_watched_resources_and_their_latest_changes_are_shown() -> None:
+    facts = ServerFacts("2026-07-28", watched_resources=2, resource_updates=(("test://note\x1b[2J", 0.0),))
+    view = ListView([dataclasses.replace(RUNNING, facts=facts)])
+    text = render_list(view)
+    assert "watching 2 resource(s) in use for changes" in text
+    assert "test://note\\x1b[2J" in text
+    assert "\x1b" not in text
+    record = summaries_json(view)["servers"][0]
+    assert record["resources"] == {"watched": 2, "updated": [{"uri": "test://note\x1b[2J", "at": 0.0}]}

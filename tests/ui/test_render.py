@@ -22,8 +22,9 @@ from levelcode.agent.events import (
     TurnFinished,
 )
 from levelcode.core.outcome import MediaInfo
-from levelcode.core.progress import Progress
-from levelcode.ui.render import ConsoleSink, JsonLinesSink
+from levelcode.core.progress import Progress, TaskProgress
+from levelcode.core.spill_files import SavedResult
+from levelcode.ui.render import ConsoleSink, JsonLinesSink, progress_detail
 
 ATTACK = (
     "start \x1b]52;c;Y3VybCB8IHNo\x07\x1b[2K\x1b[1A\x1b[2J\x1b[38;5;196mred\x1b[0m "
@@ -126,3 +127,32 @@ def test_progress_is_a_json_event_and_nothing_in_a_pipe() -> None:
     piped = io.StringIO()
     ConsoleSink(Console(file=piped, force_terminal=False)).emit(ToolProgress("7", "s__long", Progress(2, 4)))
     assert piped.getvalue() == ""
+
+
+CUT = ToolResultEvent(
+    "4",
+    "s__dump",
+    False,
+    "x" * 100 + "\n\n[result cut: …]",
+    saved=SavedResult("/state/results/r.txt", 2_411_724),
+)
+
+
+def test_a_cut_result_says_where_it_was_saved_on_the_activity_line_and_in_json() -> None:
+    out = io.StringIO()
+    ConsoleSink(Console(file=out, width=160)).emit(CUT)
+    assert "· result of 2.3 MB saved to /state/results/r.txt" in out.getvalue()
+    lines = io.StringIO()
+    JsonLinesSink(lines).emit(CUT)
+    (record,) = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert record["saved"] == {"path": "/state/results/r.txt", "bytes": 2_411_724}
+
+
+def test_a_tasks_status_shows_on_the_live_line_and_in_json() -> None:
+    event = ToolProgress("8", "s__deploy", Progress(0.0, None, "step 2 of 4", TaskProgress("t-1", "working")))
+    assert progress_detail(event) == "task working · step 2 of 4"
+    asking = ToolProgress("8", "s__deploy", Progress(0.0, None, None, TaskProgress("t-1", "input_required")))
+    assert progress_detail(asking) == "task input required"
+    lines = io.StringIO()
+    JsonLinesSink(lines).emit(event)
+    assert json.loads(lines.getvalue())["task"] == {"id": "t-1", "status": "working"}

@@ -12,19 +12,26 @@ none of the four hint keys is unannotated and left to the allow-list; any other 
 destructive — `ask` over any allow entry — unless `readOnlyHint` is true or `destructiveHint` is
 explicitly false. An explicit `destructiveHint: true` wins over `readOnlyHint: true` (conflicting
 hints resolve to the stricter one). `readOnlyHint` grants nothing.
+Above all of it, the organisation's `mcpToolPolicy` (core/managed_policy.py): "deny" refuses the
+tool outright, with no card; "ask" asks before every call, and no allow entry, no "always" and
+no annotation makes it run unasked. Its patterns match the server's name and the server's own
+tool name (`github__delete_*`, `*__drop_table`), so renaming a server does not escape them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Literal
 
+from levelcode.core.managed_policy import ManagedPolicy
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.mcp.calls.naming import SEPARATOR, split_tool_name
 from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition, changed_parts, describe_change
 
-Decision = Literal["allow", "ask"]
+Decision = Literal["allow", "ask", "deny"]  # "deny": only the organisation's policy says it
 ToolKind = Literal["unannotated", "read-only", "non-destructive", "destructive"]
 PolicyEntry = str | AllowRule  # a hand-written "allow"/"ask", or the object form
 USER_SETTINGS_HINT = "your user settings.json"
@@ -43,11 +50,39 @@ class McpVerdict:
     warning: str | None = None  # why a destructive tool always asks, or what changed, for the card
     changed: tuple[str, ...] = ()  # parts of an allowed tool's definition the server changed since
     repository: bool = False  # a repository's server: "always" is kept with its approval here
+    organisation: str | None = None  # the organisation's rule that decided, as said
 
     @property
     def can_always(self) -> bool:
-        """Whether "always allow" may be offered: never for a destructive tool."""
-        return not self.destructive
+        """Whether "always allow" may be offered: never for a destructive tool, nor for one the
+        organisation's policy asks about every time."""
+        return not self.destructive and self.organisation is None
+
+
+@dataclass(frozen=True)
+class OrgToolRule:
+    """The organisation's rule for one tool: "deny" or "ask", and the words naming the policy."""
+
+    decision: Literal["deny", "ask"]
+    said: str
+
+
+def organisation_tool_rule(server: str, tool: str, policy: ManagedPolicy) -> OrgToolRule | None:
+    """The organisation's rule for the server's tool (its own name): "deny" over "ask"."""
+    found = [(p, d) for p, d in policy.tool_rules.items() if _rule_matches(p, server, tool)]
+    if not found:
+        return None
+    pattern, decision = next(((p, d) for p, d in found if d == "deny"), found[0])
+    what = "denied" if decision == "deny" else "asked before every call"
+    said = policy.refusal(what, f'mcpToolPolicy["{pattern}"]')
+    return OrgToolRule(decision, said)
+
+
+def _rule_matches(pattern: str, server: str, tool: str) -> bool:
+    if pattern == "*":
+        return True
+    server_pattern, _, tool_pattern = pattern.partition(SEPARATOR)
+    return fnmatchcase(server, server_pattern) and fnmatchcase(tool, tool_pattern)
 
 
 def tool_kind(annotations: Mapping[str, object] | None) -> ToolKind:
@@ -107,9 +142,42 @@ def classify_mcp_tool(
     definition: ToolDefinition | None = None,
     *,
     repository: bool = False,
+    organisation: OrgToolRule | None = None,
 ) -> McpVerdict:
     """`definition` is the tool as the server offers it now; a rule that recorded another one
-    does not apply."""
+    does not apply. `organisation`: the organisation's rule for the tool, which nothing loosens."""
+    verdict = _user_verdict(name, annotations, tool_policy, definition, repository=repository)
+    if organisation is None:
+        return verdict
+    if organisation.decision == "deny":
+        return McpVerdict(
+            name,
+            "deny",
+            False,
+            organisation.said,
+            kind=verdict.kind,
+            repository=repository,
+            organisation=organisation.said,
+        )
+    warning = organisation.said + (f"; {verdict.warning}" if verdict.warning else "")
+    return dataclasses.replace(
+        verdict,
+        decision="ask",
+        allowlistable=False,
+        reason=organisation.said,
+        warning=warning,
+        organisation=organisation.said,
+    )
+
+
+def _user_verdict(
+    name: str,
+    annotations: Mapping[str, object] | None,
+    tool_policy: Mapping[str, PolicyEntry],
+    definition: ToolDefinition | None,
+    *,
+    repository: bool,
+) -> McpVerdict:
     kind = tool_kind(annotations)
     rule = matching_rule(name, tool_policy)
     entry = tool_policy[rule] if rule is not None else None
@@ -152,6 +220,9 @@ def explain_mcp_refusal(
 
 
 def _refusal_text(verdict: McpVerdict, *, denied_by_user: bool, settings_file: str) -> str:
+    tail = " Do not retry this call; tell the user what you wanted to do instead."
+    if verdict.decision == "deny":
+        return f"MCP tool {verdict.name!r} was not run: it is {verdict.organisation}." + tail
     if denied_by_user:
         head = f"the user denied the call to MCP tool {verdict.name!r}; it was not run."
     else:
@@ -159,7 +230,13 @@ def _refusal_text(verdict: McpVerdict, *, denied_by_user: bool, settings_file: s
             f"MCP tool {verdict.name!r} was not run: it needs the user's approval "
             "and nobody can approve calls in this session (headless or no terminal)."
         )
-    tail = " Do not retry this call; tell the user what you wanted to do instead."
+    if verdict.organisation is not None and not denied_by_user:
+        why = (
+            f" It is {verdict.organisation}: LevelCode asks before every call to it, and nothing in the"
+            " user's settings changes that; it can only run in an interactive session where the user"
+            " approves that call."
+        )
+        return head + why + tail
     if verdict.destructive:
         why = (
             " By its annotations this tool is destructive (it is not marked read-only or"

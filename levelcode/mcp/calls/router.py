@@ -1,8 +1,9 @@
 """The MCP router: where a tool name no built-in has falls through to. Every call goes
 classify → approve → call, and returns the hub's string.
 
-Gates G2/G3 live here: the classifier sees the user's allow rules for that server (mcp/
-calls/allow_store.py), the tool's current definition and the server's annotations, never autopilot;
+Gates G2/G3 live here: the classifier sees the organisation's tool rules, the user's allow rules
+for that server (mcp/calls/allow_store.py), the tool's current definition and the server's
+annotations, never autopilot;
 anything not allowed asks, and with nobody to ask it is refused with `explain_mcp_refusal`'s
 message. "Always allow" records the tool's definition where that server's rules live, and is not
 offered for a destructive tool.
@@ -21,9 +22,11 @@ from pathlib import Path
 from typing import Protocol
 
 from levelcode.core.approvals import Approver, decide_or_deny
+from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy
 from levelcode.core.messages import ToolShape, ToolUse
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress, ProgressCallback
+from levelcode.core.resource_changes import ResourceChanged
 from levelcode.core.tool_offers import DeferredTool
 from levelcode.mcp.calls.allow_store import ToolAllowances
 from levelcode.mcp.calls.call_card import call_card, mask_arguments
@@ -37,7 +40,13 @@ from levelcode.mcp.calls.deferral import (
     search_result_text,
     server_purpose,
 )
-from levelcode.mcp.calls.policy import McpVerdict, PolicyEntry, classify_mcp_tool, explain_mcp_refusal
+from levelcode.mcp.calls.policy import (
+    McpVerdict,
+    PolicyEntry,
+    classify_mcp_tool,
+    explain_mcp_refusal,
+    organisation_tool_rule,
+)
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch.trust import needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
@@ -76,6 +85,12 @@ class Servers(Protocol):
 
     async def resource_call(self, server: str, kind: str, arguments: Mapping[str, object]) -> ToolOutcome: ...
 
+    async def refresh_stale_lists(self) -> bool:
+        """Re-list the tools of every server whose list's TTL ran out; whether any changed."""
+
+    async def resource_changes(self) -> tuple[ResourceChanged, ...]:
+        """The resources in use that changed since last asked, each once."""
+
 
 class McpRouter:
     def __init__(
@@ -88,8 +103,11 @@ class McpRouter:
         settings_file: Path,
         workspace: Path | None = None,
         store: TrustStore | None = None,
+        managed: ManagedPolicy = NO_POLICY,
     ) -> None:
+        """`managed`: the organisation's policy, whose tool rules no answer or setting loosens."""
         self.servers = servers
+        self.managed = managed
         self.tool_policy = tool_policy
         self.allowances = ToolAllowances(tool_policy, settings_file, workspace=workspace, store=store)
         self.approver = approver
@@ -105,6 +123,14 @@ class McpRouter:
     def _tools_changed(self, server: str) -> None:
         log.info("tools of %s changed; the catalog is rebuilt before the next model call", server)
         self._stale = True
+
+    async def prepare(self) -> None:
+        """Before each model request: lists whose TTL ran out are fetched again (2026-07-28)."""
+        await self.servers.refresh_stale_lists()
+
+    async def changes(self) -> Sequence[ResourceChanged]:
+        """Before a turn: the resources in use that servers said changed (attached ones re-read)."""
+        return await self.servers.resource_changes()
 
     def rebuild(self) -> Catalog:
         listings, resources = self.servers.listings(), self.servers.resource_servers()
@@ -172,7 +198,15 @@ class McpRouter:
             return None
         policy = self.allowances.policy_for(spec, name, route.tool)
         repository = needs_launch_approval(spec)
-        return classify_mcp_tool(name, route.annotations, policy, route.definition, repository=repository)
+        organisation = organisation_tool_rule(route.server, route.tool, self.managed)
+        return classify_mcp_tool(
+            name,
+            route.annotations,
+            policy,
+            route.definition,
+            repository=repository,
+            organisation=organisation,
+        )
 
     async def call(
         self,
@@ -189,6 +223,9 @@ class McpRouter:
         if route is None or verdict is None:
             return failure(f"no MCP tool named {use.name!r} is available now")
         masked = shown if shown is not None else mask_arguments(use.input)  # logs never see values
+        if verdict.decision == "deny":  # the organisation's policy: no card, no answer changes it
+            log.info("mcp call %s refused (%s) args=%s", use.name, verdict.reason, masked)
+            return explain_mcp_refusal(verdict)
         if verdict.decision == "ask":
             refusal = await self._ask(route, verdict, use.input)
             if refusal is not None:

@@ -30,7 +30,7 @@ DEFAULT_CLIENT_FEATURES = ClientFeatureSettings()
 
 def parse_client_features(entry: Mapping[object, object], *, tier: str, note: Note) -> ClientFeatureSettings:
     sampling = _flag(entry, "sampling", False, note)
-    if sampling and tier != "user":
+    if sampling and tier == "workspace":
         note("sampling", "ignored: only your own settings can let a server use your model")
         sampling = False
     level = entry.get("logLevel", DEFAULT_LOG_LEVEL)

@@ -17,6 +17,7 @@ from typing import Any
 
 from levelcode.core.errors import ConfigError, ConfigProblem
 from levelcode.mcp.config.argv import split_command_line
+from levelcode.mcp.config.managed_servers import REQUIRED_KEY
 from levelcode.mcp.config.specs import SERVERS_KEY, Provenance, ServerSpec, Tier, parse_server_entry
 
 JsonDoc = dict[str, Any]
@@ -297,6 +298,9 @@ def entry_as_written(doc: object, name: str, tier: Tier) -> object:
     """A server's entry in its file's document, mirroring how config loading finds it."""
     if not isinstance(doc, Mapping):
         return None
+    if tier == "organisation":  # the policy file's own servers
+        required = doc.get(REQUIRED_KEY)
+        return required.get(name) if isinstance(required, Mapping) else None
     wrapped = doc.get(SERVERS_KEY)
     if isinstance(wrapped, Mapping):
         return wrapped.get(name)

@@ -2,11 +2,15 @@
 
 Pure: takes parsed JSON documents, returns specs and problems; never reads a file (config_files.py
 does), never spawns. A bad entry becomes a listed problem naming file and key; good entries load.
-Security-relevant keys (servers, tool policy, autopilot) are read from the user tier only.
+Security-relevant keys (servers, tool policy, autopilot) are read from the user tier only. Above
+both tiers, the servers an organisation's policy requires (`organisation` tier, trusted like the
+user's) win every name; what the policy decides for each server rides on it (`OrgRule`,
+config/managed_servers.py), outside what the launch fingerprint covers.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -15,6 +19,7 @@ from typing import Literal, NamedTuple
 
 from levelcode.core.config_files import is_absent
 from levelcode.core.errors import ConfigProblem
+from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy
 from levelcode.core.settings import USER_ONLY_KEYS, Settings, ignored_key
 from levelcode.mcp.config.allow_rules import AllowRule, parse_allow_rule
 from levelcode.mcp.config.client_entry import (
@@ -25,8 +30,9 @@ from levelcode.mcp.config.client_entry import (
 )
 from levelcode.mcp.config.oauth_entry import OAuthEntry, parse_oauth_entry
 from levelcode.mcp.config.sandbox_entry import SANDBOX_KEY, SandboxRequest, parse_sandbox_entry
+from levelcode.mcp.config.timeouts_entry import TIMEOUTS_KEY, CallTimeouts, parse_timeouts_entry
 
-Tier = Literal["user", "workspace"]
+Tier = Literal["user", "workspace", "organisation"]
 
 SERVERS_KEY = "mcpServers"
 POLICY_KEY = "mcpToolPolicy"
@@ -35,7 +41,7 @@ POLICY_VALUES = ("allow", "ask")
 _COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"}) | FEATURE_KEYS
 # `alwaysLoad`: the server's tools stay in every request even when the others are deferred behind
 # tool_search. A user's choice only: a repository may not put its tools in front of the model.
-_COMMON_KEYS |= {"alwaysLoad"}
+_COMMON_KEYS |= {"alwaysLoad", TIMEOUTS_KEY}
 _STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd", SANDBOX_KEY}
 _HTTP_KEYS = _COMMON_KEYS | {"url", "headers", "oauth"}
 _STDIO_TYPES = frozenset({"stdio"})
@@ -50,6 +56,22 @@ class Provenance:
 
     def describe(self) -> str:
         return f"{self.tier} · {self.file}"
+
+    @property
+    def trusted(self) -> bool:
+        """Written by the user or their organisation, not by a repository: starts without asking."""
+        return self.tier != "workspace"
+
+
+@dataclass(frozen=True)
+class OrgRule:
+    """What the organisation's policy decided for one server (config/managed_servers.py); `said`:
+    the one wording of each decision, naming the policy's file."""
+
+    blocked: str | None = None  # why it may not start, as said ("blocked by your organisation's …")
+    sandbox: str | None = None  # why it must run in the sandbox, never unconfined, as said
+    sampling_off: str | None = None  # why sampling is refused whatever its entry says, as said
+    required: bool = False  # the policy's own server: never disabled, removed or left out
 
 
 @dataclass(frozen=True)
@@ -66,6 +88,9 @@ class StdioServerSpec:
     sandbox: SandboxRequest | None = None  # what its `sandbox` key asks, after the tier's rules
     client: ClientFeatureSettings = DEFAULT_CLIENT_FEATURES
     always_load: bool = False
+    timeouts: CallTimeouts | None = None  # `"timeouts"`: a long call's idle limit and cap
+    organisation: OrgRule | None = None  # what the organisation's policy decided, if anything
+    disabled_by: str | None = None  # when disabled by a profile or for this workspace: which, as said
 
     @property
     def transport(self) -> Literal["stdio"]:
@@ -85,6 +110,9 @@ class HttpServerSpec:
     oauth: OAuthEntry | None = None  # how to sign in, when the defaults do not fit (config/oauth_entry.py)
     client: ClientFeatureSettings = DEFAULT_CLIENT_FEATURES
     always_load: bool = False
+    timeouts: CallTimeouts | None = None  # `"timeouts"`: a long call's idle limit and cap
+    organisation: OrgRule | None = None  # what the organisation's policy decided, if anything
+    disabled_by: str | None = None  # when disabled by a profile or for this workspace: which, as said
 
     @property
     def transport(self) -> Literal["http"]:
@@ -109,6 +137,8 @@ class McpConfig:
     tool_policy: Mapping[str, str | AllowRule] = field(default_factory=dict[str, str | AllowRule])
     problems: tuple[ConfigProblem, ...] = ()
     settings: Settings | None = None  # the settings it was read with (once per session), when read
+    managed: ManagedPolicy = NO_POLICY  # the organisation's policy it was read under
+    profile: str | None = None  # the profile whose servers it starts (None: all of them)
 
     def server(self, name: str) -> ServerSpec | None:
         return next((spec for spec in self.servers if spec.name == name), None)
@@ -149,13 +179,19 @@ def parse_workspace_file(doc: object, *, file: str) -> TierConfig:
 
 
 def merge_tiers(
-    user: TierConfig, workspace: Sequence[TierConfig], extra: Sequence[ConfigProblem] = ()
+    user: TierConfig,
+    workspace: Sequence[TierConfig],
+    extra: Sequence[ConfigProblem] = (),
+    *,
+    organisation: TierConfig | None = None,
 ) -> McpConfig:
-    """User servers first; a workspace server whose name is taken loses, and the collision is reported."""
-    servers = list(user.servers)
-    problems = list(user.problems)
+    """The organisation's required servers first, then the user's, then the workspace's; a server
+    whose name is taken loses, and the collision is reported."""
+    first = organisation or TierConfig()
+    servers = list(first.servers)
+    problems = list(first.problems)
     owners = {spec.name: spec.provenance for spec in servers}
-    for tier in workspace:
+    for tier in [user, *workspace]:
         problems.extend(tier.problems)
         for spec in tier.servers:
             owner = owners.get(spec.name)
@@ -321,6 +357,7 @@ def _parse_stdio(
         sandbox=sandbox,
         client=parse_client_features(entry, tier=provenance.tier, note=report.note),
         always_load=tuning.always_load,
+        timeouts=tuning.timeouts,
     )
 
 
@@ -348,6 +385,7 @@ def _parse_http(
         oauth=parse_oauth_entry(entry.get("oauth"), report.note),
         client=parse_client_features(entry, tier=provenance.tier, note=report.note),
         always_load=tuning.always_load,
+        timeouts=tuning.timeouts,
     )
 
 
@@ -362,16 +400,21 @@ class _Tuning(NamedTuple):
     timeout: float | None
     disabled: bool
     always_load: bool = False
+    timeouts: CallTimeouts | None = None
 
 
 def _tuning(entry: Mapping[object, object], provenance: Provenance, report: _Reporter) -> _Tuning:
-    """Timeouts, `disabled` and `alwaysLoad`: a bad value is reported and the default used, the
-    server still loads."""
+    """Timeouts (`startupTimeout`, `timeout`, `timeouts`), `disabled` and `alwaysLoad`: a bad
+    value is reported and the default used, the server still loads."""
     return _Tuning(
         _seconds(entry, "startupTimeout", report),
         _seconds(entry, "timeout", report),
         _flag(entry, "disabled", report),
         _always_load(entry, provenance, report),
+        parse_timeouts_entry(
+            entry.get(TIMEOUTS_KEY),
+            lambda sub, message: report.note(f"{TIMEOUTS_KEY}.{sub}" if sub else TIMEOUTS_KEY, message),
+        ),
     )
 
 
@@ -385,7 +428,7 @@ def _flag(entry: Mapping[object, object], key: str, report: _Reporter) -> bool:
 
 def _always_load(entry: Mapping[object, object], provenance: Provenance, report: _Reporter) -> bool:
     wanted = _flag(entry, "alwaysLoad", report)
-    if wanted and provenance.tier != "user":
+    if wanted and not provenance.trusted:
         report.note("alwaysLoad", "ignored: only your user settings may set this")
         return False
     return wanted
@@ -439,3 +482,10 @@ def launch_encoding(spec: ServerSpec) -> str:
         if spec.sandbox is not None:  # only when present: approvals given before the key stay valid
             parts.append([SANDBOX_KEY, spec.sandbox.as_json()])
     return json.dumps([LAUNCH_ENCODING_SCHEME, *parts], ensure_ascii=False, separators=(",", ":"))
+
+
+def entry_fingerprint(spec: ServerSpec) -> str:
+    """The launch fingerprint of the entry's text (SHA-256 of `launch_encoding`): what the trust
+    store keys a launch on before the facts of what it runs, and what an organisation's policy
+    names a launch by."""
+    return hashlib.sha256(launch_encoding(spec).encode("utf-8", "surrogatepass")).hexdigest()

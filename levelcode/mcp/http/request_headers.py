@@ -14,6 +14,8 @@ from collections.abc import Mapping
 MARK = "x-mcp-header"
 _HEADER_TYPES = frozenset({"string", "integer", "boolean"})
 _NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+# The tasks extension: requests about a task carry its id, so a balancer can route them to its holder.
+_NAME_FIELDS |= {"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
 
 def header_params(input_schema: object) -> dict[str, str] | None:

@@ -107,6 +107,14 @@ class StreamableHttpTransport:
     def diagnostics(self) -> tuple[str, ...]:
         return tuple(self.status_lines)
 
+    def credentials_identity(self) -> str:
+        """Which credentials the requests carry now, as a digest (never the secret itself): a
+        "private" cached answer is served only to the same credentials."""
+        import hashlib
+
+        carried = sorted(self.headers.credentials().items())
+        return hashlib.sha256(repr(carried).encode("utf-8", "surrogatepass")).hexdigest()
+
     def note(self, line: str) -> None:
         self.status_lines.append(line)
 

@@ -2,7 +2,9 @@
 own approver — the REPL's terminal, nobody for `run`, `mcp list` and `mcp login`, the terminal
 again (or a printed card) for `mcp trust`.
 
-The user's own servers start without asking (unless disabled). A repository's server starts only
+A server the organisation's policy blocks (its `OrgRule`, config/managed_servers.py) never starts
+and is never asked about: no answer of the user's can start it. The user's own servers, and those
+the organisation requires, start without asking (unless disabled). A repository's server starts only
 when the trust store holds the fingerprint of exactly this launch — its text, the program it
 resolves to and the workspace files it runs, hashed again right before the spawn
 (`still_as_approved`); otherwise the approver is shown the consent card, and with nobody to ask it
@@ -29,8 +31,15 @@ from levelcode.mcp.config.expanded_fields import expanded_fields
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.launch_card import launch_card, many_launches_card
 from levelcode.mcp.launch.plan import launch_text
-from levelcode.mcp.launch.server_box import SandboxChoice, asks_for_sandbox, sandbox_choice_of
-from levelcode.mcp.launch.status import DenialNotSaved, LaunchesDenied, LaunchHeld, McpNotice, ServerStatus
+from levelcode.mcp.launch.server_box import SandboxChoice, asks_for_sandbox, sandbox_choice_of, why_sandboxed
+from levelcode.mcp.launch.status import (
+    DenialNotSaved,
+    LaunchesDenied,
+    LaunchHeld,
+    McpNotice,
+    ServerBlocked,
+    ServerStatus,
+)
 from levelcode.mcp.launch.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.sandbox.confinement import Confinement, current_confinement
@@ -78,7 +87,14 @@ class Admission:
         return [v.spec for v in self.verdicts if v.starts]
 
 
-Outcome = Literal["approved", "already_approved", "denied", "unanswered", "no_sandbox", "own_server"]
+Outcome = Literal[
+    "approved", "already_approved", "denied", "unanswered", "no_sandbox", "own_server", "blocked"
+]
+
+
+def blocked_by_organisation(spec: ServerSpec) -> str | None:
+    """Why the organisation's policy keeps `spec` from starting, as said; None when it does not."""
+    return spec.organisation.blocked if spec.organisation is not None else None
 
 
 @dataclass(frozen=True)
@@ -89,7 +105,7 @@ class Reconsidered:
     review: LaunchReview | None = None
     sandbox: SandboxChoice | None = None
     card: ApprovalRequest | None = None
-    reason: str | None = None  # no_sandbox: why
+    reason: str | None = None  # no_sandbox, blocked: why
 
 
 class LaunchGate:
@@ -104,8 +120,9 @@ class LaunchGate:
         return self.store.review(self.workspace, spec) if needs_launch_approval(spec) else None
 
     def may_start_unasked(self, spec: ServerSpec) -> bool:
-        """Whether it starts without a card: not disabled, and the user's own or approved here."""
-        if spec.disabled:
+        """Whether it starts without a card: not blocked, not disabled, and the user's own (or the
+        organisation's) or approved here."""
+        if spec.disabled or blocked_by_organisation(spec) is not None:
             return False
         review = self.review(spec)
         return review is None or review.state == "approved"
@@ -143,6 +160,9 @@ class LaunchGate:
         self, spec: ServerSpec, approver: Approver, confinement: Confinement | None
     ) -> Verdict | LaunchReview:
         """The verdict reached without a card, or the review a card must ask about."""
+        blocked = blocked_by_organisation(spec)
+        if blocked is not None:
+            return Verdict(spec, False, held=ServerStatus("blocked", blocked))
         review = None if spec.disabled else self.review(spec)
         if review is None:
             return Verdict(spec, starts=True)
@@ -154,7 +174,7 @@ class LaunchGate:
             return Verdict(spec, False, held=ServerStatus("waiting_approval"), review=review)
         missing = sandbox_missing(spec, confinement)
         if missing is not None and asks_for_sandbox(spec):  # fail closed: never unconfined instead
-            detail = f"its entry asks for the sandbox, but no sandbox can be set up here: {missing}"
+            detail = f"{why_sandboxed(spec)}, but no sandbox can be set up here: {missing}"
             return Verdict(spec, False, held=ServerStatus("failed", detail + "; not started"), review=review)
         return review
 
@@ -206,6 +226,8 @@ class LaunchGate:
         remembered = []
         for verdict in verdicts:
             review = verdict.review
+            if verdict.held is not None and verdict.held.phase == "blocked":
+                notices.append(ServerBlocked(verdict.spec.name, verdict.held.detail or ""))
             if verdict.held is None or review is None:
                 continue
             if verdict.held.phase == "waiting_approval":
@@ -226,6 +248,10 @@ class LaunchGate:
         the spawn itself remains: a check-to-use window.)"""
         admission = Admission()
         for spec in permitted:
+            blocked = blocked_by_organisation(spec)
+            if blocked is not None:
+                admission.verdicts.append(Verdict(spec, False, held=ServerStatus("blocked", blocked)))
+                continue
             review = None if spec.disabled else self.review(spec)
             if review is None or review.state == "approved":
                 admission.verdicts.append(Verdict(spec, True, review=review))
@@ -246,6 +272,9 @@ class LaunchGate:
     ) -> Reconsidered:
         """The user asks about one server (`levelcode mcp trust`): a denial is forgotten, and the
         card shown to `approver` — or, when it cannot answer, returned to be shown."""
+        blocked = blocked_by_organisation(spec)
+        if blocked is not None:
+            return Reconsidered("blocked", reason=blocked)
         if not needs_launch_approval(spec):
             return Reconsidered("own_server")
         self.store.forget_denial(self.workspace, spec.name)

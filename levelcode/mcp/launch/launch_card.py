@@ -15,7 +15,7 @@ from levelcode.mcp.config.remote_urls import is_plaintext_remote
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.card_summary import PLAINTEXT_LINE, launch_summary
 from levelcode.mcp.launch.plan import launch_text
-from levelcode.mcp.launch.server_box import asks_for_sandbox, launch_answers
+from levelcode.mcp.launch.server_box import asks_for_sandbox, launch_answers, why_sandboxed
 from levelcode.mcp.launch.trust import (
     MISSING,
     OLD_APPROVAL,
@@ -124,7 +124,7 @@ def sandbox_lines(spec: ServerSpec, sandbox_missing: str | None) -> list[str]:
         "         and reaches no network but its package registry (npx: npm's, uvx: your index)",
     ]
     if asks_for_sandbox(spec):
-        lines.append("         its entry asks for the sandbox, so it is not offered unconfined")
+        lines.append(f"         {why_sandboxed(spec)}, so it is not offered unconfined")
     return lines
 
 

@@ -38,7 +38,7 @@ def launch_cwd(spec: StdioServerSpec, workspace: Path, private_dir: Path) -> Pat
 
 
 def uses_private_dir(spec: StdioServerSpec) -> bool:
-    return not spec.cwd and spec.provenance.tier == "user"
+    return not spec.cwd and spec.provenance.trusted
 
 
 def launch_text(spec: ServerSpec) -> str:

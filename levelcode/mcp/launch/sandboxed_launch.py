@@ -97,7 +97,7 @@ def server_policy(
 
 def server_route(spec: StdioServerSpec, box: ServerBox, confinement: Confinement) -> EgressRoute:
     """Its way out: your entry's hosts and its launcher's registry, as you configured it."""
-    hint = USER_SERVER_HINT if spec.provenance.tier == "user" else REPOSITORY_SERVER_HINT
+    hint = USER_SERVER_HINT if spec.provenance.trusted else REPOSITORY_SERVER_HINT
     return egress_route(confinement.host, os.environ, listed=box.hosts, registry=box.registry, hint=hint)
 
 
@@ -140,7 +140,7 @@ def own_folder(spec: StdioServerSpec, workspace: Path, servers_dir: Path | None)
     per workspace and server, so that what one repository's server leaves in its folder is never
     found by another's.
     """
-    if spec.provenance.tier == "user":
+    if spec.provenance.trusted:
         return paths.server_dir(spec.name, servers_dir)
     key = f"{os.path.realpath(workspace)}\0{spec.name}".encode("utf-8", "surrogatepass")
     stem = paths.file_stem(spec.name, fallback="server")[:40]
@@ -149,4 +149,8 @@ def own_folder(spec: StdioServerSpec, workspace: Path, servers_dir: Path | None)
 
 
 def why_confined(box: ServerBox) -> str:
-    return "its entry asks for it" if box.by == "entry" else "you approved it sandboxed"
+    return {
+        "entry": "its entry asks for it",
+        "approval": "you approved it sandboxed",
+        "organisation": "your organisation's policy requires it",
+    }[box.by]

@@ -5,6 +5,9 @@ Pure: the spec and, for a repository's server, the sandbox choice recorded with 
 plain data out. Never probes for a sandbox and never builds a bwrap command line (the spawn path
 does, mcp/launch/sandboxed_launch.py).
 
+- The organisation's policy may require the sandbox (`mcpSandbox`): then every server it covers
+  runs in it — yours with its entry's folders and hosts, or the defaults — and none is offered
+  or started unconfined.
 - Your own server runs in the sandbox only when its entry has `sandbox`, as written there.
 - A repository's server runs as you approved it: sandboxed (writing its own folder, or the
   workspace as well) or unconfined — and sandboxed whatever the store says when its entry asks
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from levelcode.core.network_hosts import Registry, launcher_registry
+from levelcode.mcp.config.sandbox_entry import SandboxRequest
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.plan import expand_workspace_folder
 
@@ -45,7 +49,8 @@ class ServerBox:
     write: tuple[str, ...] = ()  # more folders, as written in your entry
     workspace: bool = False  # the workspace is writable too
     network: bool = False
-    by: Literal["entry", "approval"] = "entry"  # your entry asked, or your answer on the card
+    # your entry asked, your answer on the card, or the organisation's policy requires it
+    by: Literal["entry", "approval", "organisation"] = "entry"
     hosts: tuple[str, ...] = ()  # reached through the egress filter: your entry's list
     registry: Registry | None = None  # reached too: the registry of the launcher it starts with
 
@@ -57,15 +62,22 @@ def server_box(spec: ServerSpec, approved: SandboxChoice | None = None) -> Serve
     if not isinstance(spec, StdioServerSpec):
         return None
     registry = launcher_registry(spec.command)
-    if spec.provenance.tier == "user":
-        request = spec.sandbox
+    required = organisation_sandbox(spec) is not None
+    if spec.provenance.trusted:
+        request = spec.sandbox or (SandboxRequest() if required else None)
         if request is None:
             return None
-        return ServerBox(request.write, False, request.network, "entry", request.hosts, registry)
-    if approved is None and spec.sandbox is None:
+        by: Literal["entry", "approval", "organisation"] = "entry" if spec.sandbox else "organisation"
+        return ServerBox(request.write, False, request.network, by, request.hosts, registry)
+    if approved is None and spec.sandbox is None and not required:
         return None
-    by: Literal["entry", "approval"] = "approval" if approved else "entry"
+    by = "approval" if approved else ("entry" if spec.sandbox is not None else "organisation")
     return ServerBox(workspace=approved == "workspace", by=by, registry=registry)
+
+
+def organisation_sandbox(spec: ServerSpec) -> str | None:
+    """`the sandbox is required by your organisation's policy (FILE)` when it is; None otherwise."""
+    return spec.organisation.sandbox if spec.organisation is not None else None
 
 
 def sandbox_choice_of(answer: Choice) -> SandboxChoice | None:
@@ -74,8 +86,19 @@ def sandbox_choice_of(answer: Choice) -> SandboxChoice | None:
 
 
 def asks_for_sandbox(spec: ServerSpec) -> bool:
-    """A repository's entry that asks to run in the sandbox: it is never started unconfined."""
-    return isinstance(spec, StdioServerSpec) and spec.sandbox is not None
+    """A repository's entry that asks to run in the sandbox, or a server the organisation's policy
+    sandboxes: it is never started unconfined."""
+    return isinstance(spec, StdioServerSpec) and (
+        spec.sandbox is not None or organisation_sandbox(spec) is not None
+    )
+
+
+def why_sandboxed(spec: ServerSpec) -> str:
+    """Why a server may run only in the sandbox: its entry, or the organisation's policy."""
+    required = organisation_sandbox(spec)
+    if required is not None and not (isinstance(spec, StdioServerSpec) and spec.sandbox is not None):
+        return required
+    return "its entry asks for the sandbox"
 
 
 def launch_answers(spec: ServerSpec, *, sandbox_missing: bool) -> tuple[Answer, ...]:

@@ -24,6 +24,7 @@ Phase = Literal[
     "waiting_approval",  # the launch gate holds it: never approved, or changed since (see trust)
     "denied",  # the user said no to its card (this session, or to this very launch before)
     "needs_login",  # a remote server wants the user to sign in, and nobody could be asked here
+    "blocked",  # the organisation's policy does not let it start (`detail`: why, as said)
 ]
 
 
@@ -81,6 +82,14 @@ class LoginNeeded:
 
 
 @dataclass(frozen=True)
+class ServerBlocked:
+    """A server the organisation's policy keeps from starting; `detail` says why, naming the policy."""
+
+    server: str
+    detail: str
+
+
+@dataclass(frozen=True)
 class DenialNotSaved:
     """The user denied a server's launch, but the trust store could not keep the answer: it is held
     back all the same, and will be asked about again next time."""
@@ -100,7 +109,16 @@ class ToolLeftOut:
     limit: int
 
 
-McpNotice = LaunchHeld | LaunchesDenied | ServerFailed | LoginNeeded | DenialNotSaved | ToolLeftOut | McpNote
+McpNotice = (
+    LaunchHeld
+    | LaunchesDenied
+    | ServerFailed
+    | LoginNeeded
+    | DenialNotSaved
+    | ToolLeftOut
+    | McpNote
+    | ServerBlocked
+)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, launch_encoding
+from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, entry_fingerprint, launch_encoding
 from levelcode.mcp.launch.server_box import SandboxChoice
 
 FACTS_SCHEME = "levelcode-launch/2"
@@ -81,12 +81,12 @@ def is_cut_note(digest: str) -> bool:
 
 def launch_fingerprint(spec: ServerSpec, facts: LaunchFacts | None = None) -> str:
     """The text alone without facts (user servers, HTTP); text, program and files with them."""
-    text = launch_encoding(spec)
-    if facts is not None:
-        files = [list(pair) for pair in facts.files]
-        text = json.dumps(
-            [FACTS_SCHEME, text, facts.program, files], ensure_ascii=False, separators=(",", ":")
-        )
+    if facts is None:
+        return entry_fingerprint(spec)
+    files = [list(pair) for pair in facts.files]
+    text = json.dumps(
+        [FACTS_SCHEME, launch_encoding(spec), facts.program, files], ensure_ascii=False, separators=(",", ":")
+    )
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -1,8 +1,8 @@
 """What LevelCode tells each server it can do, and who answers the server's own requests: roots
 (the workspace and its added folders, unless the entry says `"roots": false`), elicitation (the
 session's form when someone can answer; declined when nobody can, and the model is told why),
-sampling (refused unless the user's own entry says `"sampling": true`; then the session's card
-decides, and headless it is refused).
+sampling (refused unless the user's own entry says `"sampling": true` and the organisation's
+policy does not turn it off; then the session's card decides, and headless it is refused).
 
 The mcp layer never talks to the user: the session supplies `UserAnswers` (cli wires the ui's
 forms and cards in); without them, everything that needs a person is declined.
@@ -99,6 +99,10 @@ def _elicitation(server: str, answers: UserAnswers, tell: TellModel) -> ServerRe
 def _sampling(spec: ServerSpec, answers: UserAnswers, tell: TellModel) -> ServerRequestHandler:
     async def handle(params: Mapping[str, object]) -> Mapping[str, object]:
         answer = answers.sample
+        turned_off = spec.organisation.sampling_off if spec.organisation is not None else None
+        if turned_off is not None:
+            tell(f"the server asked to use the user's model (sampling); LevelCode refused: {turned_off}")
+            raise RemoteError(f"sampling refused: {turned_off}", server=spec.name, code=-32601)
         if not spec.client.sampling:
             tell(
                 "the server asked to use the user's model (sampling); LevelCode refused: it is off "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -24,16 +25,22 @@ from levelcode.core.errors import CallTimeout, McpError, RemoteError, ServerExit
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress, ProgressCallback
 from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.config.timeouts_entry import effective_limits
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.live.call_notes import CallNotes
+from levelcode.mcp.live.listening import ServerListening
 from levelcode.mcp.live.server_log import ServerLog
 from levelcode.mcp.live.transports import transport_plan
 from levelcode.mcp.protocol import jsonrpc
+from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.handshake import Era, ServerInfo
 from levelcode.mcp.protocol.input_rounds import request_until_complete
 from levelcode.mcp.protocol.paging import list_all
+from levelcode.mcp.protocol.result_cache import ResultCache
 from levelcode.mcp.protocol.results import render_call_result
 from levelcode.mcp.protocol.session import McpSession
+from levelcode.mcp.protocol.task_calls import TaskCancelled, follow_task, status_as_progress
+from levelcode.mcp.protocol.tasks import created_task, task_spelling
 
 if TYPE_CHECKING:
     from levelcode.mcp.launch.server_box import SandboxChoice
@@ -71,10 +78,16 @@ class McpConnection:
         log_path = options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None
         self.log = ServerLog(log_path, spec.client.log_level)
         self._progress: dict[str, ProgressCallback] = {}
+        self._deadlines: dict[str, CallDeadline] = {}  # per progress token: progress moves it
         self._background: set[asyncio.Task[object]] = set()
         self._tools_stale = False  # a tools list_changed came that no re-list has answered yet
         self._relisting = False
         session.on_notification = self._notification
+        # What the requests carry decides who may share a "private" answer; a transport without
+        # credentials of its own (stdio) has one identity.
+        credentials = getattr(session.transport, "credentials_identity", None)
+        session.cache = ResultCache(credentials if callable(credentials) else lambda: "")
+        self.listening = ServerListening(session, info, self._spawn)
 
     @property
     def pid(self) -> int | None:
@@ -92,7 +105,7 @@ class McpConnection:
     ) -> Listing:
         """`resources/list` → resources, `resources/templates/list` → resourceTemplates,
         `prompts/list` → prompts: every page, kept until the server says its list changed."""
-        if fresh or method not in self.listings:
+        if fresh or method not in self.listings or self.cache.stale(method):
             items = await list_all(self.session, method, key, timeout=timeout or self.call_timeout)
             self.listings[method] = tuple(items)
         return self.listings[method]
@@ -112,6 +125,27 @@ class McpConnection:
         )
 
     @property
+    def cache(self) -> ResultCache:
+        assert self.session.cache is not None  # set when the connection was made
+        return self.session.cache
+
+    @property
+    def tools_stale(self) -> bool:
+        """The server gave its tools list a TTL, and it has run out (or the list changed)."""
+        return self.cache.stale("tools/list")
+
+    async def refresh_stale_tools(self, timeout: float) -> bool:
+        """List the tools again if their TTL ran out; whether the list changed. A server that fails
+        to answer keeps its last list (the spec allows a stale answer on an error)."""
+        if not self.tools_stale:
+            return False
+        before = self.tools
+        with contextlib.suppress(McpError, TimeoutError):
+            async with asyncio.timeout(timeout):  # every page together, not each page
+                await self.list_tools(timeout=timeout)
+        return self.tools != before
+
+    @property
     def has_resources(self) -> bool:
         """Whether it listed any resource or template (then the model gets the resource tools)."""
         return bool(self.listings.get("resources/list") or self.listings.get("resources/templates/list"))
@@ -128,39 +162,68 @@ class McpConnection:
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> ToolOutcome:
-        """The rendered result; every failure becomes an `ERROR: …` outcome, never an exception."""
-        limit = timeout or self.call_timeout
+        """The rendered result; every failure becomes an `ERROR: …` outcome, never an exception.
+        The call may go on as long as the server reports progress on it (each report moves its
+        idle deadline), up to the cap of the server's `"timeouts"`."""
+        idle, cap = effective_limits(self.spec.timeouts, timeout, self.call_timeout)
+        deadline = CallDeadline(idle, cap)
         token = f"levelcode-{next(_tokens)}"
-        params = {"name": tool, "arguments": dict(arguments), "_meta": {"progressToken": token}}
+        params: dict[str, object] = {
+            "name": tool,
+            "arguments": dict(arguments),
+            "_meta": {"progressToken": token},
+        }
+        self._deadlines[token] = deadline
         if on_progress is not None:
             self._progress[token] = on_progress
         with self.notes.collecting() as notes:
             try:
-                outcome = await self._call_outcome(tool, params, limit)
+                outcome = await self._call_outcome(tool, params, deadline, on_progress)
             finally:
                 self._progress.pop(token, None)
+                self._deadlines.pop(token, None)
         return _with_call_notes(outcome, notes)
 
-    async def _call_outcome(self, tool: str, params: Mapping[str, object], limit: float) -> ToolOutcome:
+    async def _call_outcome(
+        self,
+        tool: str,
+        params: dict[str, object],
+        deadline: CallDeadline,
+        on_progress: ProgressCallback | None,
+    ) -> ToolOutcome:
+        definition = next((t for t in self.tools if t.get("name") == tool), None)
+        spelling = task_spelling(self.info.era, self.info.task_calls, definition)
+        if spelling == "legacy":  # 2025-11-25: the client asks for a task; the server keeps it that long
+            params["task"] = {"ttl": int(deadline.cap * 1000)}
         try:
-            return render_call_result(await self._call_after_browser_steps(tool, params, limit))
+            result = await self._call_after_browser_steps(tool, params, deadline)
+            task = created_task(result, spelling) if spelling is not None else None
+            if task is not None and spelling is not None:
+                status = status_as_progress(on_progress)
+                result = await follow_task(
+                    self.session, task, spelling=spelling, deadline=deadline, tool=tool, on_status=status
+                )
+            return render_call_result(result)
+        except TaskCancelled as exc:
+            return failure(f"{self.name}/{tool}: {exc}")
         except CallTimeout:
-            return failure(
-                f"{self.name}/{tool} timed out after {limit:g} s; LevelCode asked the server to cancel it"
-            )
+            reason = deadline.expired() or f"timed out after {deadline.idle:g} s"
+            return failure(f"{self.name}/{tool} {reason}; LevelCode asked the server to cancel it")
         except ServerExited as exc:
             return failure(f"server {self.name!r} exited ({exc.detail}) during {tool}{self._diagnostics()}")
         except McpError as exc:
             return failure(f"{self.name}/{tool}: {exc}{self._diagnostics()}")
 
     async def _call_after_browser_steps(
-        self, tool: str, params: Mapping[str, object], limit: float
+        self, tool: str, params: Mapping[str, object], deadline: CallDeadline
     ) -> Mapping[str, object]:
         """The call; when the server first needs the user in a browser (URLElicitationRequired,
         -32042), each such step is put to the user as a URL request, and the call retried once
         if they agreed to all of them."""
         try:
-            return await request_until_complete(self.session, "tools/call", params, timeout=limit, tool=tool)
+            return await request_until_complete(
+                self.session, "tools/call", params, timeout=None, tool=tool, deadline=deadline
+            )
         except RemoteError as exc:
             steps = url_steps(exc)
             if not steps:
@@ -174,7 +237,10 @@ class McpConnection:
                         server=self.name,
                         code=URL_ELICITATION_REQUIRED,
                     ) from exc
-            return await request_until_complete(self.session, "tools/call", params, timeout=limit, tool=tool)
+            deadline.touch()  # the time spent in the browser is not the server's
+            return await request_until_complete(
+                self.session, "tools/call", params, timeout=None, tool=tool, deadline=deadline
+            )
 
     def roots_changed(self) -> None:
         """Tell a server that asked for roots that the set changed (2026-07-28 asks each time)."""
@@ -202,18 +268,33 @@ class McpConnection:
     def _notification(self, message: jsonrpc.Notification) -> None:
         method, params = message.method, message.params
         if method == "notifications/tools/list_changed":
+            self.cache.drop("tools/list")
             self._tools_changed()
         elif method == "notifications/resources/list_changed":
+            self.cache.drop("resources/list")
+            self.cache.drop("resources/templates/list")
             self._spawn(self._refresh_resources())
         elif method == "notifications/prompts/list_changed":
+            self.cache.drop("prompts/list")
             self.listings.pop("prompts/list", None)
+        elif method == "notifications/subscriptions/acknowledged":
+            self.listening.acknowledged()
+        elif method == "notifications/resources/updated":
+            uri = params.get("uri")
+            if isinstance(uri, str):
+                self.cache.drop("resources/read", uri)
+            self.listening.updated(params)
         elif method == "notifications/progress":
             self._progressed(params)
         elif method == "notifications/message":
             self.log.record(params)
 
     def _progressed(self, params: Mapping[str, object]) -> None:
-        callback = self._progress.get(str(params.get("progressToken")))
+        token = str(params.get("progressToken"))
+        deadline = self._deadlines.get(token)
+        if deadline is not None:
+            deadline.touch()
+        callback = self._progress.get(token)
         value = params.get("progress")
         if callback is None or not isinstance(value, int | float) or isinstance(value, bool):
             return
@@ -253,15 +334,13 @@ class McpConnection:
             self._relisting = False
 
     def start_listening(self) -> None:
-        """2026-07-28 delivers list_changed only on a `subscriptions/listen` stream; open one."""
-        if self.info.era == "modern" and self.info.tools_list_changed:
-            params = {"notifications": {"toolsListChanged": True}}
-            self._spawn(self.session.request("subscriptions/listen", params, timeout=None))
+        self.listening.start()
 
-    def _spawn(self, work: Coroutine[object, object, object]) -> None:
+    def _spawn(self, work: Coroutine[object, object, object]) -> asyncio.Task[object]:
         task: asyncio.Task[object] = asyncio.ensure_future(work)
         self._background.add(task)
         task.add_done_callback(self._finished)
+        return task
 
     def _finished(self, task: asyncio.Task[object]) -> None:
         self._background.discard(task)
@@ -353,4 +432,4 @@ def _with_call_notes(outcome: ToolOutcome, notes: list[str]) -> ToolOutcome:
     if not notes:
         return outcome
     text = "\n".join([outcome.text, *(f"[LevelCode: {note}]" for note in notes)])
-    return ToolOutcome(text, outcome.is_error, outcome.media)
+    return dataclasses.replace(outcome, text=text)

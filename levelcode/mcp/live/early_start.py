@@ -9,11 +9,13 @@ handshake goes on from there. Whatever the hub never takes is ended when it reap
 session gives up before it has a hub: `end_untaken`).
 
 Only what starts without asking, and unconfined, is started here: servers of the user tier, not
-disabled, stdio, whose entry asks for no sandbox. A repository's servers wait for the launch gate
-as always; a server whose entry asks for the sandbox is left to the hub, which wraps it (spawned
-here it would run unconfined). A server whose launch cannot be resolved (a `${VAR}` unset) is not
-spawned; the hub reports why, from the one resolution made here. Light on purpose: no event loop,
-no protocol, no gates beyond the plan.
+disabled, stdio, whose entry asks for no sandbox, and which the organisation's policy (read with
+the settings) neither blocks, sandboxes nor replaces with a required server of the same name, in
+the session's profile and not turned off in this workspace (mcp/config/server_selection.py). A
+repository's servers wait for the launch gate as always; a server whose entry asks for the
+sandbox is left to the hub, which wraps it (spawned here it would run unconfined); so is a server
+whose launch cannot be resolved (a `${VAR}` unset), and the hub reports why. Light on purpose: no
+event loop, no protocol, no gates beyond the plan.
 
 The REPL spawns only as many as leave it a core (`at_most`) and the rest once its prompt is drawn
 (`EarlyStart.start_held`): ten servers booting at once on two cores would otherwise hold the
@@ -24,11 +26,15 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
 from levelcode.core.errors import ServerStartError
 from levelcode.core.settings import Settings
+from levelcode.core.workspace_servers import servers_off
+from levelcode.mcp.config.managed_servers import govern
+from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile, parse_profiles, select_specs
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, TierConfig, parse_user_settings
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.resolve import server_launch
@@ -99,13 +105,19 @@ class EarlyStart:
 
 
 def start_user_servers(
-    settings: Settings, options: ConnectOptions, *, at_most: int | None = None
+    settings: Settings, options: ConnectOptions, *, at_most: int | None = None, profile: str | None = None
 ) -> EarlyStart:
-    """Spawn the user's own stdio servers now (the first `at_most` of them; the rest are held)."""
-    tier = parse_user_settings(settings.user, file=str(settings.user_file))
+    """Spawn the user's own stdio servers now (the first `at_most` of them; the rest are held):
+    those of `profile` only, less those turned off in this workspace. Raises ConfigError for a
+    profile the settings do not define."""
+    file = str(settings.user_file)
+    tier = parse_user_settings(settings.user, file=file)
+    profiles, _problems = parse_profiles(settings.user.get(PROFILES_KEY), file=file)  # said by config loading
+    chosen = chosen_profile(profiles, profile, file=file)
     early = EarlyStart(options, tier)
-    for spec in tier.servers:
-        if not _starts_early(spec):
+    selected = select_specs(govern(tier.servers, settings.managed), chosen, servers_off(options.workspace))
+    for spec in selected:
+        if not _starts_early(spec, settings.managed.required):
             continue
         try:
             server = EarlyServer(spec, server_launch(spec, options, os.environ))
@@ -126,8 +138,12 @@ def cores_for_servers() -> int:
     return max(1, cores - 1)
 
 
-def _starts_early(spec: ServerSpec) -> TypeGuard[StdioServerSpec]:
-    return isinstance(spec, StdioServerSpec) and not spec.disabled and server_box(spec) is None
+def _starts_early(spec: ServerSpec, required: Collection[str]) -> TypeGuard[StdioServerSpec]:
+    """Started without asking and unconfined — and not a name the organisation's policy requires,
+    whose own server wins that name (config/specs.py merge_tiers): this entry never runs."""
+    governed = spec.organisation is None or spec.organisation.blocked is None
+    wanted = governed and not spec.disabled and spec.name not in required
+    return isinstance(spec, StdioServerSpec) and wanted and server_box(spec) is None
 
 
 def _end(server: EarlyServer) -> None:

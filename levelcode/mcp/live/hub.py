@@ -23,6 +23,8 @@ from levelcode.core.errors import McpError, SignInRequired
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.private_files import write_private_text
 from levelcode.core.progress import ProgressCallback
+from levelcode.core.resource_changes import ResourceChanged
+from levelcode.core.spill_files import SavedResult, SpillFiles, folded
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.server_box import SandboxChoice
@@ -36,6 +38,8 @@ from levelcode.mcp.protocol.results import DEFAULT_RESULT_CHARS, cap_text
 
 if TYPE_CHECKING:
     from levelcode.mcp.live.early_start import EarlyStart
+
+LIST_REFRESH_SECONDS = 5.0  # a server slow to re-list keeps its last list for this turn
 
 # Why a server is not running, as the model (and `mcp call`) is told it.
 _NOT_RUNNING = {
@@ -55,6 +59,8 @@ async def _either(opened: asyncio.Event, start: asyncio.Task[None]) -> None:
 def not_running_reason(status: ServerStatus) -> str:
     if status.phase == "failed":
         return f"failed: {status.detail}" if status.detail else "failed"
+    if status.phase == "blocked" and status.detail:
+        return status.detail
     return _NOT_RUNNING.get(status.phase, status.phase.replace("_", " "))
 
 
@@ -94,6 +100,7 @@ class McpHub:
         self.memory = memory or ProtocolMemory(None)
         self.results_dir = results_dir
         self.result_chars = result_chars
+        self.spills = SpillFiles()  # what this session saved: the read tool may read exactly these
         self.servers: dict[str, ServerHandle] = {}
         self.on_tools_changed: Callable[[str], None] | None = None
 
@@ -104,8 +111,15 @@ class McpHub:
             known = self.servers.get(spec.name)
             if known is not None and known.begun:
                 continue
+            if spec.organisation is not None and spec.organisation.blocked is not None:
+                # the launch gate holds it already; a caller that skipped the gate does not start it
+                blocked = ServerStatus("blocked", spec.organisation.blocked)
+                self.servers[spec.name] = ServerHandle(spec, blocked, begun=True)
+                continue
             if spec.disabled:
-                self.servers[spec.name] = ServerHandle(spec, ServerStatus("disabled"), begun=True)
+                self.servers[spec.name] = ServerHandle(
+                    spec, ServerStatus("disabled", spec.disabled_by), begun=True
+                )
                 continue
             handle = ServerHandle(spec, ServerStatus("starting"), begun=True)
             handle.sandbox = (sandbox or {}).get(spec.name)
@@ -177,6 +191,39 @@ class McpHub:
         if self.on_tools_changed is not None:
             self.on_tools_changed(connection.name)
 
+    async def refresh_stale_lists(self, within: float = LIST_REFRESH_SECONDS) -> bool:
+        """Before the model is asked again: re-list the tools of every server whose list's TTL ran
+        out (2026-07-28 caching), all at once and bounded; whether any list changed."""
+        connections = [c for c in self.connections() if c.tools_stale]
+        if not connections:
+            return False
+        changed = await asyncio.gather(*(c.refresh_stale_tools(within) for c in connections))
+        for connection, did in zip(connections, changed, strict=True):
+            if did:
+                self._tools_changed(connection)
+        return any(changed)
+
+    async def resource_changes(self, within: float = LIST_REFRESH_SECONDS) -> tuple[ResourceChanged, ...]:
+        """The resources in use that changed since last asked, each once; an attached one read
+        again (capped like a result) so its new copy can go to the model."""
+        changes: list[ResourceChanged] = []
+        for connection in self.connections():
+            for update in connection.listening.take():
+                if not update.attached:
+                    changes.append(ResourceChanged(connection.name, update.uri))
+                    continue
+                try:
+                    async with asyncio.timeout(within):
+                        outcome = await read_resource(connection, update.uri, attached=True)
+                except TimeoutError:
+                    outcome = failure(f"no answer within {within:g} s")
+                if outcome.is_error:
+                    changes.append(ResourceChanged(connection.name, update.uri, problem=outcome.text))
+                else:
+                    text = cap_text(outcome.text, self.result_chars)
+                    changes.append(ResourceChanged(connection.name, update.uri, contents=text))
+        return tuple(changes)
+
     def connection(self, server: str) -> McpConnection | None:
         handle = self.servers.get(server)
         return handle.connection if handle is not None else None
@@ -216,7 +263,7 @@ class McpHub:
         if connection is None:
             return self._not_running(server)
         outcome = await connection.call_tool(tool, arguments, on_progress=on_progress)
-        return dataclasses.replace(outcome, text=self._capped(server, tool, outcome.text))
+        return self._capped(server, tool, outcome)
 
     async def resource_call(self, server: str, kind: str, arguments: Mapping[str, object]) -> ToolOutcome:
         """The model's `list_resources` / `read_resource` on `server`, capped like a tool's result."""
@@ -227,7 +274,7 @@ class McpHub:
             outcome = await list_resources_outcome(connection)
         else:
             outcome = await read_resource(connection, arguments.get("uri"))
-        return dataclasses.replace(outcome, text=self._capped(server, kind, outcome.text))
+        return self._capped(server, kind, outcome)
 
     def _not_running(self, server: str) -> ToolOutcome:
         handle = self.servers.get(server)
@@ -239,21 +286,27 @@ class McpHub:
         for connection in self.connections():
             connection.roots_changed()
 
-    def _capped(self, server: str, tool: str, text: str) -> str:
-        if len(text) <= self.result_chars:
-            return text
-        return cap_text(text, self.result_chars, spill_path=self._spill(server, tool, text))
+    def _capped(self, server: str, tool: str, outcome: ToolOutcome) -> ToolOutcome:
+        """The outcome cut to the cap, the whole text saved to a file the note names (G4)."""
+        if len(outcome.text) <= self.result_chars:
+            return outcome
+        saved = self._spill(server, tool, outcome.text)
+        text = cap_text(outcome.text, self.result_chars, saved=saved)
+        return dataclasses.replace(outcome, text=text, saved=saved)
 
-    def _spill(self, server: str, tool: str, text: str) -> str | None:
+    def _spill(self, server: str, tool: str, text: str) -> SavedResult | None:
+        """The whole text in a 0600 file under results/ (0700), its long lines folded so that
+        `read_file` can page through it; None when there is no results folder or it failed."""
         if self.results_dir is None:
             return None
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in f"{server}-{tool}")[:80]
         path = self.results_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{safe}-{time.monotonic_ns() % 10**6}.txt"
         try:
-            write_private_text(path, text)
+            write_private_text(path, folded(text))
         except OSError:
             return None
-        return str(path)
+        self.spills.add(path)
+        return SavedResult(str(path), len(text.encode("utf-8", "replace")))
 
     async def stop(self, server: str) -> None:
         handle = self.servers.get(server)

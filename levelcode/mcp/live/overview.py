@@ -12,9 +12,15 @@ from dataclasses import dataclass, field
 from levelcode.core.errors import ConfigProblem
 from levelcode.core.token_estimate import tool_tokens
 from levelcode.mcp.calls.catalog import Catalog
-from levelcode.mcp.calls.policy import Decision, ToolKind, classify_mcp_tool, policy_for_tool
+from levelcode.mcp.calls.policy import (
+    Decision,
+    ToolKind,
+    classify_mcp_tool,
+    organisation_tool_rule,
+    policy_for_tool,
+)
 from levelcode.mcp.config.allow_rules import AllowRule
-from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec, Tier
+from levelcode.mcp.config.specs import McpConfig, OrgRule, ServerSpec, StdioServerSpec, Tier
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.server_box import SandboxChoice, ServerBox, server_box
 from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus
@@ -40,6 +46,8 @@ class ServerFacts:
     version: str | None = None
     offers: tuple[str, ...] = ()
     log_errors: tuple[str, ...] = ()
+    watched_resources: int = 0  # resources in use whose changes the server reports
+    resource_updates: tuple[tuple[str, float], ...] = ()  # (uri, when): the latest changes it reported
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,7 @@ class ServerSummary:
     remote: bool = False  # reached over HTTP: no process, no stderr log
     sandbox: ServerBox | None = None  # how it runs confined; None: unconfined (or not decided yet)
     facts: ServerFacts | None = None  # while it runs
+    organisation: OrgRule | None = None  # what the organisation's policy decided for it
 
     @property
     def running(self) -> bool:
@@ -97,7 +106,12 @@ def summarize(
             repository_rules=(repository_rules or {}).get(route.server, {}),
         )
         verdict = classify_mcp_tool(
-            tool.name, route.annotations, policy, route.definition, repository=repository
+            tool.name,
+            route.annotations,
+            policy,
+            route.definition,
+            repository=repository,
+            organisation=organisation_tool_rule(route.server, route.tool, config.managed),
         )
         lines.setdefault(route.server, []).append(
             ToolLine(tool.name, route.tool, verdict.decision, verdict.reason, verdict.kind)
@@ -125,6 +139,7 @@ def summarize(
                 remote=not isinstance(spec, StdioServerSpec),
                 sandbox=server_box(spec, sandbox_choices.get(spec.name)),
                 facts=(facts or {}).get(spec.name),
+                organisation=spec.organisation,
             )
         )
     return tuple(summaries)
@@ -136,8 +151,10 @@ _SETTLED = frozenset({"running", "failed", "denied", "starting", "needs_login"})
 def _status(spec: ServerSpec, status: ServerStatus | None, trust: TrustState | None) -> ServerStatus:
     """The hub's status, except that a server not running whose launch is unapproved (never, or
     not since it changed; e.g. revoked, then stopped) is waiting for approval."""
+    if spec.organisation is not None and spec.organisation.blocked is not None:
+        return ServerStatus("blocked", spec.organisation.blocked)
     if spec.disabled:
-        return ServerStatus("disabled")
+        return ServerStatus("disabled", spec.disabled_by)
     if status is not None and status.phase in _SETTLED:
         return status
     if trust in ("never_approved", "changed"):

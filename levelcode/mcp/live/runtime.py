@@ -116,6 +116,7 @@ class McpRuntime:
             settings_file=self.settings.user_file,
             workspace=workspace,
             store=self.gate.store,
+            managed=config.managed,
         )
         self.sandbox_choices: dict[str, SandboxChoice] = {}  # this session's repository servers
         # each repository server's launch as the gate last saw it (hashed then, not for each view)
@@ -149,7 +150,9 @@ class McpRuntime:
         """Start the servers that start without asking (the user's own, not disabled) and return
         once their processes exist: a session does this first, so they boot while it sets itself
         up, and only then keeps the loop busy with its own imports."""
-        self.hub.begin(s for s in self.config.servers if not s.disabled and not needs_launch_approval(s))
+        self.hub.begin(
+            s for s in self.config.servers if not needs_launch_approval(s) and self.gate.may_start_unasked(s)
+        )
         await self.hub.spawned()
 
     async def start(self) -> None:
@@ -240,7 +243,11 @@ class McpRuntime:
         for connection in self.hub.connections():
             info = connection.info
             errors = connection.log.take_errors() if take_errors else ()
-            facts[connection.name] = ServerFacts(info.protocol, info.name, info.version, info.offers, errors)
+            listening = connection.listening
+            updates = tuple((u.uri, u.at) for u in listening.recent)
+            facts[connection.name] = ServerFacts(
+                info.protocol, info.name, info.version, info.offers, errors, len(listening.watched), updates
+            )
         return facts
 
     def instructions(self) -> list[tuple[str, str]]:
@@ -253,13 +260,33 @@ class McpRuntime:
         if take_errors:
             facts = self.facts(take_errors=True)
             summaries = tuple(dataclasses.replace(s, facts=facts.get(s.name, s.facts)) for s in summaries)
-        return ListView(summaries, self.config.problems, stale, self.store.warning)
+        return ListView(summaries, self.config.problems, stale, self.store.warning, self._notes())
+
+    def _notes(self) -> list[str]:
+        """Under the list: the profile in use, and the organisation's policy, when there is one."""
+        notes = []
+        if (profile := self.config.profile) is not None:
+            notes.append(
+                f"Profile {profile!r}: only its servers start (/profile - or no --profile: every server)."
+            )
+        if (managed := self.config.managed).active:
+            notes.append(
+                f"Your organisation's policy applies: {managed.file}"
+                + (f" ({managed.contact})" if managed.contact else "")
+            )
+        return notes
 
     async def restart(self) -> None:
         """A new chat: every server ends (whole process groups); config, allow-list and approvals
         are read again (so `mcp revoke`, `disable` or an edit since take effect), and the gate runs."""
-        self.settings = load_settings(self.workspace, self.settings.user_file)
-        self.config = load_mcp_config(self.workspace, self.settings)
+        await self.switch_profile(self.config.profile)
+
+    async def switch_profile(self, profile: str | None) -> None:
+        """Start `profile`'s servers (None: all) in place of the running ones, through the gate,
+        as a restart does. Raises ConfigError, with nothing stopped, for a profile not defined."""
+        settings = load_settings(self.workspace, self.settings.user_file, managed=self.settings.managed)
+        config = load_mcp_config(self.workspace, settings, profile=profile)
+        self.settings, self.config = settings, config
         await self.hub.renew(
             hub_options(self.workspace, self.settings, roots=self.roots, answers=self.answers)
         )
@@ -268,6 +295,7 @@ class McpRuntime:
         self.router.allowances.store = self.store
         self.router.tool_policy.clear()
         self.router.tool_policy.update(self.config.tool_policy)
+        self.router.managed = self.config.managed
         await self.start()
 
     async def stop(self, name: str) -> Stopped:

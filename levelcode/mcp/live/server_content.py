@@ -46,7 +46,9 @@ async def list_resources_outcome(connection: McpConnection) -> ToolOutcome:
     return ToolOutcome("\n".join(lines))
 
 
-async def read_resource(connection: McpConnection, uri: object) -> ToolOutcome:
+async def read_resource(connection: McpConnection, uri: object, *, attached: bool = False) -> ToolOutcome:
+    """The resource's contents; from now on the session hears when it changes (`attached`: it
+    joins the conversation, and a changed copy is sent to the model again)."""
     if not isinstance(uri, str) or not uri or len(uri) > MAX_URI_CHARS:
         return failure("read_resource needs `uri`: the resource's URI, as a string")
     if not connection.info.offer("resources"):
@@ -55,6 +57,7 @@ async def read_resource(connection: McpConnection, uri: object) -> ToolOutcome:
         result = await connection.request("resources/read", {"uri": uri})
     except McpError as exc:
         return failure(f"{connection.name}: reading {uri[:200]} failed: {exc}")
+    connection.listening.watch(uri, attached=attached)
     return render_resource_contents(result)
 
 

@@ -28,6 +28,7 @@ from levelcode import __version__
 from levelcode.core.errors import AuthorizationRequired, McpError, ProtocolError, RemoteError, TransportError
 from levelcode.mcp.protocol.limits import DEFAULT_HINTED_PROBE_SECONDS
 from levelcode.mcp.protocol.session import McpSession
+from levelcode.mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 
 Era = Literal["legacy", "modern"]
 MODERN_VERSION = "2026-07-28"
@@ -51,15 +52,21 @@ class ServerInfo:
     offers: tuple[str, ...] = ("tools",)  # which of OFFERED_FEATURES its capabilities declare
     resources_list_changed: bool = False
     prompts_list_changed: bool = False
+    task_calls: bool = False  # it may run a tools/call as a task (2025-11-25 tasks, or the extension)
+    resources_subscribe: bool = False  # it tells about updates of resources one subscribes to
 
     def offer(self, feature: str) -> bool:
         return feature in self.offers
 
 
 def modern_envelope(capabilities: Mapping[str, object] | None = None) -> dict[str, object]:
+    declared = dict(capabilities or {})
+    extensions = declared.get("extensions")
+    # The tasks extension: a long call may come back as a task, which LevelCode follows.
+    declared["extensions"] = {**(extensions if isinstance(extensions, Mapping) else {}), TASKS_EXTENSION: {}}
     return {
         "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
-        "io.modelcontextprotocol/clientCapabilities": dict(capabilities or {}),
+        "io.modelcontextprotocol/clientCapabilities": declared,
         "io.modelcontextprotocol/clientInfo": dict(CLIENT_INFO),
     }
 
@@ -113,7 +120,24 @@ def _info(result: Mapping[str, object], era: Era, protocol: str, server_info: ob
         offers=tuple(f for f in OFFERED_FEATURES if isinstance(capabilities.get(f), Mapping)),
         resources_list_changed=_list_changed(capabilities, "resources"),
         prompts_list_changed=_list_changed(capabilities, "prompts"),
+        task_calls=_task_calls(capabilities, era),
+        resources_subscribe=_flag(capabilities, "resources", "subscribe"),
     )
+
+
+def _flag(capabilities: Mapping[str, object], feature: str, flag: str) -> bool:
+    declared = capabilities.get(feature)
+    return isinstance(declared, Mapping) and declared.get(flag) is True
+
+
+def _task_calls(capabilities: Mapping[str, object], era: Era) -> bool:
+    if era == "modern":
+        extensions = capabilities.get("extensions")
+        return isinstance(extensions, Mapping) and isinstance(extensions.get(TASKS_EXTENSION), Mapping)
+    path: object = capabilities
+    for key in ("tasks", "requests", "tools", "call"):
+        path = path.get(key) if isinstance(path, Mapping) else None
+    return isinstance(path, Mapping)
 
 
 def _list_changed(capabilities: Mapping[str, object], feature: str) -> bool:

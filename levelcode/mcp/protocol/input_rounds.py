@@ -11,10 +11,12 @@ import asyncio
 from collections.abc import Mapping
 
 from levelcode.core.errors import ProtocolError
+from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.session import McpSession
 
 MAX_INPUT_ROUNDS = 10
 MAX_INPUT_REQUESTS = 20
+TASK_METHODS = frozenset({"tools/call"})  # the requests the tasks extension may answer with a task
 
 
 async def request_until_complete(
@@ -24,17 +26,20 @@ async def request_until_complete(
     *,
     timeout: float | None,
     tool: str | None = None,
+    deadline: CallDeadline | None = None,
 ) -> Mapping[str, object]:
     sent: dict[str, object] = dict(params)
     for round_ in range(MAX_INPUT_ROUNDS):
-        result = await session.request(method, sent, timeout=timeout, tool=tool)
+        result = await session.request(method, sent, timeout=timeout, tool=tool, deadline=deadline)
         kind = result.get("resultType", "complete")
-        if kind == "complete":
-            return result
+        if kind == "complete" or (kind == "task" and method in TASK_METHODS):
+            return result  # a task handle: the caller follows it (protocol/task_calls.py)
         if kind != "input_required":
             raise ProtocolError(f"unknown resultType {kind!r}", server=session.server, tool=tool)
         if result.get("inputRequests"):
             sent["inputResponses"] = await fulfil(session, result["inputRequests"], tool)
+            if deadline is not None:
+                deadline.touch()  # the time the user took to answer is not the server's
         else:
             sent.pop("inputResponses", None)
             await asyncio.sleep(min(0.05 * 2**round_, 0.25))

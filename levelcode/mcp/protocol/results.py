@@ -14,6 +14,7 @@ import json
 from collections.abc import Mapping
 
 from levelcode.core.outcome import ToolOutcome, decoded_size, failure, human_bytes
+from levelcode.core.spill_files import SavedResult
 from levelcode.mcp.protocol.media import MediaCollector, MediaLimits, media_kind
 
 DEFAULT_RESULT_CHARS = 40_000
@@ -58,11 +59,17 @@ def render_block(block: object, collector: MediaCollector | None = None) -> str:
     return f"[unsupported content block: {str(kind)[:40]}]"
 
 
-def cap_text(text: str, limit: int = DEFAULT_RESULT_CHARS, *, spill_path: str | None = None) -> str:
-    """The text cut to `limit` characters with a note saying where the whole of it is."""
+def cap_text(text: str, limit: int = DEFAULT_RESULT_CHARS, *, saved: SavedResult | None = None) -> str:
+    """The text cut to `limit` characters with a note saying where the whole of it was saved, and
+    how the model reads it there."""
     if len(text) <= limit:
         return text
-    where = f"; the full result is in {spill_path}" if spill_path else ""
+    where = ""
+    if saved is not None:
+        where = (
+            f"; the whole result ({human_bytes(saved.size)}) is saved in {saved.path}: "
+            "read it with read_file, start_line/end_line"
+        )
     note = f"\n\n[result cut: showing {limit:,} of {len(text):,} characters{where}]"
     return text[:limit] + note
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 
 from levelcode.core.errors import (
@@ -27,7 +27,9 @@ from levelcode.core.errors import (
     TransportError,
 )
 from levelcode.mcp.protocol import jsonrpc
+from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.jsonrpc import Incoming, RequestId
+from levelcode.mcp.protocol.result_cache import ResultCache, cache_key
 from levelcode.mcp.protocol.transport import Transport
 
 NotificationHandler = Callable[[jsonrpc.Notification], None]
@@ -71,11 +73,13 @@ class McpSession:
         self.server = transport.server
         self.on_notification = on_notification
         self.features = features or ClientFeatures()
-        self._answering: set[asyncio.Task[None]] = set()
+        self._answering: set[asyncio.Task[None]] = set()  # server requests being answered, work spawned
         self.envelope: Mapping[str, object] | None = None  # 2026-07-28: `_meta` sent with every request
+        self.cache: ResultCache | None = None  # results the server lets us reuse (ttlMs/cacheScope)
         self.closed: TransportError | None = None
         self.notes: deque[str] = deque(maxlen=_NOTES)  # ignored garbage, for error reports
         self._pending: dict[RequestId, asyncio.Future[Mapping[str, object]]] = {}
+        self._timers: dict[RequestId, asyncio.TimerHandle] = {}
         self._next_id = 0
 
     async def open(self) -> None:
@@ -94,15 +98,39 @@ class McpSession:
         *,
         timeout: float | None,
         tool: str | None = None,
+        deadline: CallDeadline | None = None,
+    ) -> Mapping[str, object]:
+        """The result. `deadline`, when given, bounds the request instead of `timeout`: its idle
+        limit moves whenever the caller touches it (the server's progress), its cap never. A
+        cacheable request answered before, and still fresh by the server's hint, is not sent."""
+        key = cache_key(method, params) if self.cache is not None else None
+        if key is not None and self.cache is not None:
+            cached = self.cache.get(key)
+            if cached is not None:
+                return cached
+        result = await self._exchange(method, params, timeout, tool, deadline)
+        if key is not None and self.cache is not None:
+            self.cache.put(key, result)
+        return result
+
+    async def _exchange(
+        self,
+        method: str,
+        params: Mapping[str, object] | None,
+        timeout: float | None,
+        tool: str | None,
+        deadline: CallDeadline | None,
     ) -> Mapping[str, object]:
         if self.closed is not None:
             raise self.closed
         self._next_id += 1
         request_id = self._next_id
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Mapping[str, object]] = loop.create_future()
+        future: asyncio.Future[Mapping[str, object]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        timer = None if timeout is None else loop.call_later(timeout, self._expire, request_id, timeout, tool)
+        if deadline is None and timeout is not None:
+            deadline = CallDeadline(timeout, timeout)
+        if deadline is not None:
+            self._watch(request_id, deadline, tool)
         try:
             self.transport.send(jsonrpc.request(request_id, method, self._with_envelope(params)))
             return await future
@@ -110,9 +138,16 @@ class McpSession:
             self._cancel_remote(request_id, "the user aborted the request")
             raise
         finally:
+            timer = self._timers.pop(request_id, None)
             if timer is not None:
                 timer.cancel()
             self._pending.pop(request_id, None)
+
+    def spawn(self, work: Coroutine[object, object, None]) -> None:
+        """Run `work` on its own, kept until it ends (a request sent while its caller leaves)."""
+        task = asyncio.ensure_future(work)
+        self._answering.add(task)
+        task.add_done_callback(self._answering.discard)
 
     def notify(self, method: str, params: Mapping[str, object] | None = None) -> None:
         self.transport.send(jsonrpc.notification(method, params))
@@ -125,17 +160,25 @@ class McpSession:
         merged["_meta"] = {**self.envelope, **(meta if isinstance(meta, Mapping) else {})}
         return merged
 
-    def _expire(self, request_id: RequestId, timeout: float, tool: str | None) -> None:
+    def _watch(self, request_id: RequestId, deadline: CallDeadline, tool: str | None) -> None:
+        """Look at the deadline when it is next due; a deadline moved since is looked at again then."""
+        loop = asyncio.get_running_loop()
+        self._timers[request_id] = loop.call_later(
+            deadline.due_in(), self._expire, request_id, deadline, tool
+        )
+
+    def _expire(self, request_id: RequestId, deadline: CallDeadline, tool: str | None) -> None:
         future = self._pending.get(request_id)
         if future is None or future.done():
             return
+        reason = deadline.expired()
+        if reason is None:
+            self._watch(request_id, deadline, tool)
+            return
         what = f"tool {tool!r}" if tool else "the request"
-        future.set_exception(
-            CallTimeout(
-                f"{what} timed out after {timeout:g} s", server=self.server, seconds=timeout, tool=tool
-            )
-        )
-        self._cancel_remote(request_id, f"timed out after {timeout:g} s")
+        seconds = deadline.elapsed
+        future.set_exception(CallTimeout(f"{what} {reason}", server=self.server, seconds=seconds, tool=tool))
+        self._cancel_remote(request_id, reason)
 
     def _cancel_remote(self, request_id: RequestId, reason: str) -> None:
         if self.closed is None:
@@ -223,9 +266,7 @@ class McpSession:
             with contextlib.suppress(McpError):
                 self.transport.send(jsonrpc.result_response(message.id, {}))
             return
-        task = asyncio.ensure_future(self._answer_async(message))
-        self._answering.add(task)
-        task.add_done_callback(self._answering.discard)
+        self.spawn(self._answer_async(message))
 
     async def _answer_async(self, message: jsonrpc.Request) -> None:
         try:

@@ -192,3 +192,34 @@ async def test_resources_and_templates_are_listed_across_pages(tmp_path: Path) -
     resources, templates = await resource_index(connection)
     assert [r["uri"] for r in resources] == ["x:/0", "x:/1", "x:/2"]
     assert [t["uriTemplate"] for t in templates] == ["x:/{n}"]
+
+
+async def test_sampling_the_organisation_turned_off_is_refused_before_anyone_is_asked(tmp_path: Path) -> None:
+    """The user's entry enables sampling and someone could approve it; the organisation's policy
+    turns it off: the server (which asks anyway) is refused, and nobody is asked."""
+    from levelcode.core.managed_policy import ManagedPolicy
+    from levelcode.mcp.config.managed_servers import govern
+
+    user = parse_user_settings({"mcpServers": {"s": {"command": "x", "sampling": True}}}, file="/u").servers
+    (spec,) = govern(user, ManagedPolicy(file="/etc/levelcode/managed-settings.json", sampling=False))
+    assert isinstance(spec, StdioServerSpec)
+    asked: list[str] = []
+
+    async def approve(server: str, _params: Mapping[str, object]) -> Mapping[str, object]:
+        asked.append(server)
+        return {"role": "assistant", "content": {"type": "text", "text": "yes"}, "model": "m"}
+
+    features = features_for(spec, workspace_roots(tmp_path), UserAnswers(sample=approve))
+    assert "sampling" not in features.capabilities
+    peer, seen = asking_peer("sampling/createMessage", {"messages": [], "maxTokens": 5})
+    session = McpSession(MemoryTransport(peer), features=features)  # type: ignore[arg-type]
+    await session.open()
+    info = ServerInfo("modern", "2026-07-28", offers=("tools",))
+    outcome = await McpConnection(spec, session, info, ConnectOptions(workspace=tmp_path)).call_tool("t", {})
+    assert outcome.is_error
+    assert asked == []
+    assert len(seen) == 1
+    assert (
+        "sampling is turned off by your organisation's policy (/etc/levelcode/managed-settings.json)"
+        in outcome.text
+    )

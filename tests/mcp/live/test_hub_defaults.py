@@ -29,7 +29,9 @@ async def test_a_default_hub_cuts_a_41000_character_result_and_spills_it_whole(t
     assert text.startswith(whole[:40_000])
     assert whole[:40_001] not in text
     match = re.search(
-        r"\[result cut: showing 40,000 of ([\d,]+) characters; the full result is in (\S+)\]", text
+        r"\[result cut: showing 40,000 of ([\d,]+) characters; the whole result \(40\.0 KB\) is saved in "
+        r"(\S+): read it with read_file, start_line/end_line\]",
+        text,
     )
     assert match is not None, text[-300:]
     assert match.group(1) == f"{len(whole):,}"

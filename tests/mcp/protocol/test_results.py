@@ -4,6 +4,7 @@ exactly, and structured content shows when there is no text."""
 
 from __future__ import annotations
 
+from levelcode.core.spill_files import SavedResult
 from levelcode.mcp.protocol.results import cap_text, render_call_result
 
 
@@ -75,6 +76,8 @@ def test_errors_are_marked() -> None:
 
 def test_cap_names_the_spill_file() -> None:
     assert cap_text("short", 10) == "short"
-    capped = cap_text("x" * 50, 10, spill_path="/state/results/r.txt")
-    assert capped.startswith("x" * 10 + "\n\n[result cut: showing 10 of 50 characters")
-    assert capped.endswith("the full result is in /state/results/r.txt]")
+    capped = cap_text("x" * 50, 10, saved=SavedResult("/state/results/r.txt", 2_400_000))
+    assert capped == "x" * 10 + (
+        "\n\n[result cut: showing 10 of 50 characters; the whole result (2.3 MB) is saved in "
+        "/state/results/r.txt: read it with read_file, start_line/end_line]"
+    )

@@ -199,8 +199,12 @@ async def test_hub_caps_long_results_and_spills_the_whole_text(fault: Fault, tmp
     text, is_error = outcome.text, outcome.is_error
     assert not is_error
     assert text.startswith("line of text\n")
-    assert "[result cut: showing 1,000 of 130,000 characters; the full result is in " in text
-    spill = Path(text.rsplit("the full result is in ", 1)[1].rstrip("]"))
+    assert (
+        "[result cut: showing 1,000 of 130,000 characters; the whole result (127.0 KB) is saved in " in text
+    )
+    spill = Path(text.rsplit("is saved in ", 1)[1].split(": read it with read_file", 1)[0])
+    assert outcome.saved is not None
+    assert outcome.saved.path == str(spill)
     assert spill.read_text() == "line of text\n" * 10_000
     await hub.reap_all()
     fault.assert_no_survivors()

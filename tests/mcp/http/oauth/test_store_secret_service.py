@@ -17,6 +17,10 @@ from keyring.backends import fail
 from levelcode.mcp.http.oauth.store import KEYRING_SERVICE, STORE_FILE, CredentialStore, issuer_key, store_key
 from tests.support.secret_service import SecretService, secret_service
 
+# keyring's Secret Service backend leaks a D-Bus connection per call (tests/support/secret_service.py
+# collects them when the service ends); one the garbage collector frees mid-test is not this test's.
+pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+
 RECORD = {
     "tokens": {"access_token": "at-SECRET", "refresh_token": "rt-SECRET"},
     "dpop_key": "-----BEGIN PRIVATE",
