@@ -35,12 +35,15 @@ which read files); live/overview.py (the summary every view shows); and protocol
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "levelcode"
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+LAYERS_MARKER = "<!-- layers:"
 
 MCP_ORDER = ("live", "calls", "launch", "http", "stdio", "protocol", "config")
 MCP = tuple(f"mcp.{part}" for part in MCP_ORDER)
@@ -230,6 +233,36 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def _package_sources() -> list[tuple[str, str, str]]:
     return [_source_of(path)[1:] for path in sorted(PACKAGE.rglob("*.py"))]
+
+
+def documented_layers(text: str) -> dict[str, frozenset[str]]:
+    """The layer table of docs/architecture.md: layer → what it may import ("anything": `*`,
+    "nothing": none), read from the rows after the marker comment up to the first blank line."""
+    lines = text.split(LAYERS_MARKER, 1)[1].splitlines()[1:]
+    rows = [line for line in itertools.takewhile(str.strip, lines) if line.startswith("|")][2:]
+    table: dict[str, frozenset[str]] = {}
+    for row in rows:
+        layer, may_import = (cell.strip() for cell in row.strip("|").split("|")[:2])
+        words = {word.strip() for word in may_import.split(",")}
+        table[layer] = frozenset({"*"} if words == {"anything"} else set() if words == {"nothing"} else words)
+    return table
+
+
+def test_the_architecture_doc_draws_the_map_this_test_enforces() -> None:
+    """docs/architecture.md's layer table is the one enforced here: a layer, or an arrow, that one
+    has and the other lacks fails (levelcode/__init__ and __main__, `root`, are not a layer)."""
+    enforced = {layer: allowed for layer, allowed in ALLOWED.items() if layer != "root"}
+    assert documented_layers(ARCHITECTURE.read_text(encoding="utf-8")) == enforced
+
+
+def test_a_doc_that_differs_from_the_map_is_caught() -> None:
+    """The comparison can fail: one arrow added to the doc's table (tools → mcp) is a difference."""
+    text = ARCHITECTURE.read_text(encoding="utf-8").replace(
+        "| tools | sandbox, core |", "| tools | mcp, sandbox, core |"
+    )
+    enforced = {layer: allowed for layer, allowed in ALLOWED.items() if layer != "root"}
+    assert documented_layers(text) != enforced
+    assert documented_layers(text)["tools"] == {"mcp", "sandbox", "core"}
 
 
 def test_every_import_points_down_the_layer_map() -> None:
