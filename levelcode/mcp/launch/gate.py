@@ -73,6 +73,7 @@ class Verdict:
     held: ServerStatus | None = None
     review: LaunchReview | None = None
     card: ApprovalRequest | None = None
+    answered: bool = False  # the user answered about it now: `review` is as it was before the answer
 
 
 @dataclass
@@ -198,7 +199,7 @@ class LaunchGate:
         self.store.approve(
             self.workspace, review.spec, launch_text(review.spec), review.facts, sandbox=sandbox
         )
-        return Verdict(review.spec, True, sandbox, review=review, card=card)
+        return Verdict(review.spec, True, sandbox, review=review, card=card, answered=True)
 
     def card(
         self,
@@ -217,7 +218,7 @@ class LaunchGate:
             self.store.deny(self.workspace, spec, launch_text(spec), review.facts)
         except OSError as exc:  # held back all the same; only the memory of the answer is lost
             self.unsaved.append(DenialNotSaved(spec.name, str(exc)))
-        return Verdict(spec, False, held=ServerStatus("denied"), review=review, card=card)
+        return Verdict(spec, False, held=ServerStatus("denied"), review=review, card=card, answered=True)
 
     def _held_notices(self, verdicts: Sequence[Verdict]) -> list[McpNotice]:
         """A notice for each server held for want of someone to ask, and one for those the user

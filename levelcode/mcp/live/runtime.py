@@ -183,7 +183,7 @@ class McpRuntime:
         for verdict in admission.verdicts:
             if verdict.held is not None:
                 self.hub.hold(verdict.spec, verdict.held)
-            if verdict.card is not None:  # answered now: as seen before the answer no longer holds
+            if verdict.answered:  # on its own card or all at once: as seen before no longer holds
                 self.seen.pop(verdict.spec.name, None)
             elif verdict.review is not None:
                 self.seen[verdict.spec.name] = verdict.review

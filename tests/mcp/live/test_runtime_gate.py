@@ -18,6 +18,7 @@ import pytest
 from levelcode.core.approvals import ApprovalRequest, Choice
 from levelcode.mcp.config.sandbox_entry import SandboxRequest
 from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
+from levelcode.mcp.launch.gate import MANY_SERVERS
 from levelcode.mcp.launch.sandboxed_launch import own_folder
 from levelcode.mcp.launch.server_box import ServerBox
 from levelcode.mcp.launch.status import LaunchHeld, McpNotice
@@ -136,5 +137,24 @@ async def test_an_entry_that_asks_for_the_sandbox_where_there_is_none_does_not_s
             "MCP server 'helper' failed: its entry asks for the sandbox, but no sandbox can be set up "
             "here: bwrap was not found on PATH; not started"
         ]
+    finally:
+        await runtime.close()
+
+
+async def test_servers_denied_all_at_once_show_as_denied_in_the_views(tmp_path: Path) -> None:
+    """The many-servers card's "deny all" is an answer like a server's own card: the views show
+    each launch as denied (remembered), not as it was reviewed before the answer."""
+    specs = tuple(
+        dataclasses.replace(repo_server(tmp_path), name=f"helper{n}") for n in range(MANY_SERVERS + 1)
+    )
+    approver = ScriptedApprover("deny")
+    runtime = McpRuntime(tmp_path, McpConfig(specs), approver, store=TrustStore())
+    try:
+        await runtime.start()
+        assert len(approver.asked) == 1  # the card that lists them all, and no other
+        states = {summary.name: summary_state(summary) for summary in runtime.summaries()}
+        assert states == {
+            spec.name: f"denied — `levelcode mcp trust {spec.name}` to reconsider" for spec in specs
+        }
     finally:
         await runtime.close()
