@@ -1,0 +1,204 @@
+"""The fault server (tests/servers/fault_server.py) without a process: its very `Server` — eras,
+tools, pages, definitions, answers, list_changed, requests to the client — read and written as
+JSON-RPC lines over a MemoryTransport, each line it writes classified by LevelCode's own
+`jsonrpc.parse_line` as a pipe's would be. On top, what only a test in the same process can
+script: resources, templates and prompts (set them before the server starts: its capabilities
+are declared from them), and notifications pushed at any moment (`push`).
+
+A process's behaviour has an in-memory form where it is protocol: a crash ends the transport
+with the server's stderr lines, `sleep` and `progress` run on loop timers. What needs a real
+process — start-up faults, `big`, `whereami`, the probes, grandchildren — raises NeedsAProcess:
+test that with tests.support.servers.fault_spec.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from levelcode.mcp.protocol import jsonrpc
+from tests.fakes.memory_transport import MemoryTransport
+from tests.servers.fault_server import PROBE_NAMES, Server, flags, text
+
+PROCESS_FLAGS = (
+    "hang_at_start",
+    "exit_at_start",
+    "slow_start",
+    "ignore_sigterm",
+    "linger",
+    "ask_after_close",
+    "grandchildren",
+    "pid_file",
+)
+PROCESS_TOOLS = frozenset({"big", "whereami", "crash_with_children", *PROBE_NAMES})
+CRASH_EXIT = "exit code 3"  # as the fault server's `crash` exits
+
+
+class NeedsAProcess(AssertionError):
+    """A test asked the in-memory server for something only a real process does."""
+
+
+class MemoryServer(Server):
+    """One in-memory fault server; each `open_transport` is a new connection to it (a process, for
+    the real one), all sharing its state."""
+
+    def __init__(self, *server_flags: str, name: str = "fault") -> None:
+        args = flags().parse_args(list(server_flags))
+        if used := [flag for flag in PROCESS_FLAGS if getattr(args, flag)]:
+            raise NeedsAProcess(f"{used} act on a process: start the real server (fault_spec)")
+        super().__init__(args, write=self._collect)
+        self.name = name
+        self.resources: dict[str, str] = {}  # uri -> text
+        self.templates: list[dict[str, Any]] = []
+        self.prompts: dict[str, str] = {}  # name -> the text of its one user message
+        self.received: list[dict[str, Any]] = []  # every message, as it read it off the wire
+        self.transports: list[MemoryTransport] = []
+        self._written: list[bytes] = []
+        self._current: MemoryTransport | None = None
+
+    def open_transport(self) -> MemoryTransport:
+        transport = MemoryTransport(name=self.name)
+        transport.stderr = []
+        transport.peer = lambda message: self._read(transport, message)
+        self.transports.append(transport)
+        return transport
+
+    def methods(self) -> list[str]:
+        """The method of every request and notification LevelCode sent it, in order."""
+        return [str(m["method"]) for m in self.received if "method" in m]
+
+    def push(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification now, on every connection still open."""
+        message = {"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})}
+        for transport in self.transports:
+            if not transport.closed:
+                with self._answering(transport):
+                    self.send(message)
+
+    # --- the fault server's hooks -------------------------------------------------------------
+
+    def log(self, line: str) -> None:
+        if self._current is not None:
+            self._current.stderr.extend(line.splitlines())
+
+    def content_capabilities(self) -> dict[str, Any]:
+        declared: dict[str, Any] = {}
+        if self.resources or self.templates:
+            declared["resources"] = {"listChanged": True, "subscribe": True}
+        if self.prompts:
+            declared["prompts"] = {"listChanged": True}
+        return declared
+
+    def other(self, method: object, request_id: object, params: dict[str, Any]) -> None:
+        answer = self._content(method, params)
+        if answer is None:
+            super().other(method, request_id, params)
+        elif "error" in answer:
+            self.refuse(request_id, -32002, str(answer["error"]))
+        else:
+            self.reply(request_id, answer)
+
+    def call(self, request_id: object, name: object, arguments: dict[str, Any]) -> None:
+        if name in PROCESS_TOOLS:
+            raise NeedsAProcess(f"the fault server's {name!r} needs a real process (fault_spec)")
+        transport = self._current
+        assert transport is not None
+        if name == "sleep":
+            self._later(
+                transport, float(arguments.get("seconds", 1)), lambda: self.reply(request_id, text("slept"))
+            )
+        elif name == "progress":
+            self._progress(transport, request_id, self.progress_token, 1, arguments)
+        elif name == "crash":
+            self.log("fault-server: about to crash\nfatal: simulated crash")
+            asyncio.get_running_loop().call_soon(transport.exit, CRASH_EXIT)
+        else:
+            super().call(request_id, name, arguments)
+
+    # --- in memory ----------------------------------------------------------------------------
+
+    def _content(self, method: object, params: dict[str, Any]) -> dict[str, Any] | None:
+        """The answer to a resources or prompts request ({"error": why} for a missing one), or
+        None for a method that is neither."""
+        if method == "resources/list":
+            return {"resources": [{"uri": uri, "name": uri} for uri in self.resources]}
+        if method == "resources/templates/list":
+            return {"resourceTemplates": self.templates}
+        if method == "resources/read":
+            uri = str(params.get("uri"))
+            if uri not in self.resources:
+                return {"error": f"no resource {uri}"}
+            return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": self.resources[uri]}]}
+        if method in ("resources/subscribe", "resources/unsubscribe"):
+            return {}
+        if method == "prompts/list":
+            return {"prompts": [{"name": name, "description": f"prompt {name}"} for name in self.prompts]}
+        if method == "prompts/get":
+            name = str(params.get("name"))
+            if name not in self.prompts:
+                return {"error": f"no prompt {name}"}
+            return {"messages": [{"role": "user", "content": {"type": "text", "text": self.prompts[name]}}]}
+        return None
+
+    def _progress(
+        self,
+        transport: MemoryTransport,
+        request_id: object,
+        token: object,
+        step: int,
+        arguments: dict[str, Any],
+    ) -> None:
+        """The fault server's `progress`, one step per timer: `steps` notifications `interval`
+        seconds apart, then "done" (or nothing more with `then_hang`)."""
+        steps, interval = int(arguments.get("steps", 5)), float(arguments.get("interval", 0.1))
+
+        def next_step() -> None:
+            update = {"progressToken": token, "progress": step, "total": steps}
+            self.send({"jsonrpc": "2.0", "method": "notifications/progress", "params": update})
+            if step < steps:
+                self._progress(transport, request_id, token, step + 1, arguments)
+            elif not arguments.get("then_hang"):
+                self.reply(request_id, text(f"done after {steps} steps"))
+
+        self._later(transport, interval, next_step)
+
+    def _later(self, transport: MemoryTransport, seconds: float, work: Callable[[], None]) -> None:
+        def run() -> None:
+            if not transport.closed:
+                with self._answering(transport):
+                    work()
+
+        asyncio.get_running_loop().call_later(seconds, run)
+
+    def _read(self, transport: MemoryTransport, message: object) -> list[jsonrpc.Incoming]:
+        """One message LevelCode sent, as the server reads it: a JSON line. What it writes in
+        answer is returned (the transport delivers it on the next loop iteration)."""
+        wire = json.loads(jsonrpc.encode(message))  # type: ignore[arg-type]
+        self.received.append(wire)
+        self._current = transport
+        try:
+            self.handle(wire)
+        finally:
+            self._current = None
+        return self._lines()
+
+    @contextlib.contextmanager
+    def _answering(self, transport: MemoryTransport) -> Iterator[None]:
+        """Outside a message's handling (a timer, a push): what it writes goes to `transport` now."""
+        self._current = transport
+        try:
+            yield
+        finally:
+            self._current = None
+        for message in self._lines():
+            transport.deliver(message)
+
+    def _collect(self, data: bytes) -> None:
+        self._written.append(data)
+
+    def _lines(self) -> list[jsonrpc.Incoming]:
+        data, self._written = b"".join(self._written), []
+        return [jsonrpc.parse_line(line) for line in data.split(b"\n") if line.strip()]
