@@ -1,14 +1,15 @@
-"""The fault server (tests/servers/fault_server.py) without a process: its very `Server` — eras,
-tools, pages, definitions, answers, list_changed, requests to the client — read and written as
-JSON-RPC lines over a MemoryTransport, each line it writes classified by LevelCode's own
-`jsonrpc.parse_line` as a pipe's would be. On top, what only a test in the same process can
-script: resources, templates and prompts (set them before the server starts: its capabilities
-are declared from them), and notifications pushed at any moment (`push`).
+"""The test servers (tests/servers/) without a process: each one's very `Server`, read and written
+as JSON-RPC lines over a MemoryTransport (`MemoryWire`), each line it writes classified by
+LevelCode's own `jsonrpc.parse_line` as a pipe's would be.
 
-A process's behaviour has an in-memory form where it is protocol: a crash ends the transport
-with the server's stderr lines, `sleep` and `progress` run on loop timers. What needs a real
-process — start-up faults, `big`, `whereami`, the probes, grandchildren — raises NeedsAProcess:
-test that with tests.support.servers.fault_spec.
+`MemoryServer` is the fault server — eras, tools, pages, definitions, answers, list_changed,
+requests to the client — plus what only a test in the same process can script: resources,
+templates and prompts (set them before the server starts: its capabilities are declared from
+them). A process's behaviour has an in-memory form where it is protocol: a crash ends the
+transport with the server's stderr lines, `sleep` and `progress` run on loop timers. What needs a
+real process — start-up faults, `big`, `whereami`, the probes, grandchildren — raises
+NeedsAProcess: test that with tests.support.servers.fault_spec. `MemoryTaskServer` is the
+spec-written task server (list caching hints, request counts, tasks).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from levelcode.mcp.protocol import jsonrpc
 from tests.fakes.memory_transport import MemoryTransport
-from tests.servers.fault_server import PROBE_NAMES, Server, flags, text
+from tests.servers import fault_server, task_server
 
 PROCESS_FLAGS = (
     "hang_at_start",
@@ -33,7 +34,7 @@ PROCESS_FLAGS = (
     "grandchildren",
     "pid_file",
 )
-PROCESS_TOOLS = frozenset({"big", "whereami", "crash_with_children", *PROBE_NAMES})
+PROCESS_TOOLS = frozenset({"big", "whereami", "crash_with_children", *fault_server.PROBE_NAMES})
 CRASH_EXIT = "exit code 3"  # as the fault server's `crash` exits
 
 
@@ -41,23 +42,20 @@ class NeedsAProcess(AssertionError):
     """A test asked the in-memory server for something only a real process does."""
 
 
-class MemoryServer(Server):
-    """One in-memory fault server; each `open_transport` is a new connection to it (a process, for
-    the real one), all sharing its state."""
+class MemoryWire:
+    """One server in memory, whatever server it is: each `open_transport` is a new connection to
+    it (a process, for the real one), all sharing its state. A subclass reads each message in
+    `receive` and writes its lines through `_collect`."""
 
-    def __init__(self, *server_flags: str, name: str = "fault") -> None:
-        args = flags().parse_args(list(server_flags))
-        if used := [flag for flag in PROCESS_FLAGS if getattr(args, flag)]:
-            raise NeedsAProcess(f"{used} act on a process: start the real server (fault_spec)")
-        super().__init__(args, write=self._collect)
+    def __init__(self, name: str) -> None:
         self.name = name
-        self.resources: dict[str, str] = {}  # uri -> text
-        self.templates: list[dict[str, Any]] = []
-        self.prompts: dict[str, str] = {}  # name -> the text of its one user message
         self.received: list[dict[str, Any]] = []  # every message, as it read it off the wire
         self.transports: list[MemoryTransport] = []
         self._written: list[bytes] = []
         self._current: MemoryTransport | None = None
+
+    def receive(self, message: dict[str, Any]) -> None:
+        raise NotImplementedError
 
     def open_transport(self) -> MemoryTransport:
         transport = MemoryTransport(name=self.name)
@@ -76,7 +74,62 @@ class MemoryServer(Server):
         for transport in self.transports:
             if not transport.closed:
                 with self._answering(transport):
-                    self.send(message)
+                    self._collect(json.dumps(message).encode() + b"\n")
+
+    def _later(self, transport: MemoryTransport, seconds: float, work: Callable[[], None]) -> None:
+        def run() -> None:
+            if not transport.closed:
+                with self._answering(transport):
+                    work()
+
+        asyncio.get_running_loop().call_later(seconds, run)
+
+    def _read(self, transport: MemoryTransport, message: object) -> list[jsonrpc.Incoming]:
+        """One message LevelCode sent, as the server reads it: a JSON line. What it writes in
+        answer is returned (the transport delivers it on the next loop iteration)."""
+        wire = json.loads(jsonrpc.encode(message))  # type: ignore[arg-type]
+        self.received.append(wire)
+        self._current = transport
+        try:
+            self.receive(wire)
+        finally:
+            self._current = None
+        return self._lines()
+
+    @contextlib.contextmanager
+    def _answering(self, transport: MemoryTransport) -> Iterator[None]:
+        """Outside a message's handling (a timer, a push): what it writes goes to `transport` now."""
+        self._current = transport
+        try:
+            yield
+        finally:
+            self._current = None
+        for message in self._lines():
+            transport.deliver(message)
+
+    def _collect(self, data: bytes) -> None:
+        self._written.append(data)
+
+    def _lines(self) -> list[jsonrpc.Incoming]:
+        data, self._written = b"".join(self._written), []
+        return [jsonrpc.parse_line(line) for line in data.split(b"\n") if line.strip()]
+
+
+class MemoryServer(MemoryWire, fault_server.Server):
+    """The fault server in memory, started with its command-line `server_flags`."""
+
+    def __init__(self, *server_flags: str, name: str = "fault") -> None:
+        args = fault_server.flags().parse_args(list(server_flags))
+        if used := [flag for flag in PROCESS_FLAGS if getattr(args, flag)]:
+            raise NeedsAProcess(f"{used} act on a process: start the real server (fault_spec)")
+        MemoryWire.__init__(self, name)
+        fault_server.Server.__init__(self, args, write=self._collect)
+        self.resources: dict[str, str] = {}  # uri -> text
+        self.templates: list[dict[str, Any]] = []
+        self.prompts: dict[str, str] = {}  # name -> the text of its one user message
+
+    def receive(self, message: dict[str, Any]) -> None:
+        self.handle(message)
 
     # --- the fault server's hooks -------------------------------------------------------------
 
@@ -107,9 +160,8 @@ class MemoryServer(Server):
         transport = self._current
         assert transport is not None
         if name == "sleep":
-            self._later(
-                transport, float(arguments.get("seconds", 1)), lambda: self.reply(request_id, text("slept"))
-            )
+            slept = fault_server.text("slept")
+            self._later(transport, float(arguments.get("seconds", 1)), lambda: self.reply(request_id, slept))
         elif name == "progress":
             self._progress(transport, request_id, self.progress_token, 1, arguments)
         elif name == "crash":
@@ -161,44 +213,21 @@ class MemoryServer(Server):
             if step < steps:
                 self._progress(transport, request_id, token, step + 1, arguments)
             elif not arguments.get("then_hang"):
-                self.reply(request_id, text(f"done after {steps} steps"))
+                self.reply(request_id, fault_server.text(f"done after {steps} steps"))
 
         self._later(transport, interval, next_step)
 
-    def _later(self, transport: MemoryTransport, seconds: float, work: Callable[[], None]) -> None:
-        def run() -> None:
-            if not transport.closed:
-                with self._answering(transport):
-                    work()
 
-        asyncio.get_running_loop().call_later(seconds, run)
+class MemoryTaskServer(MemoryWire, task_server.Server):
+    """The task server in memory, started with its command-line `server_flags` (no port)."""
 
-    def _read(self, transport: MemoryTransport, message: object) -> list[jsonrpc.Incoming]:
-        """One message LevelCode sent, as the server reads it: a JSON line. What it writes in
-        answer is returned (the transport delivers it on the next loop iteration)."""
-        wire = json.loads(jsonrpc.encode(message))  # type: ignore[arg-type]
-        self.received.append(wire)
-        self._current = transport
-        try:
-            self.handle(wire)
-        finally:
-            self._current = None
-        return self._lines()
+    def __init__(self, *server_flags: str, name: str = "tasks") -> None:
+        MemoryWire.__init__(self, name)
+        task_server.Server.__init__(self, task_server.flags().parse_args(list(server_flags)))
 
-    @contextlib.contextmanager
-    def _answering(self, transport: MemoryTransport) -> Iterator[None]:
-        """Outside a message's handling (a timer, a push): what it writes goes to `transport` now."""
-        self._current = transport
-        try:
-            yield
-        finally:
-            self._current = None
-        for message in self._lines():
-            transport.deliver(message)
-
-    def _collect(self, data: bytes) -> None:
-        self._written.append(data)
-
-    def _lines(self) -> list[jsonrpc.Incoming]:
-        data, self._written = b"".join(self._written), []
-        return [jsonrpc.parse_line(line) for line in data.split(b"\n") if line.strip()]
+    def receive(self, message: dict[str, Any]) -> None:
+        if message.get("method") == "tools/call" and (message.get("params") or {}).get("name") == "report":
+            raise NeedsAProcess("the task server's 'report' sleeps in its thread: run it for real")
+        reply = self.handle(message)
+        if reply is not None:
+            self._collect(json.dumps(reply).encode() + b"\n")

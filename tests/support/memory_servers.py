@@ -21,7 +21,7 @@ from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.server_box import SandboxChoice
 from levelcode.mcp.live.early_start import EarlyServer
 from levelcode.mcp.live.transports import TransportPlan, on_one_process
-from tests.fakes.memory_server import MemoryServer
+from tests.fakes.memory_server import MemoryServer, MemoryTaskServer, MemoryWire
 from tests.support.servers import USER
 
 
@@ -29,16 +29,26 @@ class MemoryServers:
     """The in-memory servers of one test, by name."""
 
     def __init__(self) -> None:
-        self.servers: dict[str, MemoryServer] = {}
+        self.servers: dict[str, MemoryWire] = {}
 
     def add(self, *flags: str, name: str = "fault", **overrides: Any) -> StdioServerSpec:
-        """A fault server in memory, started with the fault server's `flags`; its entry, as the
+        """The fault server in memory, started with the fault server's `flags`; its entry, as the
         user's own unless `overrides` say otherwise (as tests.support.servers.fault_spec)."""
-        self.servers[name] = MemoryServer(*flags, name=name)
-        return StdioServerSpec(name=name, command="in-memory", provenance=USER, **overrides)
+        return self._entry(MemoryServer(*flags, name=name), overrides)
+
+    def add_tasks(self, *flags: str, name: str = "tasks", **overrides: Any) -> StdioServerSpec:
+        """The task server in memory, started with the task server's `flags` (no port); its entry."""
+        return self._entry(MemoryTaskServer(*flags, name=name), overrides)
+
+    def _entry(self, server: MemoryWire, overrides: dict[str, Any]) -> StdioServerSpec:
+        self.servers[server.name] = server
+        return StdioServerSpec(name=server.name, command="in-memory", provenance=USER, **overrides)
 
     def __getitem__(self, name: str) -> MemoryServer:
-        return self.servers[name]
+        """The fault server of that name (tests script it: resources, prompts, pushes)."""
+        server = self.servers[name]
+        assert isinstance(server, MemoryServer), f"{name!r} is not the fault server"
+        return server
 
     def plan(
         self,

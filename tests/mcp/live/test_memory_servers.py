@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -22,7 +23,9 @@ from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.transports import transport_plan
 from tests.fakes.memory_server import NeedsAProcess
 from tests.support.memory_servers import MemoryServers
-from tests.support.servers import fault_spec
+from tests.support.servers import ROOT, USER, fault_spec
+
+TASK_SERVER = ROOT / "tests" / "servers" / "task_server.py"
 
 CALLS: list[tuple[str, dict[str, object]]] = [
     ("echo", {"message": "hi"}),
@@ -95,6 +98,30 @@ async def test_both_forms_say_their_tools_changed(either: McpHub) -> None:
     async with asyncio.timeout(10):
         await changed.wait()
     assert connection.tools[-1]["name"] == "added_later"
+
+
+@pytest.mark.parametrize("form", ["memory", "process"])
+async def test_both_forms_of_the_task_server_count_alike_and_hint_their_lists(
+    memory_servers: MemoryServers, tmp_path: Path, form: str
+) -> None:
+    flags = ("--ttl-ms", "600000")
+    options = ConnectOptions(workspace=tmp_path, startup_timeout=15)
+    if form == "memory":
+        connection = await connect(memory_servers.add_tasks(*flags), options, transports=memory_servers.plan)
+    else:
+        spec = StdioServerSpec("tasks", sys.executable, USER, args=(str(TASK_SERVER), "--stdio", *flags))
+        connection = await connect(spec, options)
+    try:
+        assert connection.info.era == "modern"
+        assert connection.info.task_calls
+        assert not connection.tools_stale
+        counted = json.loads((await connection.call_tool("request_counts", {})).text)
+        failed = await connection.call_tool("task_fail", {})
+    finally:
+        await connection.close()
+    assert [t["name"] for t in connection.tools][:2] == ["report", "task_report"]
+    assert counted == {"initialize": 1, "server/discover": 1, "tools/call": 1, "tools/list": 1}
+    assert failed.text.startswith("ERROR: tasks/task_fail: the backend refused the job")
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern", "dual", "silent-legacy"])
