@@ -5,9 +5,9 @@ LevelCode's own `jsonrpc.parse_line` as a pipe's would be.
 `MemoryServer` is the fault server — eras, tools, pages, definitions, answers, list_changed,
 requests to the client — plus what only a test in the same process can script: resources,
 templates and prompts (set them before the server starts: its capabilities are declared from
-them). A process's behaviour has an in-memory form where it is protocol: a crash ends the
-transport with the server's stderr lines, `sleep` and `progress` run on loop timers. What needs a
-real process — start-up faults, `big`, `whereami`, the probes, grandchildren — raises
+them). A process's behaviour has an in-memory form where it is protocol: an exit (`crash`) ends
+the transport with the server's stderr lines, and its waits (`sleep`, `progress`) run on loop
+timers. What needs a real process — start-up faults, `big`, `whereami`, the probes, grandchildren — raises
 NeedsAProcess: test that with tests.support.servers.fault_spec. `MemoryTaskServer` is the
 spec-written task server (list caching hints, request counts, tasks).
 """
@@ -35,7 +35,6 @@ PROCESS_FLAGS = (
     "pid_file",
 )
 PROCESS_TOOLS = frozenset({"big", "whereami", "crash_with_children", *fault_server.PROBE_NAMES})
-CRASH_EXIT = "exit code 3"  # as the fault server's `crash` exits
 
 
 class NeedsAProcess(AssertionError):
@@ -157,18 +156,25 @@ class MemoryServer(MemoryWire, fault_server.Server):
     def call(self, request_id: object, name: object, arguments: dict[str, Any]) -> None:
         if name in PROCESS_TOOLS:
             raise NeedsAProcess(f"the fault server's {name!r} needs a real process (fault_spec)")
+        super().call(request_id, name, arguments)
+
+    def every(self, seconds: float, times: int, work: Callable[[int], None]) -> None:
+        """On loop timers, each `seconds` after the one before, on the connection that asked."""
         transport = self._current
         assert transport is not None
-        if name == "sleep":
-            slept = fault_server.text("slept")
-            self._later(transport, float(arguments.get("seconds", 1)), lambda: self.reply(request_id, slept))
-        elif name == "progress":
-            self._progress(transport, request_id, self.progress_token, 1, arguments)
-        elif name == "crash":
-            self.log("fault-server: about to crash\nfatal: simulated crash")
-            asyncio.get_running_loop().call_soon(transport.exit, CRASH_EXIT)
-        else:
-            super().call(request_id, name, arguments)
+
+        def run(n: int) -> None:
+            work(n)
+            if n < times:
+                self._later(transport, seconds, lambda: run(n + 1))
+
+        self._later(transport, seconds, lambda: run(1))
+
+    def exit(self, code: int) -> None:
+        """The connection that asked ends, as a pipe does when its process exits."""
+        transport = self._current
+        assert transport is not None
+        asyncio.get_running_loop().call_soon(transport.exit, f"exit code {code}")
 
     # --- in memory ----------------------------------------------------------------------------
 
@@ -194,28 +200,6 @@ class MemoryServer(MemoryWire, fault_server.Server):
                 return {"error": f"no prompt {name}"}
             return {"messages": [{"role": "user", "content": {"type": "text", "text": self.prompts[name]}}]}
         return None
-
-    def _progress(
-        self,
-        transport: MemoryTransport,
-        request_id: object,
-        token: object,
-        step: int,
-        arguments: dict[str, Any],
-    ) -> None:
-        """The fault server's `progress`, one step per timer: `steps` notifications `interval`
-        seconds apart, then "done" (or nothing more with `then_hang`)."""
-        steps, interval = int(arguments.get("steps", 5)), float(arguments.get("interval", 0.1))
-
-        def next_step() -> None:
-            update = {"progressToken": token, "progress": step, "total": steps}
-            self.send({"jsonrpc": "2.0", "method": "notifications/progress", "params": update})
-            if step < steps:
-                self._progress(transport, request_id, token, step + 1, arguments)
-            elif not arguments.get("then_hang"):
-                self.reply(request_id, fault_server.text(f"done after {steps} steps"))
-
-        self._later(transport, interval, next_step)
 
 
 class MemoryTaskServer(MemoryWire, task_server.Server):

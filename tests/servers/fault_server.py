@@ -44,8 +44,9 @@ came back, an error's as an error result).
 Every process it starts (itself, grandchildren) appends its pid to $FAULT_PID_FILE, so tests can
 check by pid that nothing survives.
 
-`Server` is the protocol alone: it reads one message at a time and writes its lines through
-`write`, so the same server also runs in memory, without a process (tests/fakes/memory_server.py).
+`Server` is the protocol alone: it reads one message at a time, writes its lines through `write`,
+and waits (`every`) and dies (`exit`) through methods of its own, so the same server also runs in
+memory, without a process (tests/fakes/memory_server.py).
 """
 
 import argparse
@@ -309,6 +310,26 @@ class Server:
             answer = message.get("error") if failed else message.get("result")
             self.reply(request_id, text(json.dumps(answer, sort_keys=True), is_error=failed))
 
+    def every(self, seconds: float, times: int, work) -> None:
+        """`work(1)` … `work(times)`, `seconds` apart (the first after `seconds`)."""
+        for n in range(1, times + 1):
+            time.sleep(seconds)
+            work(n)
+
+    def exit(self, code: int) -> None:
+        os._exit(code)
+
+    def progress(self, request_id: object, token: object, arguments: dict) -> None:
+        steps = int(arguments.get("steps", 5))
+
+        def report(step: int) -> None:
+            update = {"progressToken": token, "progress": step, "total": steps}
+            self.send({"jsonrpc": "2.0", "method": "notifications/progress", "params": update})
+            if step == steps and not arguments.get("then_hang"):
+                self.reply(request_id, text(f"done after {steps} steps"))
+
+        self.every(float(arguments.get("interval", 0.1)), steps, report)
+
     def handshake(self, method: object, request_id: object, params: dict) -> bool:
         era = self.args.era
         if method == "initialize":
@@ -363,19 +384,14 @@ class Server:
             }
             self.reply(request_id, text(json.dumps(seen)))
         elif name == "sleep":
-            time.sleep(float(arguments.get("seconds", 1)))
-            self.reply(request_id, text("slept"))
+            self.every(
+                float(arguments.get("seconds", 1)), 1, lambda _n: self.reply(request_id, text("slept"))
+            )
         elif name == "progress":
-            steps = int(arguments.get("steps", 5))
-            for step in range(1, steps + 1):
-                time.sleep(float(arguments.get("interval", 0.1)))
-                update = {"progressToken": self.progress_token, "progress": step, "total": steps}
-                self.send({"jsonrpc": "2.0", "method": "notifications/progress", "params": update})
-            if not arguments.get("then_hang"):
-                self.reply(request_id, text(f"done after {steps} steps"))
+            self.progress(request_id, self.progress_token, arguments)
         elif name == "crash":
             self.log("fault-server: about to crash\nfatal: simulated crash")
-            os._exit(3)
+            self.exit(3)
         elif name == "crash_with_children":
             spawn_sleeper()
             self.log("fault-server: crashing, child keeps stdout open")

@@ -23,9 +23,7 @@ from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.transports import transport_plan
 from tests.fakes.memory_server import NeedsAProcess
 from tests.support.memory_servers import MemoryServers
-from tests.support.servers import ROOT, USER, fault_spec
-
-TASK_SERVER = ROOT / "tests" / "servers" / "task_server.py"
+from tests.support.servers import TASK_SERVER, USER, fault_spec
 
 CALLS: list[tuple[str, dict[str, object]]] = [
     ("echo", {"message": "hi"}),
