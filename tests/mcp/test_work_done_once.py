@@ -2,7 +2,9 @@
 that cannot be), a repository server's files hashed once for the views (not again for each),
 `/new` building no second hub, and an MCP call's arguments masked once. Load-bearing direction:
 each test counts the work and fails when it is done twice. The second corpus is the behaviour
-around it, asserted alongside: what is counted once still happens, and says the same."""
+around it, asserted alongside: what is counted once still happens, and says the same. Where no
+process is part of what is counted, the servers are the fault server in memory (the
+memory_servers fixture); a session's early start and a launch's resolving spawn for real."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from levelcode.mcp.live.early_start import start_user_servers
 from levelcode.mcp.live.runtime import McpRuntime, make_hub
 from levelcode.tools.base import ToolContext
 from tests.support.approvers import ScriptedApprover
+from tests.support.memory_servers import MemoryServers
 from tests.support.servers import FAULT_SERVER
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -58,10 +61,14 @@ def user_server(isolated_home: Path) -> Path:
     return settings
 
 
-def _runtime(workspace: Path, settings_file: Path) -> McpRuntime:
+def _runtime(workspace: Path, settings_file: Path, servers: MemoryServers) -> McpRuntime:
+    """The runtime of a session with these settings, its servers (the user's "fault") in memory."""
     settings = load_settings(workspace, settings_file)
     config = load_mcp_config(workspace, settings)
-    return McpRuntime(workspace, config, HeadlessApprover(), settings=settings, store=TrustStore())
+    runtime = McpRuntime(workspace, config, HeadlessApprover(), settings=settings, store=TrustStore())
+    servers.add(name="fault")
+    runtime.hub.transports = servers.plan
+    return runtime
 
 
 async def test_a_session_parses_the_users_settings_once(
@@ -106,10 +113,12 @@ def _repository_server(workspace: Path) -> StdioServerSpec:
 
 
 async def test_views_hash_no_file_the_launch_gate_hashed_already(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    memory_servers: MemoryServers, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     spec = _repository_server(tmp_path)
     runtime = McpRuntime(tmp_path, McpConfig((spec,)), ScriptedApprover("once"), store=TrustStore())
+    memory_servers.add(name="helper")  # what the approved launch reaches
+    runtime.hub.transports = memory_servers.plan
     hashed: list[object] = []
     try:
         await runtime.start()
@@ -124,11 +133,11 @@ async def test_views_hash_no_file_the_launch_gate_hashed_already(
 
 
 async def test_a_new_chat_builds_no_second_hub_and_changes_options_only_with_nothing_running(
-    user_server: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    memory_servers: MemoryServers, user_server: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     built: list[object] = []
     counting(monkeypatch, hub_module.McpHub, "__init__", built)
-    runtime = _runtime(tmp_path, user_server)
+    runtime = _runtime(tmp_path, user_server, memory_servers)
     hub = runtime.hub
     renewed_with_running: list[bool] = []
     original = hub.renew
@@ -152,11 +161,11 @@ async def test_a_new_chat_builds_no_second_hub_and_changes_options_only_with_not
 
 
 async def test_an_mcp_calls_arguments_are_masked_once(
-    user_server: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    memory_servers: MemoryServers, user_server: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     masked: list[object] = []
     counting(monkeypatch, router_module, "mask_arguments", masked)
-    runtime = _runtime(tmp_path, user_server)
+    runtime = _runtime(tmp_path, user_server, memory_servers)
     runtime.router.tool_policy["fault__echo"] = "allow"
     try:
         await runtime.start()

@@ -7,7 +7,8 @@ transport's last diagnostic lines: a stdio server's stderr, a remote one's HTTP 
 Each call carries a progress token, and the server's progress for it goes to the caller; the
 server's log messages go to its log (mcp/live/server_log.py). Capping and spilling long results is
 the hub's job (it owns the results directory). Which transport a server gets, and how its
-protocol era is found, is transports.py's choice.
+protocol era is found, is transports.py's choice: `connect` asks the `TransportPlanner` it is
+given (`transport_plan` unless a caller hands it another) and never opens a transport otherwise.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.live.call_notes import CallNotes
 from levelcode.mcp.live.listening import ServerListening
 from levelcode.mcp.live.server_log import ServerLog
-from levelcode.mcp.live.transports import transport_plan
+from levelcode.mcp.live.transports import TransportPlanner, transport_plan
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.handshake import Era, ServerInfo
@@ -363,13 +364,15 @@ async def connect(
     opened: Callable[[], None] | None = None,
     begun: EarlyServer | None = None,
     sandbox: SandboxChoice | None = None,
+    transports: TransportPlanner = transport_plan,
 ) -> McpConnection:
     """Start (or reach) the server, negotiate, list its tools — all within its startup timeout.
     `opened` is called once the server's process (or connection) exists, its first request about
     to be sent: what a caller waits for before it does work that keeps the loop busy. `begun`: the
     early start's launch of this server, and its process, taken over instead of a new one; `sandbox`:
-    how the launch gate let a repository's server start, when in the sandbox."""
-    plan = transport_plan(spec, options, os.environ if parent_env is None else parent_env, begun, sandbox)
+    how the launch gate let a repository's server start, when in the sandbox; `transports`: where
+    the server's transports come from."""
+    plan = transports(spec, options, os.environ if parent_env is None else parent_env, begun, sandbox)
     startup = spec.startup_timeout or options.startup_timeout
     notes = CallNotes()
     features = options.features_for(spec, notes.add) if options.features_for is not None else options.features

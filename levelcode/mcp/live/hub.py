@@ -7,6 +7,10 @@ the servers it is given, whether they were begun before or not. Which servers ma
 the hub (the launch gate); the hub never starts anything it was not handed. `call` always returns
 an outcome for the model, capped, with the full text spilled to a file when it was cut.
 `reap_all` ends every server's process group; run it on exit, new chat and signals.
+
+Every server's transports come from the hub's one `transports` planner (live/transports.py):
+`transport_plan`, unless the hub was built with another (the tests' in-memory servers), which
+then serves every start, restart and new chat of that hub alike.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from levelcode.mcp.launch.trust import launch_fingerprint
 from levelcode.mcp.live.connection import McpConnection, connect
 from levelcode.mcp.live.protocol_memory import ProtocolMemory
 from levelcode.mcp.live.server_content import list_resources_outcome, read_resource
+from levelcode.mcp.live.transports import TransportPlanner, transport_plan
 from levelcode.mcp.protocol.handshake import ServerInfo
 from levelcode.mcp.protocol.results import DEFAULT_RESULT_CHARS, cap_text
 
@@ -92,11 +97,14 @@ class McpHub:
         results_dir: Path | None = None,
         result_chars: int = DEFAULT_RESULT_CHARS,
         early: EarlyStart | None = None,
+        transports: TransportPlanner = transport_plan,
     ) -> None:
         """`early`: the servers spawned before the hub existed, launched with `options`; each is
-        taken over when the hub starts that server, and ended at reaping if it never is."""
+        taken over when the hub starts that server, and ended at reaping if it never is.
+        `transports`: where every server's transports come from."""
         self.options = options
         self.early = early
+        self.transports = transports
         self.memory = memory or ProtocolMemory(None)
         self.results_dir = results_dir
         self.result_chars = result_chars
@@ -167,7 +175,13 @@ class McpHub:
             begun = self.early.take(spec) if self.early is not None else None
             hint = self.memory.get(fingerprint)
             connection = await connect(
-                spec, self.options, hint=hint, opened=opened, begun=begun, sandbox=handle.sandbox
+                spec,
+                self.options,
+                hint=hint,
+                opened=opened,
+                begun=begun,
+                sandbox=handle.sandbox,
+                transports=self.transports,
             )
         except SignInRequired as exc:
             handle.status = ServerStatus("needs_login", str(exc))

@@ -4,13 +4,19 @@ The one module that knows every transport: stdio servers get our subprocess tran
 their era on the one process they start as (`initialize` first, see protocol/handshake.py); remote
 servers get Streamable HTTP (or legacy SSE) and negotiate in turn on one connection. The remote
 stack is imported only for a remote spec, so nothing on the stdio path loads it.
+
+`transport_plan` is the one way a connection reaches its server's transports; the hub and
+`connect` take it as a `TransportPlanner` (their default, and the only one production uses), so
+a caller that hands them another planner — the tests' in-memory servers — goes down the very
+same path from the hub to the session, with only the transport replaced. It never spawns or
+contacts anything itself: its plan does, when asked for a transport.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from levelcode.mcp.config.environment import Withheld
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
@@ -35,6 +41,28 @@ class TransportPlan:
 
     make: Callable[[], Transport]
     negotiate: Negotiation
+
+
+class TransportPlanner(Protocol):
+    """What the hub and `connect` ask for a server's transports: `transport_plan`'s signature."""
+
+    def __call__(
+        self,
+        spec: ServerSpec,
+        options: ConnectOptions,
+        parent_env: Mapping[str, str],
+        begun: EarlyServer | None = None,
+        sandbox: SandboxChoice | None = None,
+    ) -> TransportPlan: ...
+
+
+def on_one_process(options: ConnectOptions) -> Negotiation:
+    """Find the era on the one process a server starts as (protocol/handshake.py `negotiate`)."""
+
+    async def negotiation(open_session: SessionFactory, hint: Era | None) -> tuple[McpSession, ServerInfo]:
+        return await negotiate(open_session, hint, hinted_probe=options.hinted_probe)
+
+    return negotiation
 
 
 def transport_plan(
@@ -114,7 +142,4 @@ def _stdio_plan(
     def make() -> StdioTransport:  # the process spawned early goes to the first transport only
         return StdioTransport(launch, spawned.pop() if spawned else None)
 
-    async def on_one_process(open_session: SessionFactory, hint: Era | None) -> tuple[McpSession, ServerInfo]:
-        return await negotiate(open_session, hint, hinted_probe=options.hinted_probe)
-
-    return TransportPlan(make, on_one_process)
+    return TransportPlan(make, on_one_process(options))

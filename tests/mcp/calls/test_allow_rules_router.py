@@ -1,9 +1,10 @@
-"""An allow rule covers the tool the user saw (gate G2), with a real hub and the fault server whose
-tool definitions the test changes under it ("rug pull"). Load-bearing direction: after "always",
-a server that changes the tool's description, input schema or annotations gets asked about again
-— the card says what changed, and with nobody to ask the call is refused with that reason and
-never reaches the server. The second corpus: the unchanged tool runs without asking, "always"
-again records the new definition, and a hand-written "allow" works exactly as before."""
+"""An allow rule covers the tool the user saw (gate G2), with the real hub and the fault server (in
+memory: the memory_servers fixture) whose tool definitions the test changes under it ("rug
+pull"). Load-bearing direction: after "always", a server that changes the tool's description,
+input schema or annotations gets asked about again — the card says what changed, and with
+nobody to ask the call is refused with that reason and never reaches the server. The second
+corpus: the unchanged tool runs without asking, "always" again records the new definition, and
+a hand-written "allow" works exactly as before."""
 
 from __future__ import annotations
 
@@ -23,18 +24,17 @@ from levelcode.mcp.config.allow_rules import canonical_hash
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.live.hub import McpHub
 from tests.support.approvers import ScriptedApprover
-from tests.support.servers import fault_spec
+from tests.support.memory_servers import MemoryServers
 
 TOOL = "fault__touch_marker"
 ORIGINAL: dict[str, Any] = {"description": "touch a file", "inputSchema": {"type": "object"}}
 
 
 @pytest.fixture
-async def hub(tmp_path: Path) -> AsyncIterator[McpHub]:
+async def hub(memory_servers: MemoryServers, tmp_path: Path) -> AsyncIterator[McpHub]:
     (tmp_path / "definitions.json").write_text(json.dumps({"touch_marker": ORIGINAL}))
-    hub = McpHub(ConnectOptions(workspace=tmp_path))
-    flags = ("--definitions", str(tmp_path / "definitions.json"))
-    await hub.start([fault_spec(*flags, pid_file=tmp_path / "pids")])
+    hub = McpHub(ConnectOptions(workspace=tmp_path), transports=memory_servers.plan)
+    await hub.start([memory_servers.add("--definitions", str(tmp_path / "definitions.json"))])
     yield hub
     await hub.reap_all()
 

@@ -1,4 +1,5 @@
-"""The MCP router (gates G2/G3) with a real hub and the fault server. Load-bearing direction: a call
+"""The MCP router (gates G2/G3) with the real hub and the fault server, in memory (the
+memory_servers fixture: the hub's own transport seam). Load-bearing direction: a call
 runs without asking only when the user's allow-list allows it; with nobody to ask it is refused
 and never reaches the server; a destructive tool is never "always allowed". The second corpus:
 allow-listed calls run, and an interactive yes runs exactly that call."""
@@ -20,15 +21,15 @@ from levelcode.mcp.config.allow_rules import canonical_hash
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.live.hub import McpHub
 from tests.support.approvers import ScriptedApprover
-from tests.support.servers import fault_spec
+from tests.support.memory_servers import MemoryServers
 
 BUILTINS = {"read_file", "write_file", "run_command"}
 
 
 @pytest.fixture
-async def hub(tmp_path: Path) -> AsyncIterator[McpHub]:
-    hub = McpHub(ConnectOptions(workspace=tmp_path))
-    await hub.start([fault_spec("--odd-names", pid_file=tmp_path / "pids")])
+async def hub(memory_servers: MemoryServers, tmp_path: Path) -> AsyncIterator[McpHub]:
+    hub = McpHub(ConnectOptions(workspace=tmp_path), transports=memory_servers.plan)
+    await hub.start([memory_servers.add("--odd-names")])
     yield hub
     await hub.reap_all()
 

@@ -1,7 +1,8 @@
-"""The hub as LevelCode builds it, with no limit passed in. Load-bearing direction: a result over
-the default cap (40,000 characters) never reaches the model whole — it is cut, and the whole text
-is spilled to a file under the state dir's results/ that the note names. The second corpus: a
-result under the cap arrives exactly as the server sent it."""
+"""The hub as LevelCode builds it, with no limit passed in (its server: the fault server, in
+memory). Load-bearing direction: a result over the default cap (40,000 characters) never reaches
+the model whole — it is cut, and the whole text is spilled to a file under the state dir's
+results/ that the note names. The second corpus: a result under the cap arrives exactly as the
+server sent it."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ from pathlib import Path
 
 from levelcode.core import paths
 from levelcode.mcp.live.runtime import make_hub
-from tests.support.servers import fault_spec
+from tests.support.memory_servers import MemoryServers
 
 
-async def test_a_default_hub_cuts_a_41000_character_result_and_spills_it_whole(tmp_path: Path) -> None:
+async def test_a_default_hub_cuts_a_41000_character_result_and_spills_it_whole(
+    memory_servers: MemoryServers, tmp_path: Path
+) -> None:
     hub = make_hub(tmp_path)
-    await hub.start([fault_spec(pid_file=tmp_path / "pids")])
+    hub.transports = memory_servers.plan
+    await hub.start([memory_servers.add()])
     try:
         whole = "".join(f"{i:07d}\n" for i in range(41_000 // 8)) + "end"
         assert len(whole) > 41_000

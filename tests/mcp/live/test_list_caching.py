@@ -1,14 +1,13 @@
-"""Caching hints against real servers that set them and count what reaches them: the spec-written
-task server (`--ttl-ms`; it counts every request) and the official SDK's and FastMCP's servers
-(`--cache-ms`, `--cache-ttl`; `test://reads` counts the reads it served). Lists and reads are
-reused within their TTL, fetched again after it, and a list_changed notification drops the cached
-list at once."""
+"""Caching hints against servers that set them and count what reaches them: the spec-written
+task server (`--ttl-ms`; it counts every request), in memory (the memory_servers fixture), and
+the official SDK's and FastMCP's servers for real (`--cache-ms`, `--cache-ttl`; `test://reads`
+counts the reads it served). Lists and reads are reused within their TTL, fetched again after
+it, and a list_changed notification drops the cached list at once."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,16 +20,14 @@ from levelcode.mcp.live.connection import McpConnection
 from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.server_content import read_resource
 from levelcode.mcp.protocol.jsonrpc import Notification
-from tests.support.http_servers import ServerProcess, fastmcp_server, free_port, running, sdk_server
-from tests.support.servers import ROOT
+from tests.support.http_servers import ServerProcess, fastmcp_server, running, sdk_server
+from tests.support.memory_servers import MemoryServers
 
 USER = Provenance("user", "/test/settings.json")
-TASK_SERVER = ROOT / "tests" / "servers" / "task_server.py"
 
 
-def task_server(*flags: str) -> ServerProcess:
-    port = free_port()
-    return ServerProcess([sys.executable, str(TASK_SERVER), str(port), *flags], port, "/mcp")
+def options(tmp_path: Path) -> ConnectOptions:
+    return ConnectOptions(workspace=tmp_path, startup_timeout=20, call_timeout=30)
 
 
 async def counts(connection: McpConnection) -> dict[str, int]:
@@ -38,54 +35,61 @@ async def counts(connection: McpConnection) -> dict[str, int]:
 
 
 async def started(url: str, tmp_path: Path) -> McpHub:
-    hub = McpHub(ConnectOptions(workspace=tmp_path, startup_timeout=20, call_timeout=30))
+    hub = McpHub(options(tmp_path))
     await hub.start([HttpServerSpec(name="srv", url=url, provenance=USER)])
-    assert hub.connection("srv") is not None, hub.states["srv"].status
+    assert hub.connection("srv") is not None, hub.statuses()["srv"]
     return hub
 
 
-async def test_a_tools_list_is_reused_within_its_ttl(tmp_path: Path) -> None:
-    with running(task_server("--ttl-ms", "600000")) as server:
-        hub = await started(server.url, tmp_path)
-        try:
-            for _turn in range(3):
-                assert not await hub.refresh_stale_lists()
-            connection = hub.connection("srv")
-            assert connection is not None
-            seen = await counts(connection)
-        finally:
-            await hub.reap_all()
+async def task_server(servers: MemoryServers, tmp_path: Path, *flags: str) -> McpHub:
+    """A hub running the task server, in memory, started with `flags`."""
+    hub = McpHub(options(tmp_path), transports=servers.plan)
+    await hub.start([servers.add_tasks(*flags, name="srv")])
+    assert hub.connection("srv") is not None, hub.statuses()["srv"]
+    return hub
+
+
+async def test_a_tools_list_is_reused_within_its_ttl(memory_servers: MemoryServers, tmp_path: Path) -> None:
+    hub = await task_server(memory_servers, tmp_path, "--ttl-ms", "600000")
+    try:
+        for _turn in range(3):
+            assert not await hub.refresh_stale_lists()
+        connection = hub.connection("srv")
+        assert connection is not None
+        seen = await counts(connection)
+    finally:
+        await hub.reap_all()
     assert seen["tools/list"] == 1
 
 
-async def test_a_zero_ttl_list_is_fetched_again_before_each_model_request(tmp_path: Path) -> None:
-    with running(task_server("--ttl-ms", "0")) as server:
-        hub = await started(server.url, tmp_path)
-        try:
-            for _turn in range(3):
-                await hub.refresh_stale_lists()
-            connection = hub.connection("srv")
-            assert connection is not None
-            seen = await counts(connection)
-        finally:
-            await hub.reap_all()
+async def test_a_zero_ttl_list_is_fetched_again_before_each_model_request(
+    memory_servers: MemoryServers, tmp_path: Path
+) -> None:
+    hub = await task_server(memory_servers, tmp_path, "--ttl-ms", "0")
+    try:
+        for _turn in range(3):
+            await hub.refresh_stale_lists()
+        connection = hub.connection("srv")
+        assert connection is not None
+        seen = await counts(connection)
+    finally:
+        await hub.reap_all()
     assert seen["tools/list"] == 4  # at start, then once before each of the three requests
 
 
-async def test_list_changed_drops_a_fresh_list_at_once(tmp_path: Path) -> None:
-    with running(task_server("--ttl-ms", "600000")) as server:
-        hub = await started(server.url, tmp_path)
-        try:
-            connection = hub.connection("srv")
-            assert connection is not None
-            assert not connection.tools_stale
-            handler = connection.session.on_notification
-            assert handler is not None
-            handler(Notification("notifications/tools/list_changed", {}))
-            await hub.refresh_stale_lists()
-            seen = await counts(connection)
-        finally:
-            await hub.reap_all()
+async def test_list_changed_drops_a_fresh_list_at_once(memory_servers: MemoryServers, tmp_path: Path) -> None:
+    hub = await task_server(memory_servers, tmp_path, "--ttl-ms", "600000")
+    try:
+        connection = hub.connection("srv")
+        assert connection is not None
+        assert not connection.tools_stale
+        handler = connection.session.on_notification
+        assert handler is not None
+        handler(Notification("notifications/tools/list_changed", {}))
+        await hub.refresh_stale_lists()
+        seen = await counts(connection)
+    finally:
+        await hub.reap_all()
     assert seen["tools/list"] >= 2
 
 

@@ -1,8 +1,8 @@
 """Long calls: a call whose server reports progress keeps going past its idle limit (each report
 moves the deadline), up to the absolute cap of the server's `"timeouts"`, which nothing moves.
 Load-bearing direction: a silent call still ends at the idle limit, and a chatty one at the cap —
-never later. Real servers: the fault server's `progress` tool and server-everything's long-running
-operation."""
+never later. The fault server's `progress` tool, in memory (the memory_servers fixture), except
+where no process may be left behind; and server-everything's long-running operation, for real."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from levelcode.mcp.config.specs import Provenance, StdioServerSpec
 from levelcode.mcp.config.timeouts_entry import CallTimeouts
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.live.connection import connect
+from tests.support.memory_servers import MemoryServers
 from tests.support.processes import read_pids, survivors
 from tests.support.servers import fault_spec, node_server
 
@@ -42,9 +43,11 @@ async def test_progress_keeps_a_call_alive_past_its_idle_limit(tmp_path: Path) -
     assert survivors(read_pids(tmp_path / "pids")) == []
 
 
-async def test_a_silent_call_still_ends_at_the_idle_limit(tmp_path: Path) -> None:
-    spec = fault_spec(pid_file=tmp_path / "pids", timeouts=CallTimeouts(idle_seconds=0.5, max_seconds=20))
-    connection = await connect(spec, options(tmp_path), hint="legacy")
+async def test_a_silent_call_still_ends_at_the_idle_limit(
+    memory_servers: MemoryServers, tmp_path: Path
+) -> None:
+    spec = memory_servers.add(timeouts=CallTimeouts(idle_seconds=0.5, max_seconds=20))
+    connection = await connect(spec, options(tmp_path), hint="legacy", transports=memory_servers.plan)
     try:
         began = time.monotonic()
         outcome = await connection.call_tool("hang", {})
@@ -55,9 +58,11 @@ async def test_a_silent_call_still_ends_at_the_idle_limit(tmp_path: Path) -> Non
     assert took < 5
 
 
-async def test_progress_that_stops_ends_the_call_one_idle_limit_later(tmp_path: Path) -> None:
-    spec = fault_spec(pid_file=tmp_path / "pids", timeouts=CallTimeouts(idle_seconds=0.5, max_seconds=20))
-    connection = await connect(spec, options(tmp_path), hint="legacy")
+async def test_progress_that_stops_ends_the_call_one_idle_limit_later(
+    memory_servers: MemoryServers, tmp_path: Path
+) -> None:
+    spec = memory_servers.add(timeouts=CallTimeouts(idle_seconds=0.5, max_seconds=20))
+    connection = await connect(spec, options(tmp_path), hint="legacy", transports=memory_servers.plan)
     try:
         began = time.monotonic()
         outcome = await connection.call_tool("progress", {"steps": 4, "interval": 0.2, "then_hang": True})
@@ -70,9 +75,11 @@ async def test_progress_that_stops_ends_the_call_one_idle_limit_later(tmp_path: 
     assert 1.2 < took < 5
 
 
-async def test_the_cap_ends_a_call_that_never_stops_reporting_progress(tmp_path: Path) -> None:
-    spec = fault_spec(pid_file=tmp_path / "pids", timeouts=CallTimeouts(idle_seconds=0.5, max_seconds=1.5))
-    connection = await connect(spec, options(tmp_path), hint="legacy")
+async def test_the_cap_ends_a_call_that_never_stops_reporting_progress(
+    memory_servers: MemoryServers, tmp_path: Path
+) -> None:
+    spec = memory_servers.add(timeouts=CallTimeouts(idle_seconds=0.5, max_seconds=1.5))
+    connection = await connect(spec, options(tmp_path), hint="legacy", transports=memory_servers.plan)
     seen: list[Progress] = []
     try:
         began = time.monotonic()

@@ -24,7 +24,7 @@ from levelcode.mcp.live.runtime import make_hub
 from levelcode.tools.base import ToolContext
 from levelcode.tools.file_edit import edit_file, write_file
 from levelcode.tools.file_read import list_directory, read_file
-from tests.support.servers import fault_spec
+from tests.support.memory_servers import MemoryServers
 
 NOTE = re.compile(
     r"\[result cut: showing 40,000 of ([\d,]+) characters; the whole result \(([\d.]+ MB|[\d.]+ KB)\) "
@@ -32,9 +32,11 @@ NOTE = re.compile(
 )
 
 
-async def huge_result(tmp_path: Path, text: str) -> tuple[McpHub, str]:
+async def huge_result(servers: MemoryServers, tmp_path: Path, text: str) -> tuple[McpHub, str]:
+    """What the fault server (in memory) echoing `text` gives the model, from a hub as LevelCode builds it."""
     hub = make_hub(tmp_path)
-    await hub.start([fault_spec(pid_file=tmp_path / "pids")])
+    hub.transports = servers.plan
+    await hub.start([servers.add()])
     outcome = await hub.call("fault", "echo", {"message": text})
     await hub.reap_all()
     assert outcome.saved is not None
@@ -55,13 +57,15 @@ async def read_all(ctx: ToolContext, path: str) -> str:
         start = int(more.group(1))
 
 
-async def test_a_huge_one_line_result_is_saved_and_read_back_whole_page_by_page(tmp_path: Path) -> None:
+async def test_a_huge_one_line_result_is_saved_and_read_back_whole_page_by_page(
+    memory_servers: MemoryServers, tmp_path: Path
+) -> None:
     whole = json.dumps({"rows": [{"id": i, "name": f"row {i}"} for i in range(90_000)]})
     assert len(whole) > 2_300_000
     assert "\n" not in whole
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    hub, text = await huge_result(tmp_path, whole)
+    hub, text = await huge_result(memory_servers, tmp_path, whole)
     match = NOTE.search(text)
     assert match is not None, text[-400:]
     assert text.startswith(whole[:40_000])
@@ -74,10 +78,12 @@ async def test_a_huge_one_line_result_is_saved_and_read_back_whole_page_by_page(
     assert (await read_all(ctx, str(saved))).replace("\n", "") == whole
 
 
-async def test_read_file_may_read_this_sessions_saved_result_and_nothing_beside_it(tmp_path: Path) -> None:
+async def test_read_file_may_read_this_sessions_saved_result_and_nothing_beside_it(
+    memory_servers: MemoryServers, tmp_path: Path
+) -> None:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    hub, text = await huge_result(tmp_path, "".join(f"{i:07d}\n" for i in range(6000)))
+    hub, text = await huge_result(memory_servers, tmp_path, "".join(f"{i:07d}\n" for i in range(6000)))
     saved = Path(text.rsplit("is saved in ", 1)[1].split(": read it", 1)[0])
     other = saved.parent / "20250101-000000-other-session.txt"
     other.write_text("another session's result\n")

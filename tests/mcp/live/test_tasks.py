@@ -26,10 +26,9 @@ from levelcode.mcp.live.connection import McpConnection, connect
 from levelcode.mcp.protocol.session import DEFAULT_HANDLERS, ClientFeatures
 from levelcode.mcp.protocol.task_calls import UNREACHABLE
 from tests.support.http_servers import ServerProcess, free_port, running
-from tests.support.servers import ROOT, node_server
+from tests.support.servers import TASK_SERVER, node_server
 
 USER = Provenance("user", "/test/settings.json")
-TASK_SERVER = ROOT / "tests" / "servers" / "task_server.py"
 
 
 def task_server(*flags: str) -> ServerProcess:
