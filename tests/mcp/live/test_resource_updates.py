@@ -38,7 +38,7 @@ async def started(tmp_path: Path, spec: HttpServerSpec | StdioServerSpec) -> tup
     hub = McpHub(ConnectOptions(workspace=tmp_path, startup_timeout=30, call_timeout=30))
     await hub.start([spec])
     connection = hub.connection(spec.name)
-    assert connection is not None, hub.states[spec.name].status
+    assert connection is not None, hub.servers[spec.name].status
     return hub, connection
 
 
