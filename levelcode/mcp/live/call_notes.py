@@ -10,8 +10,11 @@ note raised while no call runs is told to nobody. Never words anything but the n
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterator
 from contextvars import ContextVar
+
+from levelcode.core.outcome import ToolOutcome
 
 # The notes of the call whose task is running (a handler awaited inside the call sees them).
 _CURRENT: ContextVar[list[str] | None] = ContextVar("levelcode_call_notes", default=None)
@@ -40,3 +43,12 @@ class CallNotes:
             return
         for notes in self._in_flight:
             notes.append(note)
+
+
+def with_call_notes(outcome: ToolOutcome, notes: list[str]) -> ToolOutcome:
+    """The call's result with its notes after it, so the model knows why (an elicitation declined
+    headless, a sampling request refused)."""
+    if not notes:
+        return outcome
+    text = "\n".join([outcome.text, *(f"[LevelCode: {note}]" for note in notes)])
+    return dataclasses.replace(outcome, text=text)

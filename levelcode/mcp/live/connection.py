@@ -15,27 +15,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import itertools
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING
 
 from levelcode.core import paths
-from levelcode.core.errors import CallTimeout, McpError, RemoteError, ServerExited, ServerStartError
+from levelcode.core.errors import CallTimeout, McpError, ServerExited, ServerStartError
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress, ProgressCallback
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.config.timeouts_entry import effective_limits
 from levelcode.mcp.launch.connect_options import ConnectOptions
-from levelcode.mcp.live.call_notes import CallNotes
+from levelcode.mcp.live.call_notes import CallNotes, with_call_notes
 from levelcode.mcp.live.listening import ServerListening
 from levelcode.mcp.live.server_log import ServerLog
 from levelcode.mcp.live.transports import TransportPlanner, transport_plan
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.handshake import Era, ServerInfo
-from levelcode.mcp.protocol.input_rounds import request_until_complete
+from levelcode.mcp.protocol.input_rounds import call_after_browser_steps, request_until_complete
 from levelcode.mcp.protocol.paging import list_all
 from levelcode.mcp.protocol.result_cache import ResultCache
 from levelcode.mcp.protocol.results import render_call_result
@@ -48,8 +47,6 @@ if TYPE_CHECKING:
     from levelcode.mcp.live.early_start import EarlyServer
 
 DIAGNOSTIC_LINES_IN_ERRORS = 8
-URL_ELICITATION_REQUIRED = -32042
-MAX_BROWSER_STEPS = 3
 RESOURCE_LIST_SECONDS = 5.0
 LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
 
@@ -183,7 +180,7 @@ class McpConnection:
             finally:
                 self._progress.pop(token, None)
                 self._deadlines.pop(token, None)
-        return _with_call_notes(outcome, notes)
+        return with_call_notes(outcome, notes)
 
     async def _call_outcome(
         self,
@@ -197,7 +194,7 @@ class McpConnection:
         if spelling == "legacy":  # 2025-11-25: the client asks for a task; the server keeps it that long
             params["task"] = {"ttl": int(deadline.cap * 1000)}
         try:
-            result = await self._call_after_browser_steps(tool, params, deadline)
+            result = await call_after_browser_steps(self.session, tool, params, deadline, server=self.name)
             task = created_task(result, spelling) if spelling is not None else None
             if task is not None and spelling is not None:
                 status = status_as_progress(on_progress)
@@ -214,34 +211,6 @@ class McpConnection:
             return failure(f"server {self.name!r} exited ({exc.detail}) during {tool}{self._diagnostics()}")
         except McpError as exc:
             return failure(f"{self.name}/{tool}: {exc}{self._diagnostics()}")
-
-    async def _call_after_browser_steps(
-        self, tool: str, params: Mapping[str, object], deadline: CallDeadline
-    ) -> Mapping[str, object]:
-        """The call; when the server first needs the user in a browser (URLElicitationRequired,
-        -32042), each such step is put to the user as a URL request, and the call retried once
-        if they agreed to all of them."""
-        try:
-            return await request_until_complete(
-                self.session, "tools/call", params, timeout=None, tool=tool, deadline=deadline
-            )
-        except RemoteError as exc:
-            steps = url_steps(exc)
-            if not steps:
-                raise
-            for step in steps:
-                answer = await self.session.handle_server_request("elicitation/create", step)
-                if answer.get("action") != "accept":
-                    hosts = ", ".join(str(s.get("url"))[:200] for s in steps)
-                    raise RemoteError(
-                        f"it needs the user to open {hosts} first, and that was not done",
-                        server=self.name,
-                        code=URL_ELICITATION_REQUIRED,
-                    ) from exc
-            deadline.touch()  # the time spent in the browser is not the server's
-            return await request_until_complete(
-                self.session, "tools/call", params, timeout=None, tool=tool, deadline=deadline
-            )
 
     def roots_changed(self) -> None:
         """Tell a server that asked for roots that the set changed (2026-07-28 asks each time)."""
@@ -414,25 +383,5 @@ async def _together(*steps: Awaitable[object]) -> None:
             raise outcome
 
 
-def url_steps(error: RemoteError) -> list[Mapping[str, object]]:
-    """The URL elicitations a -32042 error says must come first (at most three)."""
-    data = error.data
-    if error.code != URL_ELICITATION_REQUIRED or not isinstance(data, Mapping):
-        return []
-    steps = data.get("elicitations")
-    if not isinstance(steps, list):
-        return []
-    return [s for s in steps if isinstance(s, Mapping) and s.get("mode") == "url"][:MAX_BROWSER_STEPS]
-
-
 async def _close_all(sessions: list[McpSession]) -> None:
     await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
-
-
-def _with_call_notes(outcome: ToolOutcome, notes: list[str]) -> ToolOutcome:
-    """What LevelCode did with the server's own requests during the call (an elicitation declined
-    headless, a sampling request refused), so the model knows why."""
-    if not notes:
-        return outcome
-    text = "\n".join([outcome.text, *(f"[LevelCode: {note}]" for note in notes)])
-    return dataclasses.replace(outcome, text=text)
