@@ -45,7 +45,7 @@ from levelcode.cli.aio import event_loop_factory  # noqa: E402
 from levelcode.core.approvals import ApprovalRequest, Choice  # noqa: E402
 from levelcode.core.messages import Usage  # noqa: E402
 from levelcode.core.token_estimate import tool_tokens  # noqa: E402
-from levelcode.mcp.gates.catalog import AgentTool  # noqa: E402
+from levelcode.mcp.calls.catalog import AgentTool  # noqa: E402
 from tests.e2e.test_tool_search import anthropic_mcp_tokens  # noqa: E402
 from tests.fakes.anthropic_prompt import loaded_tools  # noqa: E402
 from tests.fakes.fake_anthropic import fake_anthropic  # noqa: E402
@@ -101,8 +101,8 @@ def package_version(name: str, binary: Path, dirs: Sequence[Path]) -> str | None
 
 
 async def record_one(spec: Any) -> dict[str, Any]:
-    from levelcode.mcp.connect_options import ConnectOptions
-    from levelcode.mcp.connection import connect
+    from levelcode.mcp.launch.connect_options import ConnectOptions
+    from levelcode.mcp.live.connection import connect
 
     SCRATCH.mkdir(exist_ok=True)
     connection = await connect(spec, ConnectOptions(workspace=SCRATCH, startup_timeout=60))

@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from levelcode.cli.aio import event_loop_factory  # noqa: E402
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec  # noqa: E402
-from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
-from levelcode.mcp.connection import McpConnection, connect  # noqa: E402
-from levelcode.mcp.hub import McpHub  # noqa: E402
+from levelcode.mcp.launch.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.live.connection import McpConnection, connect  # noqa: E402
+from levelcode.mcp.live.hub import McpHub  # noqa: E402
 from levelcode.mcp.protocol.handshake import Era  # noqa: E402
 
 USER = Provenance("user", "bench")
@@ -145,7 +145,7 @@ async def levelcode_calls(argv: list[str], tool: str, args: dict[str, object], c
 
 async def levelcode_hub(servers: list[list[str]], concurrent: bool) -> float:
     """Seconds until every server is connected and listed, through the hub."""
-    from levelcode.mcp.gates.trust import launch_fingerprint
+    from levelcode.mcp.launch.trust import launch_fingerprint
 
     hub = McpHub(OPTIONS)
     specs = [spec_for(argv, f"s{i}") for i, argv in enumerate(servers)]
@@ -158,7 +158,7 @@ async def levelcode_hub(servers: list[list[str]], concurrent: bool) -> float:
         for spec in specs:
             await hub.start([spec])
     elapsed = time.perf_counter() - began
-    assert all(s.status.running for s in hub.states.values()), hub.states
+    assert all(s.status.running for s in hub.servers.values()), hub.servers
     await hub.reap_all()
     return elapsed
 

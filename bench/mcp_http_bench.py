@@ -42,9 +42,9 @@ sys.path.insert(0, str(ROOT))
 from levelcode.cli.aio import event_loop_factory  # noqa: E402
 from levelcode.core.errors import TransportError  # noqa: E402
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance  # noqa: E402
-from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
-from levelcode.mcp.connection import McpConnection, connect  # noqa: E402
 from levelcode.mcp.http.request_headers import standard_headers  # noqa: E402
+from levelcode.mcp.launch.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.live.connection import McpConnection, connect  # noqa: E402
 from levelcode.mcp.protocol import jsonrpc  # noqa: E402
 from levelcode.mcp.protocol.handshake import negotiate_in_turn  # noqa: E402
 from levelcode.mcp.protocol.session import McpSession  # noqa: E402
@@ -100,7 +100,7 @@ def servers() -> Iterator[dict[str, str]]:
 # --- import cost -----------------------------------------------------------------------------------------
 
 IMPORTS = {
-    "stdio path only (levelcode.mcp.connection)": "import levelcode.mcp.connection",
+    "stdio path only (levelcode.mcp.live.connection)": "import levelcode.mcp.live.connection",
     "(a) SDK transport (mcp.client.streamable_http)": "import mcp.client.streamable_http",
     "    SDK whole client (mcp.Client + transport)": "import mcp; from mcp.client.streamable_http import streamable_http_client",
     "(b) LevelCode's own (levelcode.mcp.http.streamable)": "import levelcode.mcp.http.streamable",

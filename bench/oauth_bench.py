@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 from bench.mcp_http_bench import free_port, wait_listening  # noqa: E402
 from levelcode.cli.aio import event_loop_factory  # noqa: E402
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance  # noqa: E402
-from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
-from levelcode.mcp.connection import McpConnection, connect  # noqa: E402
+from levelcode.mcp.launch.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.live.connection import McpConnection, connect  # noqa: E402
 from levelcode.mcp.protocol.sign_in import SignIn  # noqa: E402
 from tests.fakes.oauth_server import authorization_server  # noqa: E402
 from tests.support.browser import Browser  # noqa: E402

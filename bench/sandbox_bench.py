@@ -41,8 +41,8 @@ sys.path.insert(0, str(ROOT))
 
 from levelcode.mcp.config.sandbox_entry import SandboxRequest  # noqa: E402
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec  # noqa: E402
-from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
-from levelcode.mcp.connection import connect  # noqa: E402
+from levelcode.mcp.launch.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.live.connection import connect  # noqa: E402
 from levelcode.sandbox.confinement import Confinement, Wrap, current_confinement  # noqa: E402
 
 try:  # absent before the check existed: the bench also runs against older trees, for comparison

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance, ServerSpec, StdioServerSpec  # noqa: E402
-from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
-from levelcode.mcp.connection import McpConnection, connect  # noqa: E402
+from levelcode.mcp.launch.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.live.connection import McpConnection, connect  # noqa: E402
 from tests.support.http_servers import ServerProcess, free_port, running  # noqa: E402
 
 USER = Provenance("user", "bench")

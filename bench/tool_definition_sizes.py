@@ -1,5 +1,5 @@
 """How big real MCP servers' tool definitions are: the figures LevelCode's description and
-definition caps (mcp/gates/definition_caps.py) were chosen from.
+definition caps (mcp/calls/definition_caps.py) were chosen from.
 
     uv run python bench/tool_definition_sizes.py [--dir DIR]... [--server NAME=COMMAND]... [--tools]
 
@@ -28,16 +28,16 @@ sys.path.insert(0, str(ROOT))
 
 from levelcode.cli.aio import event_loop_factory  # noqa: E402
 from levelcode.core.errors import McpError  # noqa: E402
-from levelcode.mcp.config.specs import Provenance, StdioServerSpec  # noqa: E402
-from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
-from levelcode.mcp.connection import connect  # noqa: E402
-from levelcode.mcp.gates.catalog import build_catalog  # noqa: E402
-from levelcode.mcp.gates.definition_caps import (  # noqa: E402
+from levelcode.mcp.calls.catalog import build_catalog  # noqa: E402
+from levelcode.mcp.calls.definition_caps import (  # noqa: E402
     DEFAULT_MAX_DEFINITION,
     DEFAULT_MAX_DESCRIPTION,
     definition_chars,
     nested_texts,
 )
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec  # noqa: E402
+from levelcode.mcp.launch.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.live.connection import connect  # noqa: E402
 
 USER = Provenance("user", "bench")
 DUMMY = "dummy-token-for-listing-tools"

@@ -4,7 +4,7 @@
 
 The suite appends the scenario server's URL and sets MCP_CONFORMANCE_SCENARIO (and, for some
 scenarios, MCP_CONFORMANCE_CONTEXT; with --spec-version, MCP_CONFORMANCE_PROTOCOL_VERSION). This
-drives LevelCode's own connection code (levelcode/mcp/connection.py and levelcode/mcp/http/):
+drives LevelCode's own connection code (levelcode/mcp/live/connection.py and levelcode/mcp/http/):
 connect and negotiate, list tools, call them, answer what the server asks. Exit status 0 when every
 step worked.
 """
@@ -27,8 +27,8 @@ import httpx2  # noqa: E402
 from levelcode.core.errors import McpError  # noqa: E402
 from levelcode.mcp.config.oauth_entry import OAuthEntry, parse_oauth_entry  # noqa: E402
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance  # noqa: E402
-from levelcode.mcp.connect_options import ConnectOptions  # noqa: E402
-from levelcode.mcp.connection import McpConnection, connect  # noqa: E402
+from levelcode.mcp.launch.connect_options import ConnectOptions  # noqa: E402
+from levelcode.mcp.live.connection import McpConnection, connect  # noqa: E402
 from levelcode.mcp.protocol.handshake import Era  # noqa: E402
 from levelcode.mcp.protocol.session import (  # noqa: E402
     DEFAULT_HANDLERS,

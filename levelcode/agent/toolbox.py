@@ -37,7 +37,10 @@ class ToolSource(Protocol[Route]):
 
     def shown_input(self, name: str, tool_input: Mapping[str, object]) -> Mapping[str, object]: ...
 
-    async def call(self, use: ToolUse, route: Route | None = None) -> ToolOutcome: ...
+    async def call(
+        self, use: ToolUse, route: Route | None = None, shown: Mapping[str, object] | None = None
+    ) -> ToolOutcome:
+        """The call; `shown`: its display-safe input as `shown_input` made it for this call."""
 
     async def prepare(self) -> None:
         """Before each model request: bring the offered tools up to date (bounded)."""
@@ -118,22 +121,23 @@ class Toolbox:
     async def run(self, call: ResolvedCall) -> ToolResult:
         """Exactly one result for the call; only cancellation (the user's abort) propagates."""
         use = call.use
-        invalid = invalid_arguments_error(use.input)
+        invalid = invalid_arguments_error(use)
         if invalid is not None:
             return ToolResult(use.id, invalid)
         if call.builtin is not None:
             outcome = await self._run_builtin(call.builtin, use)
         elif call.route is not None and self.extra is not None:
-            outcome = await self._run_extra(self.extra, use, call.route)
+            outcome = await self._run_extra(self.extra, call)
         else:
             known = ", ".join(t.name for t in self.specs() if not isinstance(t, DeferredTool))
             outcome = failure(f"there is no tool named {use.name!r}. Tools: {known}")
         return ToolResult(use.id, outcome)
 
     @staticmethod
-    async def _run_extra(source: ToolSource[Any], use: ToolUse, route: object) -> ToolOutcome:
+    async def _run_extra(source: ToolSource[Any], call: ResolvedCall) -> ToolOutcome:
+        use = call.use
         try:
-            return await source.call(use, route)
+            return await source.call(use, call.route, call.shown_input)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from levelcode.cli.session_start import light_start, refuse
 from levelcode.cli.sessions_resume import NothingChosen
 from levelcode.core.errors import ConfigError, ProviderAuthError, SessionUnreadable
-from levelcode.mcp.early_start import cores_for_servers
+from levelcode.mcp.live.early_start import cores_for_servers
 from levelcode.ui.typeahead import typed_keys_kept
 
 if TYPE_CHECKING:

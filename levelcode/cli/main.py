@@ -236,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "mcp":
-        from levelcode.cli.mcp_commands import run_mcp_command
+        from levelcode.cli.mcp_dispatch import run_mcp_command
 
         return run_mcp_command(args)
     if args.command == "sandbox":

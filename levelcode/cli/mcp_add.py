@@ -32,7 +32,7 @@ from levelcode.mcp.config.edit import (
 )
 from levelcode.mcp.config.files import load_mcp_config, load_workspace_tier
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
-from levelcode.mcp.gates.overview import launch_text
+from levelcode.mcp.launch.plan import launch_text
 
 
 class _OptionsParser(argparse.ArgumentParser):

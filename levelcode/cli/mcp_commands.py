@@ -1,7 +1,8 @@
-"""`levelcode mcp list` and `levelcode mcp call`, and the dispatch of every `levelcode mcp` action.
+"""`levelcode mcp list` and `levelcode mcp call`, and the one-server runtime the content commands
+(mcp_content_commands.py) use.
 
 Every command that starts servers goes through the same launch gate as the agent
-(mcp/runtime.py), shows tools under the names the model sees, and prints what the model gets:
+(mcp/live/runtime.py), shows tools under the names the model sees, and prints what the model gets:
 on a terminal with control characters escaped (ui/visible.py), into a pipe byte for byte.
 """
 
@@ -17,48 +18,8 @@ from levelcode.cli.printing import fail, say, workspace_of
 
 if TYPE_CHECKING:
     from levelcode.mcp.config.specs import ServerSpec
-    from levelcode.mcp.gates.overview import ListView
-    from levelcode.mcp.runtime import McpRuntime
-
-
-def run_mcp_command(args: argparse.Namespace) -> int:
-    if args.mcp_command == "list":  # first, before the other commands' imports: its servers start
-        return mcp_list(args)
-    from levelcode.cli.mcp_add import mcp_add, mcp_add_json
-    from levelcode.cli.mcp_content_commands import mcp_prompt, mcp_prompts, mcp_read, mcp_resources
-    from levelcode.cli.mcp_import import run_claude_desktop_import, run_import_command
-    from levelcode.cli.mcp_manage import ACTIONS, run_manage_command
-    from levelcode.cli.mcp_trust_commands import mcp_revoke, mcp_trust
-
-    handlers = {
-        "list": mcp_list,
-        "call": mcp_call,
-        "add": mcp_add,
-        "add-json": mcp_add_json,
-        "trust": mcp_trust,
-        "revoke": mcp_revoke,
-        "import": run_import_command,
-        "add-from-claude-desktop": run_claude_desktop_import,
-        "login": _sign_in_command,
-        "logout": _sign_in_command,
-        "resources": mcp_resources,
-        "read": mcp_read,
-        "prompts": mcp_prompts,
-        "prompt": mcp_prompt,
-    }
-    handlers.update(dict.fromkeys(ACTIONS, run_manage_command))
-    handler = handlers.get(args.mcp_command)
-    if handler is None:
-        print(f"levelcode: unknown mcp action {args.mcp_command!r}", file=sys.stderr)
-        return 2
-    return handler(args)
-
-
-def _sign_in_command(args: argparse.Namespace) -> int:
-    """`login`/`logout`: imported only when run (they load the remote stack)."""
-    from levelcode.cli.mcp_login import mcp_login, mcp_logout
-
-    return mcp_login(args) if args.mcp_command == "login" else mcp_logout(args)
+    from levelcode.mcp.live.overview import ListView
+    from levelcode.mcp.live.runtime import McpRuntime
 
 
 def progress(message: str) -> None:
@@ -72,7 +33,7 @@ def one_server(args: argparse.Namespace) -> tuple[McpRuntime, ServerSpec] | None
     ask, notices said on stderr); None, and said, when no server has that name."""
     from levelcode.cli.config_report import load_reported_config, unread_note
     from levelcode.core.approvals import HeadlessApprover
-    from levelcode.mcp.runtime import McpRuntime
+    from levelcode.mcp.live.runtime import McpRuntime
     from levelcode.tools.names import BUILTIN_TOOL_NAMES
     from levelcode.ui.mcp_words import notice_words
 
@@ -109,8 +70,8 @@ def mcp_list(args: argparse.Namespace) -> int:
     """Imports are lazy here: the user's own servers are spawned first, and boot meanwhile. The
     configuration files that could not be used are said first, on stderr."""
     from levelcode.core.settings import load_settings
-    from levelcode.mcp.connect_options import session_options
-    from levelcode.mcp.early_start import start_user_servers
+    from levelcode.mcp.launch.connect_options import session_options
+    from levelcode.mcp.live.early_start import start_user_servers
 
     workspace = workspace_of(args)
     settings = load_settings(workspace)

@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable
 from levelcode.cli.aio import run_command
 from levelcode.cli.mcp_commands import one_server, progress
 from levelcode.core.errors import McpError
-from levelcode.mcp.connection import McpConnection
+from levelcode.mcp.live.connection import McpConnection
+from levelcode.mcp.live.server_content import get_prompt, read_resource, resource_index
 from levelcode.mcp.protocol.content import prompt_arguments, resource_lines
-from levelcode.mcp.server_content import get_prompt, read_resource, resource_index
 from levelcode.ui.visible import visible_block
 
 Work = Callable[[McpConnection], Awaitable[int]]

@@ -37,7 +37,7 @@ from levelcode.mcp.config.importers import (
     source_files,
 )
 from levelcode.mcp.config.specs import SERVERS_KEY, HttpServerSpec
-from levelcode.mcp.gates.overview import launch_text
+from levelcode.mcp.launch.plan import launch_text
 from levelcode.ui.visible import visible
 
 MAX_SOURCE_BYTES = 128 * 1024 * 1024  # ~/.claude.json keeps growing with use

@@ -17,13 +17,13 @@ from typing import Any
 from levelcode.cli.aio import run_command
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
-from levelcode.mcp.gates.overview import ServerSummary, ToolLine
-from levelcode.mcp.gates.server_box import server_box
-from levelcode.mcp.gates.status import ServerStatus
-from levelcode.mcp.gates.trust import TrustState, needs_launch_approval
 from levelcode.mcp.launch.gate import LaunchGate
-from levelcode.mcp.runtime import McpRuntime
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.server_box import server_box
+from levelcode.mcp.launch.status import ServerStatus
+from levelcode.mcp.launch.trust import TrustState, needs_launch_approval
+from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.live.overview import ServerSummary, ToolLine
+from levelcode.mcp.live.runtime import McpRuntime
 from levelcode.tools.names import BUILTIN_TOOL_NAMES
 from levelcode.ui.mcp_views import (
     caps_json,

@@ -28,15 +28,15 @@ from levelcode.core import paths
 from levelcode.core.errors import ConfigError, McpError
 from levelcode.core.settings import load_settings
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec
-from levelcode.mcp.connect_options import ConnectOptions, settings_api_key
-from levelcode.mcp.connection import connect
 from levelcode.mcp.http.oauth.callback import params_from_pasted
 from levelcode.mcp.http.oauth.grant import Client
 from levelcode.mcp.http.oauth.metadata import canonical_resource
 from levelcode.mcp.http.oauth.store import STORE_FILE, CredentialStore, store_key
+from levelcode.mcp.launch.connect_options import ConnectOptions, settings_api_key
 from levelcode.mcp.launch.gate import LaunchGate, blocked_by_organisation
+from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.live.connection import connect
 from levelcode.mcp.protocol.sign_in import DEFAULT_SIGN_IN_SECONDS, Deliver, SignIn, SignInPrompt
-from levelcode.mcp.trust_store import TrustStore
 from levelcode.ui.shown_hosts import shown_url, warning_lines
 
 if TYPE_CHECKING:

@@ -40,9 +40,9 @@ from levelcode.mcp.config.specs import (
     entry_fingerprint,
     parse_server_entry,
 )
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState, needs_launch_approval
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, needs_launch_approval
+from levelcode.mcp.launch.trust_store import TrustStore
 
 ACTIONS = ("get", "remove", "enable", "disable")
 

@@ -20,11 +20,11 @@ from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.core.settings import load_settings
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
-from levelcode.mcp.connect_options import settings_api_key
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.gates.trust import needs_launch_approval, since_approval
+from levelcode.mcp.launch.connect_options import settings_api_key
 from levelcode.mcp.launch.gate import LaunchGate, Reconsidered
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.trust import needs_launch_approval, since_approval
+from levelcode.mcp.launch.trust_store import TrustStore
 
 STILL_RUNNING = (
     "A LevelCode session already running {name} in {workspace} keeps it until that session ends or\n"

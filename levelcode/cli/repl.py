@@ -208,7 +208,7 @@ class Repl:
         from levelcode.cli.repl_mcp import McpCompleter, McpPromptParts
         from levelcode.cli.server_requests import TerminalAnswers
         from levelcode.cli.session import open_session
-        from levelcode.mcp.client_features import UserAnswers
+        from levelcode.mcp.live.client_features import UserAnswers
         from levelcode.providers.base import Provider
         from levelcode.ui.activity_line import PausingApprover
         from levelcode.ui.approval_card import TerminalApprover

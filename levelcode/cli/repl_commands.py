@@ -19,9 +19,9 @@ from rich.text import Text
 from levelcode.ui.visible import visible
 
 if TYPE_CHECKING:
-    from levelcode.cli.repl import Repl
+    from levelcode.cli.repl_face import ReplFace
 
-Handler = Callable[["Repl", list[str]], Awaitable[bool]]
+Handler = Callable[["ReplFace", list[str]], Awaitable[bool]]
 
 
 @dataclass(frozen=True)
@@ -31,12 +31,12 @@ class SlashCommand:
     help: tuple[str, ...] = ()  # its lines in /help (none: an alias of the row before)
 
 
-async def show_help(repl: Repl, _words: list[str]) -> bool:
+async def show_help(repl: ReplFace, _words: list[str]) -> bool:
     repl.console.print(help_text(), markup=False, highlight=False)
     return True
 
 
-async def mcp(repl: Repl, words: list[str]) -> bool:
+async def mcp(repl: ReplFace, words: list[str]) -> bool:
     """`/mcp` lists; `/mcp stop NAME` ends a server now; `/mcp revoke NAME` forgets its approval;
     `/mcp disable|enable NAME` turns it off (or on) in this workspace's repository."""
     if not words:
@@ -54,20 +54,25 @@ async def mcp(repl: Repl, words: list[str]) -> bool:
 
         await toggle_here(repl, action, names[0])
         return True
+    from levelcode.ui.mcp_words import revoked_words, stopped_words
+
     runtime = repl.session.mcp
-    lines = await (runtime.stop(names[0]) if action == "stop" else runtime.revoke(names[0]))
+    if action == "stop":
+        lines = stopped_words(await runtime.stop(names[0]))
+    else:
+        lines = revoked_words(await runtime.revoke(names[0]))
     for line in lines:
         repl.console.print(Text(visible(line)))
     return True
 
 
-async def profile(repl: Repl, words: list[str]) -> bool:
+async def profile(repl: ReplFace, words: list[str]) -> bool:
     from levelcode.cli.repl_profiles import profile_command
 
     return await profile_command(repl, words)
 
 
-async def context(repl: Repl, _words: list[str]) -> bool:
+async def context(repl: ReplFace, _words: list[str]) -> bool:
     from levelcode.ui.context_view import render_context
 
     session = repl.session
@@ -76,7 +81,7 @@ async def context(repl: Repl, _words: list[str]) -> bool:
     return True
 
 
-async def cost(repl: Repl, _words: list[str]) -> bool:
+async def cost(repl: ReplFace, _words: list[str]) -> bool:
     from levelcode.ui.spend_view import render_spend
 
     agent = repl.session.agent
@@ -84,14 +89,14 @@ async def cost(repl: Repl, _words: list[str]) -> bool:
     return True
 
 
-async def model(repl: Repl, words: list[str]) -> bool:
+async def model(repl: ReplFace, words: list[str]) -> bool:
     from levelcode.cli.model_command import model_command
 
     model_command(repl.console, repl.session, words)
     return True
 
 
-async def init(repl: Repl, _words: list[str]) -> bool:
+async def init(repl: ReplFace, _words: list[str]) -> bool:
     """`/init`: a turn asking the model to write AGENTS.md (its edit asks as edits do)."""
     from levelcode.agent.init_prompt import INIT_NOTE, init_prompt
     from levelcode.cli.repl_turns import send_message
@@ -102,7 +107,7 @@ async def init(repl: Repl, _words: list[str]) -> bool:
     return True
 
 
-async def add_dir(repl: Repl, words: list[str]) -> bool:
+async def add_dir(repl: ReplFace, words: list[str]) -> bool:
     folder = Path(" ".join(words)).expanduser() if words else None
     if folder is None or not folder.is_dir():
         repl.console.print(Text("usage: /add-dir DIR (an existing directory)", style="yellow"))
@@ -113,7 +118,7 @@ async def add_dir(repl: Repl, words: list[str]) -> bool:
     return True
 
 
-async def compact(repl: Repl, _words: list[str]) -> bool:
+async def compact(repl: ReplFace, _words: list[str]) -> bool:
     work = asyncio.ensure_future(repl.session.agent.compact("/compact", keep="turn"))
     repl.turn = work
     try:
@@ -133,7 +138,7 @@ async def compact(repl: Repl, _words: list[str]) -> bool:
     return True
 
 
-async def new(repl: Repl, _words: list[str]) -> bool:
+async def new(repl: ReplFace, _words: list[str]) -> bool:
     await repl.servers_ready()
     repl.pending.clear()  # `!cmd` outputs kept for the old conversation
     await repl.start_servers(repl.session.reset())
@@ -141,7 +146,7 @@ async def new(repl: Repl, _words: list[str]) -> bool:
     return True
 
 
-async def leave(_repl: Repl, _words: list[str]) -> bool:
+async def leave(_repl: ReplFace, _words: list[str]) -> bool:
     return False
 
 
@@ -226,7 +231,7 @@ def help_text() -> str:
     return "\n".join([*(line if line.endswith(":") else f"  {line}" for line in sections), KEYS])
 
 
-async def run_slash_command(repl: Repl, text: str) -> bool:
+async def run_slash_command(repl: ReplFace, text: str) -> bool:
     """Run the command `text` names (False: leave the session)."""
     name, *words = text.split()
     command = BY_NAME.get(name.lower())

@@ -19,11 +19,11 @@ from prompt_toolkit.document import Document
 
 from levelcode.core.attachments import Attachment, resource_attachment
 from levelcode.core.errors import McpError
-from levelcode.mcp.connection import Listing, McpConnection
-from levelcode.mcp.hub import McpHub
+from levelcode.mcp.live.connection import Listing, McpConnection
+from levelcode.mcp.live.hub import McpHub
+from levelcode.mcp.live.server_content import complete, get_prompt, read_resource, resource_index
 from levelcode.mcp.protocol.content import prompt_arguments
 from levelcode.mcp.protocol.results import cap_text
-from levelcode.mcp.server_content import complete, get_prompt, read_resource, resource_index
 
 MAX_ATTACHED_CHARS = 40_000
 COMPLETION_SECONDS = 2.0

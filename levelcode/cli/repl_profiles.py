@@ -23,14 +23,14 @@ from levelcode.ui.mcp_words import chip
 from levelcode.ui.visible import visible
 
 if TYPE_CHECKING:
-    from levelcode.cli.repl import Repl
+    from levelcode.cli.repl_face import ReplFace
     from levelcode.cli.session import ChatSession
 
 ALL_SERVERS = "-"
 PROFILE_USAGE = "usage: /profile · /profile NAME · /profile - (every server)"
 
 
-async def profile_command(repl: Repl, words: list[str]) -> bool:
+async def profile_command(repl: ReplFace, words: list[str]) -> bool:
     """`/profile`: the profiles and the one in use; `/profile NAME`: switch to it."""
     session = repl.session
     file = str(session.settings.user_file)
@@ -64,7 +64,7 @@ async def profile_command(repl: Repl, words: list[str]) -> bool:
     return True
 
 
-async def toggle_here(repl: Repl, action: str, name: str) -> None:
+async def toggle_here(repl: ReplFace, action: str, name: str) -> None:
     """`/mcp disable NAME` / `/mcp enable NAME`: off (or on again) in this workspace, then restart."""
     session = repl.session
     spec = session.mcp.config.server(name)
@@ -92,7 +92,7 @@ async def toggle_here(repl: Repl, action: str, name: str) -> None:
     await restart_servers(repl, session.mcp.config.profile)
 
 
-async def restart_servers(repl: Repl, profile: str | None) -> None:
+async def restart_servers(repl: ReplFace, profile: str | None) -> None:
     """The servers of `profile` in place of the running ones, through the launch gate (its cards
     may ask), with the REPL's progress and Ctrl-C; the conversation is kept."""
     await repl.servers_ready()
@@ -107,6 +107,6 @@ async def _switched(session: ChatSession, profile: str | None) -> None:
     session.agent.system = with_server_instructions(session.base_system, session.mcp.instructions())
 
 
-def _say(repl: Repl, *lines: str, style: str = "") -> None:
+def _say(repl: ReplFace, *lines: str, style: str = "") -> None:
     for line in lines:
         repl.console.print(Text(visible(line), style=style))

@@ -23,14 +23,14 @@ from levelcode.core.errors import ToolError
 from levelcode.ui.visible import visible, visible_block
 
 if TYPE_CHECKING:
-    from levelcode.cli.repl import Repl
+    from levelcode.cli.repl_face import ReplFace
 
 SHELL_MARK = "!"
 GOES_WITH_NEXT = "(this output goes to the model with your next message)"
 RAN_UNCONFINED = "no sandbox here: it ran unconfined, as in your own shell"
 
 
-async def run_shell_line(repl: Repl, command: str) -> None:
+async def run_shell_line(repl: ReplFace, command: str) -> None:
     """Run the user's `command`, show its output, and keep it for the next message."""
     from levelcode.tools.command_sandbox import unconfined_note  # the tools load behind the prompt
     from levelcode.tools.run_command import RUN_COMMAND

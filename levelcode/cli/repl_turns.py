@@ -15,11 +15,11 @@ from levelcode.core.errors import ProviderError, TurnAborted
 from levelcode.ui.visible import visible, visible_block
 
 if TYPE_CHECKING:
-    from levelcode.cli.repl import Repl
+    from levelcode.cli.repl_face import ReplFace
     from levelcode.core.attachments import Attachment
 
 
-async def send_message(repl: Repl, text: str, *, attach: bool = True) -> None:
+async def send_message(repl: ReplFace, text: str, *, attach: bool = True) -> None:
     """Run one turn for `text`, with the output of the `!cmd` lines run since the last one;
     `attach`: what it mentions (`@path`, `@server:uri`) goes with it too."""
     from levelcode.cli.mentions import attached_line
@@ -49,7 +49,7 @@ async def send_message(repl: Repl, text: str, *, attach: bool = True) -> None:
         spend_line(repl)
 
 
-async def mentioned_in(repl: Repl, text: str) -> tuple[Attachment, ...]:
+async def mentioned_in(repl: ReplFace, text: str) -> tuple[Attachment, ...]:
     """What `text` mentions, attached; a line for each mention that could not be."""
     from levelcode.cli.mentions import gather
 
@@ -61,7 +61,7 @@ async def mentioned_in(repl: Repl, text: str) -> tuple[Attachment, ...]:
     return gathered.attachments
 
 
-def spend_line(repl: Repl) -> None:
+def spend_line(repl: ReplFace) -> None:
     """The turn's tokens and cost, one dim line (nothing when no request finished)."""
     from levelcode.ui.spend_view import turn_line
 
@@ -70,7 +70,7 @@ def spend_line(repl: Repl) -> None:
         repl.console.print(Text(turn_line(spend.turn, spend.session), style="dim"))
 
 
-async def run_server_prompt(repl: Repl, command: str, rest: str) -> None:
+async def run_server_prompt(repl: ReplFace, command: str, rest: str) -> None:
     """`/server:prompt ARG…`: the server's prompt, sent as the next message."""
     from levelcode.cli.repl_mcp import PromptError, split_words
 

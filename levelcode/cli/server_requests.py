@@ -20,9 +20,9 @@ from rich.text import Text
 from levelcode.core.approvals import Approver, decide_or_deny
 from levelcode.core.errors import ProviderError, RemoteError
 from levelcode.core.messages import Message, TextBlock
-from levelcode.mcp.client_features import USER_REJECTED, UserAnswers
-from levelcode.mcp.gates.elicitation import FormRequest, Unusable, parse_elicitation
-from levelcode.mcp.gates.sampling import parse_sampling, sampling_card, sampling_result
+from levelcode.mcp.calls.elicitation import FormRequest, Unusable, parse_elicitation
+from levelcode.mcp.calls.sampling import parse_sampling, sampling_card, sampling_result
+from levelcode.mcp.live.client_features import USER_REJECTED, UserAnswers
 from levelcode.providers.base import Provider
 from levelcode.providers.factory import close_provider, make_provider
 from levelcode.ui.elicitation_form import ask_form, ask_url

@@ -24,10 +24,10 @@ from levelcode.core.approvals import Approver
 from levelcode.core.messages import ToolShape
 from levelcode.core.settings import Settings
 from levelcode.core.tool_offers import DeferredTool, offer_found
-from levelcode.mcp.client_features import UserAnswers
+from levelcode.mcp.calls.deferral import ToolSearchPolicy, parse_tool_search
 from levelcode.mcp.config.specs import ServerSpec
-from levelcode.mcp.gates.deferral import ToolSearchPolicy, parse_tool_search
-from levelcode.mcp.runtime import McpRuntime
+from levelcode.mcp.live.client_features import UserAnswers
+from levelcode.mcp.live.runtime import McpRuntime
 from levelcode.providers.base import Provider, ProviderSettings
 from levelcode.providers.factory import close_provider
 from levelcode.providers.lazy import LazyProvider
@@ -82,9 +82,7 @@ class ChatSession:
     def context_usage(self) -> ContextUsage:
         catalog = self.mcp.router.current()
         messages = self.agent.transcript.messages
-        loaded: dict[str, list[ToolShape]] = {
-            state: [] for state in self.mcp.hub.states if self.mcp.hub.connection(state)
-        }
+        loaded: dict[str, list[ToolShape]] = {c.name: [] for c in self.mcp.hub.connections()}
         deferred: dict[str, list[ToolShape]] = {}
         search: ToolShape | None = None
         for tool in offer_found(self.mcp.router.specs(), messages):

@@ -1,6 +1,6 @@
 """The first moments of a session (`run`, the REPL): what it needs before anything heavy is
 imported — workspace, settings, the provider's name and key — then the user's own servers spawned
-(mcp/early_start.py) and, only after that, the MCP configuration and runtime loaded. So the
+(mcp/live/early_start.py) and, only after that, the MCP configuration and runtime loaded. So the
 servers boot while LevelCode imports and sets up the rest. Light on purpose: no provider SDK, no
 terminal UI, no tools, nothing of the MCP runtime until the servers are on their way.
 
@@ -26,15 +26,15 @@ from levelcode.cli.printing import workspace_of
 from levelcode.cli.sessions_resume import Pick, resumed_session, resumed_settings
 from levelcode.core.errors import ConfigError
 from levelcode.core.settings import Settings, load_settings
-from levelcode.mcp.connect_options import session_options
-from levelcode.mcp.early_start import EarlyStart, start_user_servers
+from levelcode.mcp.launch.connect_options import session_options
+from levelcode.mcp.live.early_start import EarlyStart, start_user_servers
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.factory import resolve_provider_settings
 from levelcode.providers.failures import missing_key_error
 
 if TYPE_CHECKING:
     from levelcode.agent.session_store import SavedSession
-    from levelcode.mcp.runtime import McpRuntime
+    from levelcode.mcp.live.runtime import McpRuntime
 
 
 @dataclass
@@ -126,13 +126,15 @@ def runtime_for(
     `early`: the user's servers spawned already, which its hub takes over; `profile`: only its
     servers start."""
     from levelcode.core.approvals import HeadlessApprover
-    from levelcode.mcp.client_features import workspace_roots
+    from levelcode.mcp.calls.deferral import TOOL_SEARCH_NAME
     from levelcode.mcp.config.files import load_mcp_config
-    from levelcode.mcp.gates.deferral import TOOL_SEARCH_NAME
-    from levelcode.mcp.runtime import McpRuntime
+    from levelcode.mcp.live.client_features import workspace_roots
+    from levelcode.mcp.live.runtime import McpRuntime
     from levelcode.tools.names import BUILTIN_TOOL_NAMES
 
-    config = load_mcp_config(workspace, settings, profile=profile)
+    config = load_mcp_config(
+        workspace, settings, user=early.user if early is not None else None, profile=profile
+    )
     reserved = BUILTIN_TOOL_NAMES | {TOOL_SEARCH_NAME}
     roots = workspace_roots(workspace, folders)
     return McpRuntime(

@@ -29,6 +29,9 @@ class ToolUse:
     id: str
     name: str
     input: Mapping[str, object] = field(default_factory=dict[str, object])
+    # The arguments as the model sent them, when they were not a JSON object (`input` is then
+    # empty): the tool is not run, and the model is told what it sent.
+    invalid_arguments: str | None = None
 
 
 @dataclass(frozen=True)

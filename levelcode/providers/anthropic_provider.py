@@ -46,8 +46,8 @@ from levelcode.providers.sdk_provider import SdkProvider
 from levelcode.providers.translate import (
     anthropic_messages,
     anthropic_tools,
-    parse_tool_arguments,
     referable_tools,
+    tool_use_of,
 )
 
 
@@ -121,8 +121,9 @@ class _Part:
         joined = "".join(self.pieces)
         if self.kind == "text":
             return TextBlock(joined) if joined else None
-        tool_input = parse_tool_arguments(joined) if self.pieces else self.start_input
-        return ToolUse(self.id, self.name, tool_input)
+        if self.pieces:
+            return tool_use_of(self.id, self.name, joined)
+        return ToolUse(self.id, self.name, self.start_input)
 
 
 class _TurnBuilder:

@@ -30,7 +30,7 @@ from levelcode.providers.translate import (
     openai_messages,
     openai_stop_reason,
     openai_tools,
-    parse_tool_arguments,
+    tool_use_of,
 )
 
 
@@ -101,7 +101,7 @@ class _CallParts:
 
     def tool_use(self) -> ToolUse:
         call_id = self.id or f"call_{uuid.uuid4().hex[:24]}"  # some local servers send no id
-        return ToolUse(call_id, self.name, parse_tool_arguments("".join(self.arguments)))
+        return tool_use_of(call_id, self.name, "".join(self.arguments))
 
 
 class _TurnBuilder:

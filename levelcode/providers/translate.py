@@ -21,9 +21,10 @@ Rules that are easy to get wrong and are load-bearing:
   make every later request a 400. OpenAI-shaped APIs have no such loading: a deferred tool is
   offered once found, after the tools that were offered before it.
 - Tool arguments that are not a JSON object (OpenAI-shaped servers send a string that can be
-  anything; a truncated Anthropic stream can end mid-object) become an input holding only
-  `INVALID_ARGUMENTS_KEY`. No tool schema accepts that key, and `invalid_arguments_error`
-  lets the loop answer the call with a clear `ERROR:` result instead of running the tool.
+  anything; a truncated Anthropic stream can end mid-object) make a `ToolUse` with an empty
+  input and the text as sent in `invalid_arguments`; `invalid_arguments_error` lets the loop
+  answer the call with a clear `ERROR:` result instead of running the tool, and the call goes
+  back to the API with the empty object (a valid one, so the conversation stays usable).
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ from levelcode.core.tool_offers import DeferredTool
 
 JsonObject = dict[str, Any]
 
-INVALID_ARGUMENTS_KEY = "_levelcode_invalid_arguments"
 EMPTY_MESSAGE_TEXT = "(empty)"
 
 # Our stop reasons follow Anthropic's vocabulary; OpenAI-shaped finish reasons map onto it.
@@ -195,24 +195,31 @@ def _openai_tool_message(result: ToolResult) -> JsonObject:
 # --- API → ours ------------------------------------------------------------------------------
 
 
-def parse_tool_arguments(raw: str) -> dict[str, object]:
-    """A tool call's arguments text as an input mapping; never raises (see the module docstring)."""
+def parse_tool_arguments(raw: str) -> dict[str, object] | None:
+    """A tool call's arguments text as an input mapping, or None when it is not a JSON object;
+    never raises (see the module docstring)."""
     if not raw.strip():
         return {}  # some servers send nothing at all for a tool without parameters
     try:
         parsed = json.loads(raw)
     except ValueError:
-        return {INVALID_ARGUMENTS_KEY: raw}
-    if not isinstance(parsed, dict):
-        return {INVALID_ARGUMENTS_KEY: raw}
-    return parsed
-
-
-def invalid_arguments_error(tool_input: Mapping[str, object]) -> ToolOutcome | None:
-    """The outcome that answers a call whose arguments were not a JSON object; None if they were."""
-    if INVALID_ARGUMENTS_KEY not in tool_input:
         return None
-    raw = str(tool_input[INVALID_ARGUMENTS_KEY])
+    return parsed if isinstance(parsed, dict) else None
+
+
+def tool_use_of(call_id: str, name: str, raw: str) -> ToolUse:
+    """The tool use a streamed call's arguments text makes (flagged when they are not an object)."""
+    parsed = parse_tool_arguments(raw)
+    if parsed is None:
+        return ToolUse(call_id, name, {}, invalid_arguments=raw)
+    return ToolUse(call_id, name, parsed)
+
+
+def invalid_arguments_error(use: ToolUse) -> ToolOutcome | None:
+    """The outcome that answers a call whose arguments were not a JSON object; None if they were."""
+    raw = use.invalid_arguments
+    if raw is None:
+        return None
     shown = raw if len(raw) <= 200 else raw[:200] + "…"
     return failure(
         "the arguments for this tool call were not a valid JSON object, so the tool "

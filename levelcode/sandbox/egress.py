@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from levelcode.sandbox.egress_rules import EgressRules
+from levelcode.sandbox.locations import PRIVATE_TMP
 
 EGRESS_PORT = 3128
 INSIDE_DIR = Path("/tmp/.levelcode-egress")  # under the sandbox's private /tmp: a fresh mount point
@@ -87,5 +88,16 @@ def forwarder_argv(command: Sequence[str], *, python: str = sys.executable) -> l
 
 def egress_mounts(route: EgressRoute) -> list[str]:
     """The proxy's folder, read-only at INSIDE_DIR: its socket is all that is in it, and a
-    read-only mount does not stop connect()."""
-    return ["--ro-bind", str(route.socket_dir), str(INSIDE_DIR)]
+    read-only mount does not stop connect(). Then what the forwarder runs from, where it lies under
+    /tmp (a checkout or a Python there), read-only as on the host: the private /tmp would hide it."""
+    shown = [
+        part for folder in forwarder_folders_in_tmp() for part in ("--ro-bind", str(folder), str(folder))
+    ]
+    return ["--ro-bind", str(route.socket_dir), str(INSIDE_DIR), *shown]
+
+
+def forwarder_folders_in_tmp() -> list[Path]:
+    """The folders of the forwarder's script and of the Python that runs it (its environment and
+    its base installation) that lie under /tmp; elsewhere they are in the sandbox already."""
+    needed = {FORWARDER_SCRIPT.parent, Path(sys.prefix), Path(sys.base_prefix)}
+    return sorted(folder for folder in needed if folder.is_relative_to(PRIVATE_TMP))

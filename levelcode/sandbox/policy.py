@@ -33,6 +33,11 @@ class SandboxPolicy:
     # write them.
     readable: tuple[Path, ...] = ()
     writable: tuple[Path, ...] = ()  # the workspace and the folders the user added
+    # Symbolic links under /tmp that a readable or writable folder was named through, each with
+    # the resolved path it leads to (a checkout in /tmp whose node_modules or .venv links to a
+    # shared copy): made again in the private /tmp, so the folder is there under the name it was
+    # given. The link itself is not resolved; it grants nothing the target's mounts do not.
+    links: tuple[tuple[Path, Path], ...] = ()
     # Islands inside writable folders: every git dir whole, .git files, .gitmodules, what the
     # user's git config names there, .levelcode/. A mount point cannot be renamed or replaced.
     read_only: tuple[Path, ...] = ()
@@ -52,12 +57,15 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, bwrap: str = "bwra
     """The command line that runs `argv` confined by `policy`.
 
     Order matters: bwrap mounts in the order given, later over earlier. The whole file system
-    read-only, a fresh /tmp, the folders under /tmp that stay visible, then the writable folders
-    (some live under /tmp, so they come after it), the read-only islands inside them, the hidden
-    paths over everything, then the cache folder, which sits inside the hidden state dir, and
-    last the hidden folders made read-only.
+    read-only, a fresh /tmp, the links made again in it (first: bwrap makes no link where a
+    mount already put something), the folders under /tmp that stay visible, then the writable
+    folders (some live under /tmp, so they come after it), the read-only islands inside them,
+    the hidden paths over everything, then the cache folder, which sits inside the hidden state
+    dir, and last the hidden folders made read-only.
     """
     args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", str(PRIVATE_TMP)]
+    for link, target in policy.links:
+        args += ["--symlink", str(target), str(link)]
     if policy.egress is not None:
         args += egress_mounts(policy.egress)
     args += _mounts("--ro-bind", policy.readable)  # before the writable ones, which may lie inside

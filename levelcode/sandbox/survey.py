@@ -44,8 +44,10 @@ def confined_policy(
     user's git config names and `.levelcode/` inside them stay read-only) and `own_dir` (created
     here, private, writable even where it lies inside LevelCode's hidden state), sees
     `readable_dirs` as they are even under /tmp, and starts in `workdir`."""
-    writable = _unique(d.resolve() for d in writable_dirs if d.is_dir())
-    readable = _unique(d.resolve() for d in readable_dirs if d.is_dir())
+    writable_named = [d for d in writable_dirs if d.is_dir()]
+    readable_named = [d for d in readable_dirs if d.is_dir()]
+    writable = _unique(d.resolve() for d in writable_named)
+    readable = _unique(d.resolve() for d in readable_named)
     sources = GitConfigSources.from_environment(os.environ, host.home, host.config_home)
     git = git_protection(writable, sources, host.quarantine_dir())
     read_only = [root / LEVELCODE_DIR for root in writable if (root / LEVELCODE_DIR).exists()]
@@ -56,6 +58,7 @@ def confined_policy(
     return SandboxPolicy(
         workdir=workdir,
         readable=tuple(d for d in readable if d.is_relative_to(PRIVATE_TMP)),
+        links=tuple(links_in_tmp([*writable_named, *readable_named])),
         writable=tuple(writable),
         read_only=tuple(_unique(read_only)),
         hidden_dirs=tuple(hidden_dirs),
@@ -64,6 +67,31 @@ def confined_policy(
         network=network,
         git=git.baseline,
     )
+
+
+def links_in_tmp(folders: Iterable[Path]) -> list[tuple[Path, Path]]:
+    """The symbolic links under /tmp that `folders`, as named, lead through, each with the
+    resolved path it stands for. The private /tmp would lose them, and the folder's name with
+    them: a checkout in /tmp whose node_modules links to a shared copy runs
+    `node_modules/.bin/...` by that name."""
+    found: dict[Path, Path] = {}
+    for folder in folders:
+        path = Path(os.path.abspath(folder))
+        while (link := _first_link_in_tmp(path)) is not None:
+            target = link.resolve()
+            found[link] = target
+            path = target / path.relative_to(link)  # the rest, from where the link leads
+    return list(found.items())
+
+
+def _first_link_in_tmp(path: Path) -> Path | None:
+    if not path.is_relative_to(PRIVATE_TMP):
+        return None
+    for depth in range(len(PRIVATE_TMP.parts) + 1, len(path.parts) + 1):
+        prefix = Path(*path.parts[:depth])
+        if prefix.is_symlink():
+            return prefix
+    return None
 
 
 def _is_file_like(path: Path) -> bool:

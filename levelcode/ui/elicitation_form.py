@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from levelcode.mcp.gates.elicitation import (
+from levelcode.mcp.calls.elicitation import (
     FormField,
     FormRequest,
     Invalid,

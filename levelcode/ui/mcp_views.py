@@ -1,4 +1,4 @@
-"""Views of the MCP server summary (mcp/gates/overview.py) for `mcp list` and `/mcp`: rich in a terminal,
+"""Views of the MCP server summary (mcp/live/overview.py) for `mcp list` and `/mcp`: rich in a terminal,
 plain text when piped, JSON for scripts. All three show the same facts from the same summary."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from rich.text import Text
 
 from levelcode.core import paths
 from levelcode.core.errors import ConfigProblem
+from levelcode.mcp.calls.naming import SEPARATOR
 from levelcode.mcp.config.specs import Tier
-from levelcode.mcp.gates.naming import SEPARATOR
-from levelcode.mcp.gates.overview import ListView, ServerSummary, ToolLine
-from levelcode.mcp.gates.server_box import ServerBox
-from levelcode.mcp.gates.trust import TrustState
+from levelcode.mcp.launch.server_box import ServerBox
+from levelcode.mcp.launch.trust import TrustState
+from levelcode.mcp.live.overview import ListView, ServerSummary, ToolLine
 from levelcode.ui.mcp_words import confinement_words, login_hint, sandbox_words, summary_state
 from levelcode.ui.visible import visible
 

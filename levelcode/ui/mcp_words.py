@@ -1,6 +1,6 @@
 """The words for MCP servers' states and the MCP layer's notices: the one place they are phrased.
 
-Pure: typed state in (mcp/gates/status.py, the launch review's trust and change), text out. Every
+Pure: typed state in (mcp/launch/status.py, the launch review's trust and change), text out. Every
 view — the run-start chip, `mcp list`, `/mcp`, `mcp get`, the notices of a run — says a state the
 same way because it says it here. Server-supplied text inside is made safe where it is printed.
 """
@@ -10,18 +10,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from levelcode.mcp.config.specs import Tier
-from levelcode.mcp.gates.overview import ServerSummary
-from levelcode.mcp.gates.server_box import ServerBox
-from levelcode.mcp.gates.status import (
+from levelcode.mcp.launch.server_box import ServerBox
+from levelcode.mcp.launch.status import (
+    DenialNotSaved,
     LaunchesDenied,
     LaunchHeld,
     LoginNeeded,
     McpNotice,
+    Revoked,
     ServerBlocked,
     ServerFailed,
     ServerStatus,
+    Stopped,
+    ToolLeftOut,
 )
-from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState, since_approval
+from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, since_approval
+from levelcode.mcp.live.overview import ServerSummary
 
 NEEDS_APPROVAL = "needs approval"
 NEEDS_LOGIN = "needs login"
@@ -148,7 +152,34 @@ def notice_words(notice: McpNotice) -> str:
     if isinstance(notice, LoginNeeded):
         detail = notice.detail or f"needs you to sign in; run `levelcode mcp login {notice.server}`"
         return f"MCP server {notice.server!r} was not connected: it {detail}"
+    if isinstance(notice, DenialNotSaved):
+        return f"warning: could not remember that you denied {notice.server!r}: {notice.reason}"
+    if isinstance(notice, ToolLeftOut):
+        return (
+            f"MCP server {notice.server!r}: tool {notice.tool!r} left out — its definition is "
+            f"{notice.chars:,} characters, over the cap of {notice.limit:,} even with its schema's "
+            "descriptions removed"
+        )
     return f"warning: {notice.text}" if notice.warning else notice.text
+
+
+def stopped_words(stopped: Stopped) -> list[str]:
+    """What `/mcp stop NAME` says."""
+    name = stopped.server
+    if not stopped.was_running:
+        return [f"{name!r} is not running in this session."]
+    return [f"Stopped {name!r}; its tools are gone from the next request. /new starts it again if permitted."]
+
+
+def revoked_words(revoked: Revoked) -> list[str]:
+    """What `/mcp revoke NAME` says."""
+    name = revoked.server
+    if not revoked.was_approved:
+        return [f"{name!r} was never approved in {revoked.workspace}; nothing to forget."]
+    lines = [f"Forgot the approval of {name!r}: LevelCode will ask before starting {name} again here."]
+    if revoked.still_running:
+        lines.append(f"It is still running in this session; /mcp stop {name} stops it now.")
+    return lines
 
 
 def chip(summaries: Sequence[ServerSummary], *, deferred: int = 0) -> str | None:

@@ -43,10 +43,10 @@ def test_console_script_runs() -> None:
 def test_startup_does_not_import_the_mcp_sdk_or_provider_sdks() -> None:
     code = (
         "import sys; from levelcode.cli.main import build_parser; build_parser();"
-        "import levelcode.mcp.config.files, levelcode.mcp.gates.catalog, levelcode.mcp.gates.policy;"
+        "import levelcode.mcp.config.files, levelcode.mcp.calls.catalog, levelcode.mcp.calls.policy;"
         "heavy = ('mcp', 'anthropic', 'openai', 'pydantic', 'httpx');"
         "commands = ('levelcode.cli.mcp_manage', 'levelcode.cli.mcp_import',"
-        " 'levelcode.mcp.config.importers', 'levelcode.mcp.config.edit', 'levelcode.mcp.trust_store');"
+        " 'levelcode.mcp.config.importers', 'levelcode.mcp.config.edit', 'levelcode.mcp.launch.trust_store');"
         "bad = [m for m in sys.modules if m.split('.')[0] in heavy or m in commands];"
         "print(','.join(bad))"
     )
@@ -93,7 +93,7 @@ def _imported_by_mcp_list(home: Path, servers: dict[str, object], status: int = 
 def test_only_stdio_servers_import_nothing_remote(isolated_home: Path) -> None:
     stdio = {"fault": {"command": sys.executable, "args": [str(FAULT_SERVER)]}}
     imported = _imported_by_mcp_list(isolated_home, stdio)
-    assert "levelcode.mcp.connection" in imported  # the server did start: the log is real
+    assert "levelcode.mcp.live.connection" in imported  # the server did start: the log is real
     remote = {"httpx2", "httpcore2", "mcp", "mcp_types", "anyio", "keyring"}
     remote |= {"levelcode.mcp.http.streamable", "levelcode.mcp.http.wire", "levelcode.mcp.http.legacy_sse"}
     remote |= {"levelcode.mcp.http.oauth.authorizer", "levelcode.mcp.http.oauth.store"}

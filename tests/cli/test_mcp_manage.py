@@ -20,8 +20,8 @@ import pytest
 
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.support.cli import LEVELCODE, cli_env, run_cli, write_settings
 
 REPO_MCP = {"mcpServers": {"repo": {"command": "touch", "args": ["/tmp/levelcode-repo-marker"]}}}

@@ -1,13 +1,16 @@
 """The interactive session in a real terminal (tmux): streamed answers, slash commands, an
-approval card answered with one key, Ctrl-C aborting a turn without leaving, Ctrl-D leaving."""
+approval card answered with one key, Ctrl-C aborting a turn without leaving, Ctrl-D leaving —
+also when it is pressed while a command still works, before the next prompt reads the terminal."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from tests.e2e.test_mcp_cards_terminal import fault_entry
 from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import OPENAI
-from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags
+from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, write_settings
+from tests.support.processes import read_pids, survivors
 from tests.support.terminal import Terminal
 
 
@@ -50,8 +53,32 @@ def test_repl_streams_asks_aborts_and_leaves(terminal: Terminal, isolated_home: 
         terminal.type("/new")
         terminal.send("Enter")
         terminal.wait_for("New chat.")
-        terminal.send("C-d")
+        terminal.send("C-d")  # at once: the next prompt may not be reading yet, and it must leave
         terminal.wait_for("[exited 0]")
+
+
+def test_ctrl_d_pressed_while_a_command_works_leaves_at_the_next_prompt(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    """No prompt reads while /new restarts a slow server: the terminal holds the key, and the next
+    prompt must take it as Ctrl-D. With the terminal's own end-of-file key on, it made the key an
+    empty end of line, which the prompt read as Ctrl-@: the session stayed (ui/typeahead.py)."""
+    pid_file = tmp_path / "pids"
+    slow = fault_entry(pid_file)
+    slow["args"] = [*slow["args"], "--slow-start", "3"]
+    write_settings(isolated_home, {"mcpServers": {"slow": slow}})
+    with OPENAI.fake([]) as server:
+        env = provider_env(isolated_home, "openai", TERM="xterm-256color")
+        argv = [str(LEVELCODE), *provider_flags("openai", server.base_url, OPENAI.model)]
+        terminal.start(argv, env, cwd=str(tmp_path))
+        terminal.wait_for_prompt(within=40)
+        terminal.type("/new")
+        terminal.send("Enter")
+        terminal.wait_for("starting MCP servers: slow · ")  # /new restarts it: no prompt is up
+        terminal.send("C-d")
+        terminal.wait_for("New chat.")
+        terminal.wait_for("[exited 0]")
+    assert survivors(read_pids(pid_file)) == []
 
 
 def test_repl_refuses_without_a_terminal(isolated_home: Path) -> None:

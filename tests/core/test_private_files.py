@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.connection import connect
-from levelcode.mcp.protocol_memory import ProtocolMemory
-from levelcode.mcp.stdio.transport import MAX_LOG_BYTES
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.connection import connect
+from levelcode.mcp.live.protocol_memory import ProtocolMemory
+from levelcode.mcp.stdio.pipe_transport import MAX_LOG_BYTES
 from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, provider_env, provider_flags, write_settings

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from levelcode.core.errors import ConfigError
 from levelcode.core.settings_store import update_user_settings
-from levelcode.mcp.tool_allowances import allow_mcp_tool
+from levelcode.mcp.calls.allow_store import allow_mcp_tool
 
 NOT_PARSABLE = {
     "trailing comma": b'{"mcpToolPolicy": {"fs__read_file": "allow"},}',

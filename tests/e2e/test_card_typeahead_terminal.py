@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.e2e.test_mcp_cards_terminal import fault_entry, repo_server, start_repl
 from tests.fakes.scripted_server import RecordedRequest, Reply, ToolCall
 from tests.providers.support import OPENAI

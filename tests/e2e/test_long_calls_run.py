@@ -16,9 +16,7 @@ from tests.fakes.scripted_server import Reply, ScriptedServer, ToolCall
 from tests.providers.support import ANTHROPIC, Api
 from tests.support.cli import LEVELCODE, provider_env, provider_flags, write_settings
 from tests.support.http_servers import ServerProcess, free_port, running
-from tests.support.servers import FAULT_SERVER, ROOT
-
-TASK_SERVER = ROOT / "tests" / "servers" / "task_server.py"
+from tests.support.servers import FAULT_SERVER, TASK_SERVER
 
 
 def run_json(

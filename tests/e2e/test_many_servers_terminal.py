@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from levelcode.mcp.config.files import load_mcp_config
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags

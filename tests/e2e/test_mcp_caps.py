@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from levelcode.mcp.calls.definition_caps import DEFAULT_MAX_DEFINITION
 from levelcode.mcp.config.files import load_mcp_config
-from levelcode.mcp.gates.definition_caps import DEFAULT_MAX_DEFINITION
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, provider_env, provider_flags, run_cli, write_settings

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from levelcode.mcp.config.specs import parse_workspace_file
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, run_cli, write_settings
@@ -74,7 +74,9 @@ def test_consent_card_shows_the_literal_command_and_no_means_no(
         assert f"arg 3:   {marker}" in screen
         terminal.press("n")
         screen = terminal.wait_for("/help for commands")
-        assert "1 server needs approval" not in screen or "helper" in screen
+        after = screen.split("→ deny", 1)[1]  # what the REPL said once the card was answered
+        assert "needs approval" not in after  # denied: not waiting for an approval
+        assert "needs your approval" not in after
         terminal.type("hello")
         terminal.send("Enter")
         terminal.wait_for("fine")

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from levelcode.mcp.config.specs import parse_workspace_file
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.fake_openai import offered_tool_names, tool_messages
 from tests.fakes.scripted_server import Reply, ScriptedServer, ToolCall
 from tests.providers.support import OPENAI

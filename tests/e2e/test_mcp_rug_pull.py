@@ -19,9 +19,9 @@ from levelcode.core.messages import ToolUse
 from levelcode.core.outcome import ToolOutcome
 from levelcode.mcp.config.allow_rules import canonical_hash
 from levelcode.mcp.config.files import load_mcp_config
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.runtime import McpRuntime
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.live.runtime import McpRuntime
 from tests.fakes.fake_openai import tool_messages
 from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import OPENAI

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from levelcode.mcp.config.specs import parse_workspace_file
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, run_cli, write_settings

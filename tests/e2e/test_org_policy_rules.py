@@ -157,7 +157,7 @@ def test_the_organisations_ask_beats_a_repositorys_always(isolated_home: Path, t
     entry = fault_server(tmp_path)
     repository_servers(tmp_path, {"repo": entry})
     spec = approve_repository_server(isolated_home, tmp_path, "repo", entry)
-    from levelcode.mcp.trust_store import TrustStore
+    from levelcode.mcp.launch.trust_store import TrustStore
 
     definition = definition_of(ECHO["description"], ECHO["inputSchema"], ECHO["annotations"])
     TrustStore(isolated_home / "state" / "trust.json").allow_tool(tmp_path, spec, "echo", definition)

@@ -26,7 +26,7 @@ from tests.support.org_policy import (
 )
 from tests.support.sandbox import host_folder
 from tests.support.servers import FAULT_SERVER
-from tests.support.terminal import Terminal
+from tests.support.terminal import Terminal, shows_wrapped
 
 pytestmark = pytest.mark.sandbox
 
@@ -90,7 +90,7 @@ def test_the_card_offers_only_sandboxed_answers_and_says_who_decided(
         assert "[s] approve, sandboxed" in screen
         assert "approve, unconfined" not in screen
         said = f"the sandbox is required by your organisation's policy ({policy}), so it is not offered"
-        assert said in " ".join(screen.split())  # the card wraps its lines
+        assert shows_wrapped(screen, said)
         terminal.answer("s", confirm=True)
         terminal.wait_for("mcp · probe (")
         terminal.wait_for_prompt()

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from levelcode.mcp.config.specs import Provenance, parse_server_entry
-from levelcode.mcp.gates.trust import launch_fingerprint
+from levelcode.mcp.launch.trust import launch_fingerprint
 from tests.support.cli import write_settings
 from tests.support.org_policy import (
     approve_repository_server,

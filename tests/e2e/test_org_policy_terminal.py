@@ -15,7 +15,7 @@ from tests.support.cli import provider_env, provider_flags, write_settings
 from tests.support.managed_levelcode import policy_command
 from tests.support.org_policy import hostile_entry, policy_file
 from tests.support.servers import FAULT_SERVER
-from tests.support.terminal import Terminal
+from tests.support.terminal import Terminal, shows_wrapped
 
 
 def start_repl(terminal: Terminal, policy: Path, home: Path, workspace: Path, base_url: str) -> None:
@@ -56,10 +56,9 @@ def test_the_organisations_ask_shows_the_card_the_user_allowed_away(
         terminal.type("touch it")
         terminal.send("Enter")
         screen = terminal.wait_for_keys()
-        flat = " ".join(screen.split())
         assert "MCP call · fault · touch_marker" in screen
         said = f"asked before every call by your organisation's policy ({policy})"
-        assert said + ': mcpToolPolicy["fault__touch_*"]' in flat
+        assert shows_wrapped(screen, said + ': mcpToolPolicy["fault__touch_*"]')
         assert "always allow" not in screen
         assert not marker.exists()
         terminal.answer("y")

@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 
 from levelcode.mcp.config.specs import parse_workspace_file
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.support.cli import run_cli
 from tests.support.servers import FAULT_SERVER, node_server
 

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from levelcode.mcp.config.specs import parse_workspace_file
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags

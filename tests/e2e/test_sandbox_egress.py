@@ -28,8 +28,8 @@ import pytest
 
 from levelcode.mcp.config.sandbox_entry import REPOSITORY_HOSTS_IGNORED
 from levelcode.mcp.config.specs import parse_workspace_file
-from levelcode.mcp.gates.server_box import SandboxChoice
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.server_box import SandboxChoice
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.support.cli import LEVELCODE, cli_env, write_settings
 from tests.support.listener import Listener
 from tests.support.processes import is_running, survivors, wait_for_output

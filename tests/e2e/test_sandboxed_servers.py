@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from levelcode.mcp.config.specs import parse_workspace_file
-from levelcode.mcp.gates.server_box import SandboxChoice
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.server_box import SandboxChoice
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, write_settings

@@ -27,6 +27,7 @@ class MemoryTransport:
         self.name = name
         self.exit_on = exit_on
         self.sent: list[Mapping[str, object]] = []
+        self.stderr: list[str] = ["stderr line"]  # what `diagnostics` shows, as a process's stderr
         self.sink: MessageSink | None = None
         self.opened = False
         self.closed = False
@@ -76,7 +77,7 @@ class MemoryTransport:
         self.closed = True
 
     def diagnostics(self) -> tuple[str, ...]:
-        return ("stderr line",)
+        return tuple(self.stderr)
 
     def methods(self) -> list[str]:
         return [str(m.get("method")) for m in self.sent if "method" in m]

@@ -1,5 +1,7 @@
 """The transport and hub tests run on both event loops LevelCode may use: the standard one, and
-uvloop (what `levelcode` itself runs on where it is installed)."""
+uvloop (what `levelcode` itself runs on where it is installed). `memory_servers`: the default
+fixture for hub, router and connection tests — in-memory servers behind the hub's transport seam
+(tests/support/memory_servers.py); real servers are for process behaviour and compatibility."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from pathlib import Path
 import pytest
 import uvloop
 
+from tests.support.memory_servers import MemoryServers
+
 BOTH_LOOPS = {"test_stdio_faults.py", "test_real_servers.py", "test_early_spawn.py", "test_dying_at_start.py"}
 
 
@@ -19,3 +23,9 @@ def pytest_asyncio_loop_factories(
     if Path(str(item.path)).name in BOTH_LOOPS:
         return {"asyncio": asyncio.new_event_loop, "uvloop": uvloop.new_event_loop}
     return {"asyncio": asyncio.new_event_loop}
+
+
+@pytest.fixture
+def memory_servers() -> MemoryServers:
+    """This test's in-memory servers: `add` one, then give a hub `transports=memory_servers.plan`."""
+    return MemoryServers()

@@ -17,7 +17,7 @@ from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, use
 from levelcode.core.outcome import ToolOutcome
 from levelcode.providers import anthropic_provider, openai_provider
 from levelcode.providers.base import ProviderSettings
-from levelcode.providers.translate import INVALID_ARGUMENTS_KEY, invalid_arguments_error
+from levelcode.providers.translate import invalid_arguments_error
 from tests.fakes.scripted_server import Reply, ToolCall
 from tests.providers.support import Api, Connect, SchemaTool, complete
 
@@ -73,12 +73,12 @@ async def test_arguments_that_are_not_json_become_a_clear_failure(api: Api, conn
         provider = connect(server)
         first = await complete(provider, [user_text("read")], tools=(READ,))
         use = first.message.tool_uses[0]
-        error = invalid_arguments_error(use.input)
+        error = invalid_arguments_error(use)
         assert error is not None
         answer = Message("user", (ToolResult(use.id, error),))
         # the poisoned call goes back as a JSON object, so the conversation stays usable
         second = await complete(provider, [user_text("read"), first.message, answer], tools=(READ,))
-    assert use.input == {INVALID_ARGUMENTS_KEY: '{"path": "a.txt"'}
+    assert (use.input, use.invalid_arguments) == ({}, '{"path": "a.txt"')
     assert error.is_error
     assert error.text.startswith("ERROR: ")
     assert '{"path": "a.txt"' in error.text

@@ -16,7 +16,6 @@ from levelcode.core.outcome import Media, ToolOutcome
 from levelcode.core.tool_offers import DeferredTool
 from levelcode.providers.translate import (
     EMPTY_MESSAGE_TEXT,
-    INVALID_ARGUMENTS_KEY,
     anthropic_messages,
     anthropic_tools,
     invalid_arguments_error,
@@ -25,6 +24,7 @@ from levelcode.providers.translate import (
     openai_tools,
     parse_tool_arguments,
     referable_tools,
+    tool_use_of,
 )
 from tests.fakes.fake_anthropic import AnthropicShape
 from tests.fakes.fake_openai import OpenAIShape
@@ -141,19 +141,23 @@ def test_tool_shapes() -> None:
         ('{"path": "a"}', {"path": "a"}),
         ("", {}),
         ("  ", {}),
-        ('{"path": "a"', {INVALID_ARGUMENTS_KEY: '{"path": "a"'}),
-        ("[1, 2]", {INVALID_ARGUMENTS_KEY: "[1, 2]"}),
-        ('"just a string"', {INVALID_ARGUMENTS_KEY: '"just a string"'}),
-        ("null", {INVALID_ARGUMENTS_KEY: "null"}),
+        ('{"path": "a"', None),
+        ("[1, 2]", None),
+        ('"just a string"', None),
+        ("null", None),
     ],
 )
-def test_parse_tool_arguments(raw: str, expected: dict[str, object]) -> None:
+def test_parse_tool_arguments(raw: str, expected: dict[str, object] | None) -> None:
     assert parse_tool_arguments(raw) == expected
+    use = tool_use_of("c1", "read_file", raw)
+    assert (use.input, use.invalid_arguments) == ((expected, None) if expected is not None else ({}, raw))
 
 
-def test_invalid_arguments_error_only_for_the_marker() -> None:
-    assert invalid_arguments_error({"path": "a"}) is None
-    error = invalid_arguments_error({INVALID_ARGUMENTS_KEY: "{oops"})
+def test_invalid_arguments_error_only_for_the_flag() -> None:
+    assert invalid_arguments_error(ToolUse("c1", "read_file", {"path": "a"})) is None
+    # arguments are the model's own words: no key inside them can make a valid call invalid
+    assert invalid_arguments_error(ToolUse("c1", "t", {"_levelcode_invalid_arguments": "x"})) is None
+    error = invalid_arguments_error(ToolUse("c1", "read_file", {}, invalid_arguments="{oops"))
     assert error is not None
     assert error.is_error
     assert error.text.startswith("ERROR: ")
@@ -162,7 +166,9 @@ def test_invalid_arguments_error_only_for_the_marker() -> None:
 
 @given(st.text())
 def test_parse_tool_arguments_never_raises(raw: str) -> None:
-    assert isinstance(parse_tool_arguments(raw), dict)
+    parsed = parse_tool_arguments(raw)
+    assert parsed is None or isinstance(parsed, dict)
+    assert isinstance(tool_use_of("c1", "t", raw).input, dict)
 
 
 @given(

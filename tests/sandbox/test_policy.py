@@ -104,3 +104,17 @@ def test_folders_kept_visible_under_tmp_come_before_the_writable_ones_inside_the
     shown = _position(argv, "--ro-bind", str(workspace), str(workspace))
     out = _position(argv, "--bind", str(workspace / "out"), str(workspace / "out"))
     assert tmp < shown < out  # read-only over the private /tmp, and never over a writable folder
+
+
+def test_links_in_tmp_are_made_before_anything_is_mounted_there() -> None:
+    checkout = Path("/tmp/checkout")
+    policy = SandboxPolicy(
+        workdir=checkout,
+        readable=(checkout,),
+        links=((checkout / "node_modules", Path("/srv/shared/node_modules")),),
+    )
+    argv = bwrap_argv(policy, ["true"])
+    tmp = _position(argv, "--tmpfs", "/tmp")
+    link = _position(argv, "--symlink", "/srv/shared/node_modules", str(checkout / "node_modules"))
+    shown = _position(argv, "--ro-bind", str(checkout), str(checkout))
+    assert tmp < link < shown  # in the fresh /tmp; bwrap makes no link where a mount put a file

@@ -4,10 +4,12 @@ worktree's real git dirs when they lie there, submodules' under `.git/modules`),
 files, `.gitmodules`, what the user's git config names there, `.levelcode/`; every existing secret
 store and LevelCode's own config and state are hidden; the cache folder is private. The second
 corpus: what lies outside the writable folders, what does not exist, and the workspace itself are
-not named (a missing named path is watched instead)."""
+not named (a missing named path is watched instead); a folder named through a link under /tmp is
+there, in a real sandbox, by that name."""
 
 from __future__ import annotations
 
+import contextlib
 import stat
 import subprocess
 from pathlib import Path
@@ -17,7 +19,8 @@ import pytest
 from levelcode.core import paths
 from levelcode.sandbox.git_layout import git_dir_of
 from levelcode.sandbox.locations import HostPaths
-from levelcode.sandbox.survey import build_policy, confined_policy
+from levelcode.sandbox.survey import build_policy, confined_policy, links_in_tmp
+from tests.support.sandbox import host_folder, real_confinement
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -171,3 +174,48 @@ def test_a_servers_policy_writes_its_folders_and_keeps_only_tmp_folders_visible(
     assert workspace.resolve() / ".git" in policy.read_only
     assert policy.cache_dir == own.resolve()
     assert stat.S_IMODE(own.stat().st_mode) == 0o700
+
+
+def test_the_links_in_tmp_a_folder_is_named_through_are_found_each_with_where_it_leads(
+    tmp_path: Path,
+) -> None:
+    outside = Path("/usr/share")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "second").symlink_to(outside)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "first").symlink_to("../b")  # relative: recorded as the path it stands for
+    (tmp_path / "plain").mkdir()
+    named = [tmp_path / "a" / "first" / "second" / "doc", tmp_path / "plain", Path("/usr/share/doc")]
+    assert links_in_tmp(named) == [
+        (tmp_path / "a" / "first", (tmp_path / "b").resolve()),
+        ((tmp_path / "b").resolve() / "second", outside),
+    ]
+    assert links_in_tmp(named[1:]) == []  # no link, or not under /tmp: as the host has it
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("outside_tmp", [True, False], ids=["shared-outside-tmp", "shared-in-tmp"])
+def test_a_folder_named_through_a_link_in_tmp_is_there_by_that_name(
+    tmp_path: Path, outside_tmp: bool
+) -> None:
+    """A checkout in /tmp whose node_modules links to a shared copy: its `.bin` program runs inside
+    by the name it was given (the private /tmp would lose the link)."""
+    with contextlib.ExitStack() as stack:
+        shared = stack.enter_context(host_folder()) if outside_tmp else tmp_path / "shared"
+        (shared / ".bin").mkdir(parents=True)
+        program = shared / ".bin" / "hello"
+        program.write_text("#!/bin/sh\necho hello from the shared copy\n")
+        program.chmod(0o755)
+        (tmp_path / "checkout").mkdir()
+        (tmp_path / "checkout" / "node_modules").symlink_to(shared)
+        workspace = tmp_path / "ws"
+        workspace.mkdir()
+        own = paths.state_dir() / "servers" / "s"
+        modules = tmp_path / "checkout" / "node_modules"
+        policy = confined_policy(
+            workspace, [workspace], own, _host(tmp_path), network=False, readable_dirs=(modules,)
+        )
+        wrap = real_confinement().wrap(policy)
+        argv, env = wrap([str(modules / ".bin" / "hello")], {"PATH": "/usr/bin:/bin"})
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.stdout == "hello from the shared copy\n", done.stderr

@@ -38,9 +38,15 @@ unless given; its text says how many tools/list requests were answered before it
 argv, and the parent-death signal the process carries: prctl(PR_GET_PDEATHSIG), Linux),
 touch_marker and delete_everything (destructiveHint; both create the file at `path`), count_chars,
 progress (not listed, callable: `steps` progress notifications on the call's token, `interval`
-seconds apart, then "done", or nothing more with `then_hang`).
+seconds apart, then "done", or nothing more with `then_hang`), ask_client (not listed, callable:
+sends LevelCode the request `method` with `params`, and answers the call with the JSON of what
+came back, an error's as an error result).
 Every process it starts (itself, grandchildren) appends its pid to $FAULT_PID_FILE, so tests can
 check by pid that nothing survives.
+
+`Server` is the protocol alone: it reads one message at a time, writes its lines through `write`,
+and waits (`every`) and dies (`exit`) through methods of its own, so the same server also runs in
+memory, without a process (tests/fakes/memory_server.py).
 """
 
 import argparse
@@ -76,13 +82,9 @@ def record_pid(pid: int) -> None:
             out.write(f"{pid}\n")
 
 
-def send(message: dict) -> None:
-    OUT.write(json.dumps(message).encode() + b"\n")
+def write_stdout(data: bytes) -> None:
+    OUT.write(data)
     OUT.flush()
-
-
-def reply(request_id: object, result: dict) -> None:
-    send({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
 def text(value: str, *, is_error: bool = False) -> dict:
@@ -196,8 +198,11 @@ def huge_tools() -> dict[str, dict]:
 
 
 class Server:
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: argparse.Namespace, write=write_stdout) -> None:
         self.args = args
+        self.write = write  # where its lines go: stdout, or an in-memory transport
+        self.asking: dict[str, object] = {}  # its requests to LevelCode: id -> the call waiting on it
+        self.asked = 0
         self.extra = [f"tool_{i}" for i in range(args.tools)]
         self.changed = False
         self.initialized_era: str | None = None
@@ -243,85 +248,133 @@ class Server:
         with open(self.args.definitions, encoding="utf-8") as source:
             return json.load(source)
 
+    def send(self, message: dict) -> None:
+        self.write(json.dumps(message).encode() + b"\n")
+
+    def reply(self, request_id: object, result: dict) -> None:
+        self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    def refuse(self, request_id: object, code: int, message: str) -> None:
+        self.send({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+
+    def log(self, line: str) -> None:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def content_capabilities(self) -> dict:
+        """Capabilities beyond tools, declared in either era (none here: see memory_server.py)."""
+        return {}
+
     def handle(self, message: dict) -> None:
         method, request_id = message.get("method"), message.get("id")
         params = message.get("params") or {}
         if "id" not in message:
             if method == "notifications/cancelled":
-                sys.stderr.write(f"fault-server: cancelled {params.get('requestId')}\n")
-                sys.stderr.flush()
+                self.log(f"fault-server: cancelled {params.get('requestId')}")
             return  # notifications (initialized, cancelled) need no answer
+        if method is None:
+            self.answered(message)
+            return
         self.requests_seen += 1
         if self.args.garbage:
-            OUT.write(b'this is not json\n\xff\xfe invalid utf-8 \xc3\x28\n[1, 2, 3]\n{"jsonrpc": "2.0"}\n')
-            OUT.flush()
+            self.write(b'this is not json\n\xff\xfe invalid utf-8 \xc3\x28\n[1, 2, 3]\n{"jsonrpc": "2.0"}\n')
         if self.handshake(method, request_id, params):
             return
         if method == "tools/list":
             self.tool_lists += 1
-            reply(request_id, self.tools_page(params.get("cursor")))
+            self.reply(request_id, self.tools_page(params.get("cursor")))
         elif method == "tools/call":
             self.progress_token = (params.get("_meta") or {}).get("progressToken")
             self.call(request_id, params.get("name"), params.get("arguments") or {})
         elif method == "ping":
-            reply(request_id, {})
+            self.reply(request_id, {})
         else:
-            send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": f"no {method}"}})
+            self.other(method, request_id, params)
+
+    def other(self, method: object, request_id: object, params: dict) -> None:
+        """A request it does not serve."""
+        self.refuse(request_id, -32601, f"no {method}")
+
+    def ask_client(self, request_id: object, arguments: dict) -> None:
+        self.asked += 1
+        ask_id = f"ask-{self.asked}"
+        self.asking[ask_id] = request_id
+        request = {"method": str(arguments.get("method")), "params": arguments.get("params") or {}}
+        self.send({"jsonrpc": "2.0", "id": ask_id, **request})
+
+    def answered(self, message: dict) -> None:
+        """LevelCode answered one of its requests: the call that asked gets the answer."""
+        request_id = self.asking.pop(str(message.get("id")), None)
+        if request_id is not None:
+            failed = "error" in message
+            answer = message.get("error") if failed else message.get("result")
+            self.reply(request_id, text(json.dumps(answer, sort_keys=True), is_error=failed))
+
+    def every(self, seconds: float, times: int, work) -> None:
+        """`work(1)` … `work(times)`, `seconds` apart (the first after `seconds`)."""
+        for n in range(1, times + 1):
+            time.sleep(seconds)
+            work(n)
+
+    def exit(self, code: int) -> None:
+        os._exit(code)
+
+    def progress(self, request_id: object, token: object, arguments: dict) -> None:
+        steps = int(arguments.get("steps", 5))
+
+        def report(step: int) -> None:
+            update = {"progressToken": token, "progress": step, "total": steps}
+            self.send({"jsonrpc": "2.0", "method": "notifications/progress", "params": update})
+            if step == steps and not arguments.get("then_hang"):
+                self.reply(request_id, text(f"done after {steps} steps"))
+
+        self.every(float(arguments.get("interval", 0.1)), steps, report)
 
     def handshake(self, method: object, request_id: object, params: dict) -> bool:
         era = self.args.era
         if method == "initialize":
             if era == "modern":
-                send(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": request_id,
-                        "error": {"code": -32601, "message": "no initialize"},
-                    }
-                )
+                self.refuse(request_id, -32601, "no initialize")
             else:
-                caps = {"tools": {"listChanged": True}}
+                caps = {"tools": {"listChanged": True}, **self.content_capabilities()}
                 info = {"name": "fault-server", "version": "1.0"}
-                reply(request_id, {"protocolVersion": "2025-06-18", "capabilities": caps, "serverInfo": info})
+                self.reply(
+                    request_id, {"protocolVersion": "2025-06-18", "capabilities": caps, "serverInfo": info}
+                )
             return True
         if method == "server/discover":
             if era in ("modern", "dual"):
                 meta = {"io.modelcontextprotocol/serverInfo": {"name": "fault-server", "version": "1.0"}}
-                result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}}
-                reply(request_id, {**result, "ttlMs": 0, "cacheScope": "private", "_meta": meta})
+                caps = self.content_capabilities()
+                result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": caps}
+                self.reply(request_id, {**result, "ttlMs": 0, "cacheScope": "private", "_meta": meta})
             elif era == "silent-legacy":
                 self.silent = True
             else:
-                send(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": request_id,
-                        "error": {"code": -32601, "message": "Method not found"},
-                    }
-                )
+                self.refuse(request_id, -32601, "Method not found")
             return True
         return False
 
     def call(self, request_id: object, name: object, arguments: dict) -> None:
         if name == "echo":
-            reply(request_id, text(str(arguments.get("message", ""))))
+            self.reply(request_id, text(str(arguments.get("message", ""))))
         elif name == "hang":
             return
         elif name in ("touch_marker", "delete_everything"):
             with open(str(arguments["path"]), "w", encoding="utf-8") as marker:
                 marker.write(f"{name} ran\n")
-            reply(request_id, text(f"{name} done"))
+            self.reply(request_id, text(f"{name} done"))
         elif name == "count_chars":
-            reply(request_id, text(f"{len(str(arguments.get('text', '')))} characters"))
+            self.reply(request_id, text(f"{len(str(arguments.get('text', '')))} characters"))
         elif name in CHROMEDEV and self.args.chromedev:
             if "path" in arguments:
                 with open(str(arguments["path"]), "w", encoding="utf-8") as marker:
                     marker.write(f"{name} ran\n")
-            reply(request_id, text(f"{name} ran"))
+            self.reply(request_id, text(f"{name} ran"))
         elif name in PROBE_NAMES and self.args.probes:
-            reply(request_id, text(probe(name, arguments)))
+            self.reply(request_id, text(probe(name, arguments)))
         elif name in ("terminal_attack", "terminal_attack_error"):
-            reply(request_id, text(TERMINAL_ATTACK, is_error=name.endswith("error")))
+            self.reply(request_id, text(TERMINAL_ATTACK, is_error=name.endswith("error")))
         elif name == "whereami":
             seen = {
                 "cwd": os.getcwd(),
@@ -329,62 +382,51 @@ class Server:
                 "argv": sys.argv[1:],
                 "pdeathsig": pdeathsig(),
             }
-            reply(request_id, text(json.dumps(seen)))
+            self.reply(request_id, text(json.dumps(seen)))
         elif name == "sleep":
-            time.sleep(float(arguments.get("seconds", 1)))
-            reply(request_id, text("slept"))
+            self.every(
+                float(arguments.get("seconds", 1)), 1, lambda _n: self.reply(request_id, text("slept"))
+            )
         elif name == "progress":
-            steps = int(arguments.get("steps", 5))
-            for step in range(1, steps + 1):
-                time.sleep(float(arguments.get("interval", 0.1)))
-                update = {"progressToken": self.progress_token, "progress": step, "total": steps}
-                send({"jsonrpc": "2.0", "method": "notifications/progress", "params": update})
-            if not arguments.get("then_hang"):
-                reply(request_id, text(f"done after {steps} steps"))
+            self.progress(request_id, self.progress_token, arguments)
         elif name == "crash":
-            sys.stderr.write("fault-server: about to crash\nfatal: simulated crash\n")
-            sys.stderr.flush()
-            os._exit(3)
+            self.log("fault-server: about to crash\nfatal: simulated crash")
+            self.exit(3)
         elif name == "crash_with_children":
             spawn_sleeper()
-            sys.stderr.write("fault-server: crashing, child keeps stdout open\n")
-            sys.stderr.flush()
+            self.log("fault-server: crashing, child keeps stdout open")
             os._exit(4)
         elif name == "big":
-            OUT.write(b'{"jsonrpc": "2.0", "id": ' + json.dumps(request_id).encode() + b', "result": {"x": "')
+            head = b'{"jsonrpc": "2.0", "id": ' + json.dumps(request_id).encode()
+            self.write(head + b', "result": {"x": "')
             chunk = b"x" * (1024 * 1024)
             for _ in range(50):
-                OUT.write(chunk)
-            OUT.write(b'"}}\n')
-            OUT.flush()
+                self.write(chunk)
+            self.write(b'"}}\n')
         elif name == "huge_text":
-            reply(request_id, text("line of text\n" * 10_000))
+            self.reply(request_id, text("line of text\n" * 10_000))
         elif name == "image":
             block = {"type": "image", "data": "A" * 40_000, "mimeType": "image/png"}
-            reply(request_id, {"content": [block]})
+            self.reply(request_id, {"content": [block]})
         elif name == "is_error":
-            reply(request_id, text("the tool failed on purpose", is_error=True))
+            self.reply(request_id, text("the tool failed on purpose", is_error=True))
         elif name == "rpc_error":
-            send(
-                {
-                    "jsonrpc": "2.0",
-                    "id": request_id,
-                    "error": {"code": -32000, "message": "rpc failure on purpose"},
-                }
-            )
+            self.refuse(request_id, -32000, "rpc failure on purpose")
         elif name == "garbage_reply":
-            OUT.write(b'{"jsonrpc": "2.0", "id": ' + json.dumps(request_id).encode() + b', "result": {oops\n')
-            OUT.flush()
+            head = b'{"jsonrpc": "2.0", "id": ' + json.dumps(request_id).encode()
+            self.write(head + b', "result": {oops\n')
         elif name == "change_tools":
             self.changed = True
-            reply(request_id, text(f"changed; tools/list answered {self.tool_lists} times"))
+            self.reply(request_id, text(f"changed; tools/list answered {self.tool_lists} times"))
             for _ in range(int(arguments.get("times", 1))):
-                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+                self.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        elif name == "ask_client":
+            self.ask_client(request_id, arguments)
         else:
-            reply(request_id, text(f"{name} called"))
+            self.reply(request_id, text(f"{name} called"))
 
 
-def main() -> None:
+def flags() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser()
     parser.add_argument("--era", default="legacy", choices=["legacy", "modern", "dual", "silent-legacy"])
     parser.add_argument("--hang-at-start", action="store_true")
@@ -404,7 +446,11 @@ def main() -> None:
     parser.add_argument("--huge-schema", action="store_true")
     parser.add_argument("--definitions")
     parser.add_argument("--pid-file")  # as $FAULT_PID_FILE, for an entry with no `env` of its own
-    args, _passed_through = parser.parse_known_args()  # other arguments: for whereami to report
+    return parser
+
+
+def main() -> None:
+    args, _passed_through = flags().parse_known_args()  # other arguments: for whereami to report
     if args.pid_file:
         os.environ["FAULT_PID_FILE"] = args.pid_file
     record_pid(os.getpid())

@@ -16,7 +16,8 @@ cancellation), so with `--store` a restarted server knows every task it created:
 polls again after a restart finds its task where the clock says it is. Over HTTP a `tasks/*`
 request must carry `Mcp-Name: <taskId>` (the extension's routing rule), or it is refused with 400.
 Lists carry `ttlMs` (`--ttl-ms`, default 0) and `cacheScope` (`--scope`, default "public"); tasks
-suggest polling every `--poll-ms` (default 100).
+suggest polling every `--poll-ms` (default 100). `Server.handle` is the protocol alone (a message
+in, its answer out), so the same server also runs in memory (tests/fakes/memory_server.py).
 """
 
 from __future__ import annotations
@@ -237,7 +238,7 @@ def serve_stdio(server: Server) -> None:
             sys.stdout.flush()
 
 
-def main() -> None:
+def flags() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser()
     parser.add_argument("port", type=int, nargs="?", default=0)
     parser.add_argument("--stdio", action="store_true")
@@ -245,7 +246,11 @@ def main() -> None:
     parser.add_argument("--ttl-ms", type=int, default=0)
     parser.add_argument("--scope", default="public")
     parser.add_argument("--poll-ms", type=int, default=100, help="the pollIntervalMs its tasks suggest")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = flags().parse_args()
     server = Server(args)
     if args.stdio:
         serve_stdio(server)

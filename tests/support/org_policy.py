@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from levelcode.mcp.config.specs import Provenance, ServerSpec, parse_server_entry
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.trust_store import TrustStore
 from tests.support.cli import cli_env
 from tests.support.managed_levelcode import policy_command, write_policy
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,6 +57,14 @@ def skip_without_sandbox(item: pytest.Item) -> None:
     if os.environ.get(REQUIRED) and not reason.startswith(KERNEL_REFUSED):
         pytest.fail(f"{REQUIRED} is set, but there is no sandbox: {reason}", pytrace=False)
     pytest.skip(f"no sandbox on this machine: {reason}")
+
+
+def python_in_tmp() -> tuple[Path, ...]:
+    """The running Python's environment when it lies under /tmp (a checkout cloned there): a
+    command that runs it inside the sandbox needs it added, as a user would add it with --add-dir,
+    for the private /tmp hides it. Elsewhere it is in the sandbox already: nothing."""
+    prefix = Path(sys.prefix)
+    return (prefix,) if prefix.is_relative_to("/tmp") else ()
 
 
 @contextlib.contextmanager

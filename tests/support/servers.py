@@ -1,4 +1,5 @@
-"""Where the test servers are: the fault-injection script and the pinned reference servers."""
+"""Where the test servers are: the fault-injection script, the task server and the pinned reference
+servers. (The first two also run in memory: tests/support/memory_servers.py.)"""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from levelcode.mcp.config.specs import Provenance, StdioServerSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULT_SERVER = ROOT / "tests" / "servers" / "fault_server.py"
+TASK_SERVER = ROOT / "tests" / "servers" / "task_server.py"
 NODE_BIN = ROOT / "node_modules" / ".bin"
 USER = Provenance("user", "/test/settings.json")
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from levelcode.mcp.calls.catalog import build_catalog
 from levelcode.mcp.config.specs import McpConfig, Provenance, ServerSpec, StdioServerSpec
-from levelcode.mcp.gates.catalog import build_catalog
-from levelcode.mcp.gates.overview import ServerSummary, summarize
-from levelcode.mcp.gates.status import ServerStatus
-from levelcode.mcp.gates.trust import TrustState
+from levelcode.mcp.launch.status import ServerStatus
+from levelcode.mcp.launch.trust import TrustState
+from levelcode.mcp.live.overview import ServerSummary, summarize
 
 USER = Provenance("user", "/home/me/.config/levelcode/settings.json")
 REPO = Provenance("workspace", "/repo/.mcp.json")

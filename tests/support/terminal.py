@@ -141,3 +141,10 @@ class Terminal:
 
     def close(self) -> None:
         self.tmux("kill-server")
+
+
+def shows_wrapped(screen: str, text: str) -> bool:
+    """Whether `screen` shows `text` once its line breaks are undone: a card wraps its lines
+    anywhere, inside a long path too (a worker's longer tmp_path moves the break), so spaces and
+    breaks are compared away on both sides."""
+    return "".join(text.split()) in "".join(screen.split())

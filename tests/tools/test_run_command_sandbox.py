@@ -25,7 +25,7 @@ from levelcode.sandbox.quarantine import SUMMARY as QUARANTINE_SUMMARY
 from levelcode.tools.base import ToolContext
 from levelcode.tools.run_command import run_command
 from tests.support.listener import Listener
-from tests.support.sandbox import host_folder, real_confinement
+from tests.support.sandbox import host_folder, python_in_tmp, real_confinement
 
 pytestmark = pytest.mark.sandbox
 
@@ -166,7 +166,8 @@ async def test_allow_network_lets_commands_reach_the_listener(workspace: Path) -
 
 async def test_pytest_runs(workspace: Path) -> None:
     (workspace / "test_sample.py").write_text("def test_ok():\n    assert 1 + 1 == 2\n")
-    result = await _run(confined(workspace), f"{sys.executable} -m pytest -q test_sample.py")
+    command = f"{sys.executable} -m pytest -q test_sample.py"
+    result = await _run(confined(workspace, *python_in_tmp()), command)  # a checkout under /tmp: added
     assert "1 passed" in result, result
     assert result.endswith("[exit code 0]")
 

@@ -9,9 +9,9 @@ import json
 
 from rich.console import Console
 
-from levelcode.mcp.gates.overview import ListView, ServerFacts, ServerSummary, ToolLine
-from levelcode.mcp.gates.server_box import ServerBox
-from levelcode.mcp.gates.status import ServerStatus
+from levelcode.mcp.launch.server_box import ServerBox
+from levelcode.mcp.launch.status import ServerStatus
+from levelcode.mcp.live.overview import ListView, ServerFacts, ServerSummary, ToolLine
 from levelcode.ui.mcp_views import print_list, render_list, summaries_json
 
 RUNNING = ServerSummary(

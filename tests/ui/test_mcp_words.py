@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from levelcode.mcp.calls.catalog import Catalog, build_catalog
+from levelcode.mcp.calls.naming import split_tool_name
+from levelcode.mcp.calls.policy import classify_mcp_tool
 from levelcode.mcp.config.specs import McpConfig
-from levelcode.mcp.gates.catalog import Catalog, build_catalog
-from levelcode.mcp.gates.naming import split_tool_name
-from levelcode.mcp.gates.overview import summarize
-from levelcode.mcp.gates.policy import classify_mcp_tool
-from levelcode.mcp.gates.status import LaunchHeld, McpNote, ServerFailed, ServerStatus
-from levelcode.mcp.gates.trust import OLD_APPROVAL, TrustState
+from levelcode.mcp.launch.status import LaunchHeld, McpNote, ServerFailed, ServerStatus
+from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState
+from levelcode.mcp.live.overview import summarize
 from levelcode.ui.mcp_words import chip, notice_words, state_words
 from tests.support.summaries import REPO, RUNNING, WAITING
 from tests.support.summaries import spec as _spec

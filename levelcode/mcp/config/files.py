@@ -43,18 +43,20 @@ def load_mcp_config(
     workspace: Path,
     settings: Settings | None = None,
     *,
+    user: TierConfig | None = None,
     profile: str | None = None,
     off_here: Collection[str] | None = None,
 ) -> McpConfig:
     """Both tiers for one workspace, merged under the organisation's policy: its required servers,
     then the user's, win name collisions; then only `profile`'s servers, less those turned off in
-    this workspace (`off_here`; read here when None). The user's settings come parsed (`settings`,
+    this workspace (`off_here`; read here when None). The user's settings come read (`settings`,
     read once per session; read here when not given), so the file is read once and each of its
-    problems reported once: they lead the config's problems. Raises ConfigError for a profile
-    the settings do not define."""
+    problems reported once: they lead the config's problems. `user`: their servers, parsed already
+    (by the early start), so they are parsed once too. Raises ConfigError for a profile the
+    settings do not define."""
     settings = settings or load_settings(workspace)
     policy, file = settings.managed, str(settings.user_file)
-    user = parse_user_settings(settings.user, file=file)
+    user = user if user is not None else user_tier(settings)
     workspace_tiers = load_workspace_tier(workspace)
     merged = merge_tiers(user, workspace_tiers, settings.problems, organisation=required_tier(policy))
     profiles, profile_problems = parse_profiles(settings.user.get(PROFILES_KEY), file=file)
@@ -66,3 +68,8 @@ def load_mcp_config(
     return dataclasses.replace(
         selected, problems=problems, settings=settings, managed=policy, profile=profile
     )
+
+
+def user_tier(settings: Settings) -> TierConfig:
+    """The user's own servers and tool policy, parsed from the settings read."""
+    return parse_user_settings(settings.user, file=str(settings.user_file))

@@ -22,7 +22,7 @@ from levelcode.core.errors import ConfigProblem
 from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy
 from levelcode.core.settings import USER_ONLY_KEYS, Settings, ignored_key
 from levelcode.mcp.config.allow_rules import AllowRule, parse_allow_rule
-from levelcode.mcp.config.client_features import (
+from levelcode.mcp.config.client_entry import (
     DEFAULT_CLIENT_FEATURES,
     FEATURE_KEYS,
     ClientFeatureSettings,
@@ -467,7 +467,7 @@ def _server_key(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
-# The launch fingerprint (gates/trust.py) hashes this text: changing the scheme re-asks every approval.
+# The launch fingerprint (launch/trust.py) hashes this text: changing the scheme re-asks every approval.
 LAUNCH_ENCODING_SCHEME = "levelcode-launch/1"
 
 

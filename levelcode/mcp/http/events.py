@@ -2,25 +2,24 @@
 drop (GET with `Last-Event-ID`, after the server's `retry` delay, a bounded number of times), and
 the server's own GET stream for its requests and notifications (2025-11-25 and earlier).
 
-Every message read goes to the transport's receiver; nothing here answers the server or logs a body.
+Every message read goes to the receiver it is given (a request's, or the link's for the server's
+own stream); nothing here answers the server or logs a body. Reaches its transport only through
+the `StreamLink` it is handed.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import httpx2
 
 from levelcode.core.errors import MessageTooLarge, TransportError
 from levelcode.mcp.http.sse import Oversized, SseDecoder
+from levelcode.mcp.http.stream_link import Deliver, StreamLink
 from levelcode.mcp.http.wire import StreamDropped, exchange, stream_chunks
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.jsonrpc import Incoming
-
-if TYPE_CHECKING:
-    from levelcode.mcp.http.streamable import Deliver, StreamableHttpTransport
 
 DEFAULT_RETRY_MS = 1000
 MAX_RETRY_MS = 30_000  # a server's `retry` is honoured up to this
@@ -31,12 +30,12 @@ MAX_LISTEN_FAILURES = 3
 class Receiver:
     """One request's answer stream: hands on what arrives and notices the answer itself."""
 
-    def __init__(self, transport: StreamableHttpTransport, request_id: str, deliver: Deliver) -> None:
-        self.transport = transport
+    def __init__(self, link: StreamLink, request_id: str, deliver: Deliver) -> None:
+        self.link = link
         self.request_id = request_id
         self.deliver = deliver
         self.answered = False
-        self.decoder = SseDecoder(transport.endpoint.max_message_bytes)
+        self.decoder = SseDecoder(link.endpoint.max_message_bytes)
 
     def take(self, message: Incoming) -> None:
         if isinstance(message, jsonrpc.Malformed) and message.id is None:
@@ -47,18 +46,16 @@ class Receiver:
 
     def oversized(self, head: bytes) -> None:
         found = jsonrpc.find_id(head)
-        limit = self.transport.endpoint.max_message_bytes
+        limit = self.link.endpoint.max_message_bytes
         if found is None or str(found) == self.request_id:
-            raise MessageTooLarge(f"message larger than the {limit} byte limit", server=self.transport.server)
+            raise MessageTooLarge(f"message larger than the {limit} byte limit", server=self.link.server)
         self.deliver(jsonrpc.Malformed(f"message larger than the {limit} byte limit", found))
 
 
-async def read_events(
-    transport: StreamableHttpTransport, response: httpx2.Response, receiver: Receiver
-) -> None:
+async def read_events(link: StreamLink, response: httpx2.Response, receiver: Receiver) -> None:
     """Until the answer arrives or the stream ends (dropping counts as ending: it may be resumed)."""
     try:
-        async for chunk in stream_chunks(response, server=transport.server):
+        async for chunk in stream_chunks(response, server=link.server):
             for item in receiver.decoder.feed(chunk):
                 if isinstance(item, Oversized):
                     receiver.oversized(item.head)
@@ -70,50 +67,50 @@ async def read_events(
         return
 
 
-async def resume_request(transport: StreamableHttpTransport, receiver: Receiver) -> None:
+async def resume_request(link: StreamLink, receiver: Receiver) -> None:
     """The answer stream ended unanswered: resume it by GET from the last event id, or give up."""
     if receiver.decoder.last_event_id is None:
-        raise TransportError("the server closed the answer stream without answering", server=transport.server)
+        raise TransportError("the server closed the answer stream without answering", server=link.server)
     for _attempt in range(MAX_RESUME_ATTEMPTS):
         await asyncio.sleep(_delay(receiver.decoder.retry_ms))
-        headers = transport.headers.for_stream(receiver.decoder.last_event_id)
+        headers = link.headers.for_stream(receiver.decoder.last_event_id)
         try:
             async with exchange(
-                transport._require_client(),
+                link.client(),
                 "GET",
-                transport.endpoint.url,
-                server=transport.server,
+                link.endpoint.url,
+                server=link.server,
                 headers=headers,
             ) as response:
-                transport.note(f"GET (resume) → {response.status_code} {response.reason_phrase}")
+                link.note(f"GET (resume) → {response.status_code} {response.reason_phrase}")
                 if response.status_code >= 400 or not _is_event_stream(response):
                     break
-                await read_events(transport, response, receiver)
+                await read_events(link, response, receiver)
         except StreamDropped:
             continue
         except TransportError as exc:
-            transport.note(f"GET (resume): {exc}")
+            link.note(f"GET (resume): {exc}")
             continue
         if receiver.answered:
             return
     raise TransportError(
         f"the server's answer stream broke off and could not be resumed (tried {MAX_RESUME_ATTEMPTS} times)",
-        server=transport.server,
+        server=link.server,
     )
 
 
-async def listen(transport: StreamableHttpTransport) -> None:
+async def listen(link: StreamLink) -> None:
     """The server's own stream: reconnect after a drop (with `Last-Event-ID`), stop when it offers none."""
-    decoder = SseDecoder(transport.endpoint.max_message_bytes)
+    decoder = SseDecoder(link.endpoint.max_message_bytes)
     failures = 0
-    while failures < MAX_LISTEN_FAILURES and not transport.closed:
+    while failures < MAX_LISTEN_FAILURES and not link.closed():
         heard = False
         try:
-            heard = await _listen_once(transport, decoder)
+            heard = await _listen_once(link, decoder)
         except _NoStream:
             return
         except TransportError as exc:
-            transport.note(f"GET stream: {exc}")
+            link.note(f"GET stream: {exc}")
         failures = 0 if heard else failures + 1
         await asyncio.sleep(_delay(decoder.retry_ms))
 
@@ -122,25 +119,25 @@ class _NoStream(Exception):
     """The server offers no GET stream (405), or no longer knows the session."""
 
 
-async def _listen_once(transport: StreamableHttpTransport, decoder: SseDecoder) -> bool:
-    headers = transport.headers.for_stream(decoder.last_event_id)
+async def _listen_once(link: StreamLink, decoder: SseDecoder) -> bool:
+    headers = link.headers.for_stream(decoder.last_event_id)
     heard = False
     async with exchange(
-        transport._require_client(), "GET", transport.endpoint.url, server=transport.server, headers=headers
+        link.client(), "GET", link.endpoint.url, server=link.server, headers=headers
     ) as response:
-        transport.note(f"GET stream → {response.status_code} {response.reason_phrase}")
+        link.note(f"GET stream → {response.status_code} {response.reason_phrase}")
         if response.status_code in (404, 405) or 300 <= response.status_code < 400:
             raise _NoStream
         if response.status_code >= 400 or not _is_event_stream(response):
             return False
         try:
-            async for chunk in stream_chunks(response, server=transport.server):
+            async for chunk in stream_chunks(response, server=link.server):
                 for item in decoder.feed(chunk):
                     heard = True
                     if isinstance(item, Oversized):
-                        transport.note("GET stream: dropped a message over the size limit")
+                        link.note("GET stream: dropped a message over the size limit")
                     elif item.event == "message":
-                        transport._receive(jsonrpc.parse_line(item.data.encode("utf-8")))
+                        link.receive(jsonrpc.parse_line(item.data.encode("utf-8")))
                 heard = heard or decoder.last_event_id is not None
         except StreamDropped:
             pass

@@ -3,20 +3,21 @@
 
 Used for `"type": "sse"` entries and as the fallback when a server refuses a POSTed `initialize`
 the way such servers do. The POST endpoint must stay on the server's origin (its headers go
-there); when the stream ends the whole connection is over.
+there); when the stream ends the whole connection is over. Reaches its transport only through
+the `StreamLink` it is handed.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
 import httpx2
 
 from levelcode.core.errors import TransportError
 from levelcode.mcp.http.origin import resolve_within_origin, shown_url
 from levelcode.mcp.http.sse import Oversized, SseDecoder
+from levelcode.mcp.http.stream_link import StreamLink
 from levelcode.mcp.http.wire import (
     StreamDropped,
     authorization_refusal,
@@ -25,37 +26,28 @@ from levelcode.mcp.http.wire import (
     stream_chunks,
 )
 from levelcode.mcp.protocol import jsonrpc
-from levelcode.mcp.protocol.jsonrpc import Incoming
-
-if TYPE_CHECKING:
-    from levelcode.mcp.http.streamable import StreamableHttpTransport
 
 
 class LegacySseChannel:
-    def __init__(
-        self,
-        owner: StreamableHttpTransport,
-        client: httpx2.AsyncClient,
-        deliver: Callable[[Incoming], None],
-    ) -> None:
-        self.owner = owner
-        self.client = client
-        self.deliver = deliver
+    def __init__(self, link: StreamLink) -> None:
+        self.link = link
+        self.client = link.client()
+        self.deliver = link.receive
         self.post_url: str | None = None
         self._endpoint: asyncio.Future[str] | None = None
         self._reader: asyncio.Task[None] | None = None
 
     @property
     def server(self) -> str:
-        return self.owner.server
+        return self.link.server
 
     async def open(self, headers: Mapping[str, str]) -> None:
         """GET the event stream and wait (within the connect timeout) for its `endpoint` event."""
         self._endpoint = asyncio.get_running_loop().create_future()
-        self._reader = self.owner._spawn(self._read({**headers, "Accept": "text/event-stream"}))
+        self._reader = self.link.spawn(self._read({**headers, "Accept": "text/event-stream"}))
         try:
             self.post_url = await asyncio.wait_for(
-                asyncio.shield(self._endpoint), self.owner.endpoint.connect_timeout
+                asyncio.shield(self._endpoint), self.link.endpoint.connect_timeout
             )
         except TimeoutError:
             self._reader.cancel()
@@ -70,7 +62,7 @@ class LegacySseChannel:
         async with exchange(
             self.client, "POST", self.post_url, server=self.server, headers=sent, body=body
         ) as response:
-            self.owner.note(
+            self.link.note(
                 f"POST {message.get('method', 'response')} → {response.status_code} {response.reason_phrase}"
             )
             if response.status_code in (401, 403):
@@ -85,10 +77,10 @@ class LegacySseChannel:
                 )
 
     async def _read(self, headers: Mapping[str, str]) -> None:
-        url = self.owner.endpoint.url
+        url = self.link.endpoint.url
         try:
             async with exchange(self.client, "GET", url, server=self.server, headers=headers) as response:
-                self.owner.note(f"GET (event stream) → {response.status_code} {response.reason_phrase}")
+                self.link.note(f"GET (event stream) → {response.status_code} {response.reason_phrase}")
                 _check_stream(response, self.server)
                 await self._events(response)
             error = TransportError("the server closed its event stream", server=self.server)
@@ -99,10 +91,10 @@ class LegacySseChannel:
         if self._endpoint is not None and not self._endpoint.done():
             self._endpoint.set_exception(error)
         else:
-            self.owner.fail(error)
+            self.link.fail(error)
 
     async def _events(self, response: httpx2.Response) -> None:
-        decoder = SseDecoder(self.owner.endpoint.max_message_bytes)
+        decoder = SseDecoder(self.link.endpoint.max_message_bytes)
         async for chunk in stream_chunks(response, server=self.server):
             for item in decoder.feed(chunk):
                 if isinstance(item, Oversized):
@@ -115,7 +107,7 @@ class LegacySseChannel:
     def _found_endpoint(self, reference: str) -> None:
         if self._endpoint is None or self._endpoint.done():
             return
-        target = resolve_within_origin(self.owner.endpoint.url, reference)
+        target = resolve_within_origin(self.link.endpoint.url, reference)
         if target is None:
             self._endpoint.set_exception(
                 TransportError(

@@ -13,17 +13,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Coroutine, Mapping
 
 import httpx2
 
 from levelcode.core.errors import AuthorizationRequired, McpError, ProtocolError, TransportError
 from levelcode.mcp.http.endpoint import RemoteEndpoint
-from levelcode.mcp.http.events import Receiver, read_events, resume_request
+from levelcode.mcp.http.events import Receiver, listen, read_events, resume_request
 from levelcode.mcp.http.legacy_sse import LegacySseChannel
 from levelcode.mcp.http.origin import shown_url
 from levelcode.mcp.http.request_headers import callable_tools
 from levelcode.mcp.http.session_headers import SessionHeaders, protocol_of
+from levelcode.mcp.http.stream_link import Deliver, StreamLink
 from levelcode.mcp.http.wire import (
     authorization_refusal,
     content_type,
@@ -38,7 +39,6 @@ from levelcode.mcp.protocol.transport import AuthChallenge, Authorizer, MessageS
 
 DELETE_SECONDS = 2.0
 _FALLBACK_STATUSES = frozenset({400, 404, 405})
-Deliver = Callable[[Incoming], None]
 
 
 class _Expired(Exception):
@@ -72,6 +72,17 @@ class StreamableHttpTransport:
         self._posts: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._listener: asyncio.Task[None] | None = None
+        # what the stream readers (events.py, legacy_sse.py) may use of this transport
+        self.link = StreamLink(
+            endpoint,
+            self.headers,
+            self._require_client,
+            self._receive,
+            self.note,
+            self._spawn,
+            self.fail,
+            lambda: self.closed,
+        )
 
     @property
     def server(self) -> str:
@@ -235,7 +246,7 @@ class StreamableHttpTransport:
             request_id = str(message.get("id"))
             answered, resume = await self._read_answer(response, request_id, deliver)
         if not answered:
-            await resume_request(self, resume)
+            await resume_request(self.link, resume)
 
     async def _check_status(
         self,
@@ -289,9 +300,9 @@ class StreamableHttpTransport:
         self, response: httpx2.Response, request_id: str, deliver: Deliver
     ) -> tuple[bool, Receiver]:
         kind = content_type(response)
-        receiver = Receiver(self, request_id, deliver)
+        receiver = Receiver(self.link, request_id, deliver)
         if kind == "text/event-stream":
-            await read_events(self, response, receiver)
+            await read_events(self.link, response, receiver)
         elif kind == "application/json":
             body = await read_capped(response, self.endpoint.max_message_bytes, server=self.server)
             receiver.take(jsonrpc.parse_line(body))
@@ -366,10 +377,8 @@ class StreamableHttpTransport:
         self.note(f"the server ended the session; started a new one ({self._generation})")
 
     def _listen(self) -> None:
-        from levelcode.mcp.http.events import listen
-
         if self._listener is None or self._listener.done():
-            self._listener = self._spawn(listen(self))
+            self._listener = self._spawn(listen(self.link))
 
     def _stop_listening(self) -> None:
         if self._listener is not None:
@@ -377,7 +386,7 @@ class StreamableHttpTransport:
             self._listener = None
 
     async def _open_legacy(self) -> LegacySseChannel:
-        legacy = LegacySseChannel(self, self._require_client(), self._receive)
+        legacy = LegacySseChannel(self.link)
         await legacy.open(self.headers.credentials())
         self._legacy = legacy
         self.note("the server speaks the legacy HTTP+SSE transport (2024-11-05)")

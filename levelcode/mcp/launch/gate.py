@@ -29,19 +29,19 @@ from levelcode.core.approvals import ApprovalRequest, Approver, decide_or_deny
 from levelcode.mcp.config.environment import provider_keys_withheld, withheld_references
 from levelcode.mcp.config.expanded_fields import expanded_fields
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
-from levelcode.mcp.gates.cards import launch_card, many_launches_card
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.gates.server_box import SandboxChoice, asks_for_sandbox, sandbox_choice_of, why_sandboxed
-from levelcode.mcp.gates.status import (
+from levelcode.mcp.launch.launch_card import launch_card, many_launches_card
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.server_box import SandboxChoice, asks_for_sandbox, sandbox_choice_of, why_sandboxed
+from levelcode.mcp.launch.status import (
+    DenialNotSaved,
     LaunchesDenied,
     LaunchHeld,
-    McpNote,
     McpNotice,
     ServerBlocked,
     ServerStatus,
 )
-from levelcode.mcp.gates.trust import LaunchReview, needs_launch_approval
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.trust import LaunchReview, needs_launch_approval
+from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.sandbox.confinement import Confinement, current_confinement
 
 MANY_SERVERS = 3  # more cards than this at once are preceded by one card that lists them all
@@ -73,6 +73,7 @@ class Verdict:
     held: ServerStatus | None = None
     review: LaunchReview | None = None
     card: ApprovalRequest | None = None
+    answered: bool = False  # the user answered about it now: `review` is as it was before the answer
 
 
 @dataclass
@@ -113,7 +114,7 @@ class LaunchGate:
         self.workspace = workspace
         self.store = store
         self.denied: set[str] = set()  # denied in this process: not asked again, even if changed
-        self.unsaved: list[McpNote] = []  # denials the trust store could not record, to be said
+        self.unsaved: list[DenialNotSaved] = []  # denials the trust store could not record, to be said
 
     def review(self, spec: ServerSpec) -> LaunchReview | None:
         """A repository server's launch as it is on disk now, checked; None for the user's own."""
@@ -198,7 +199,7 @@ class LaunchGate:
         self.store.approve(
             self.workspace, review.spec, launch_text(review.spec), review.facts, sandbox=sandbox
         )
-        return Verdict(review.spec, True, sandbox, review=review, card=card)
+        return Verdict(review.spec, True, sandbox, review=review, card=card, answered=True)
 
     def card(
         self,
@@ -216,10 +217,8 @@ class LaunchGate:
         try:
             self.store.deny(self.workspace, spec, launch_text(spec), review.facts)
         except OSError as exc:  # held back all the same; only the memory of the answer is lost
-            self.unsaved.append(
-                McpNote(f"could not remember that you denied {spec.name!r}: {exc}", warning=True)
-            )
-        return Verdict(spec, False, held=ServerStatus("denied"), review=review, card=card)
+            self.unsaved.append(DenialNotSaved(spec.name, str(exc)))
+        return Verdict(spec, False, held=ServerStatus("denied"), review=review, card=card, answered=True)
 
     def _held_notices(self, verdicts: Sequence[Verdict]) -> list[McpNotice]:
         """A notice for each server held for want of someone to ask, and one for those the user

@@ -12,7 +12,7 @@ its relative imports and the packages in the `node_modules` beside it.
   tree, `node_modules` left out; and of `node_modules` itself, each package's `package.json`
   (a planted package appears; a package's own files edited in place are not seen).
 
-Reads directory listings only, never a file's content (launch_inspection.py hashes what this
+Reads directory listings only, never a file's content (inspection.py hashes what this
 lists), never follows a link to a folder (the link itself is listed, recorded by where it points),
 and stops at `MAX_FILES` files or `MAX_ENTRIES` listed entries, saying so (`Listing.cut`).
 """

@@ -10,7 +10,7 @@ module's source, which the approval's hash of that source would not see.
 Reads nothing but the given environment mapping; `prepare_private_dir` creates the one directory a
 user's server starts in. Whether the server may start was decided before (the launch gate). A
 launch is resolved once per start of a server: by the early start for the servers it spawns
-(mcp/early_start.py hands the launch to the hub with its process), else by the hub's transport plan.
+(mcp/live/early_start.py hands the launch to the hub with its process), else by the hub's transport plan.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from levelcode.mcp.config.environment import (
     server_environment,
 )
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
-from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.gates.launch_plan import launch_argv, launch_cwd, uses_private_dir
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.launch.plan import launch_argv, launch_cwd, uses_private_dir
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
 
 BYTECODE_VARIABLE = "PYTHONPYCACHEPREFIX"
@@ -85,7 +85,7 @@ def _bytecode_dir(spec: StdioServerSpec, workspace: Path, servers_dir: Path | No
     """A repository's server's bytecode goes to its own folder; the user's own servers keep theirs."""
     if spec.provenance.tier != "workspace":
         return None
-    from levelcode.mcp.server_sandbox import own_folder  # only for a repository's server
+    from levelcode.mcp.launch.sandboxed_launch import own_folder  # only for a repository's server
 
     return own_folder(spec, workspace, servers_dir) / "pycache"
 

@@ -59,9 +59,6 @@ class ClientFeatures:
 
     capabilities: Mapping[str, object] = field(default_factory=dict[str, object])
     handlers: Mapping[str, ServerRequestHandler] = field(default_factory=lambda: dict(DEFAULT_HANDLERS))
-    # What a handler wants the model told about the call in progress (an elicitation declined
-    # because nobody could answer it); the connection appends these to that call's result.
-    call_notes: list[str] = field(default_factory=list[str])
 
 
 class McpSession:

@@ -1,5 +1,5 @@
 """What one stdio server runs, resolved: plain data, light to import (no event loop, no I/O), so a
-server can be spawned before the rest of LevelCode is loaded (mcp/early_start.py).
+server can be spawned before the rest of LevelCode is loaded (mcp/live/early_start.py).
 
 Made once per start of a server, by mcp/launch.py; never resolves, reads or spawns anything."""
 

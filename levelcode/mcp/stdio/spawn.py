@@ -1,5 +1,5 @@
 """The one way a stdio server is spawned: `Popen` in its own session and process group, with the
-parent-death signal, registered with the watchdog at once. The early start (mcp/early_start.py)
+parent-death signal, registered with the watchdog at once. The early start (mcp/live/early_start.py)
 and the transport both spawn with it; the process is joined to the event loop afterwards
 (process.py), so spawning needs no loop and imports none — the early start spawns before asyncio
 is loaded.

@@ -16,10 +16,10 @@ import pytest
 
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.specs import ServerSpec, parse_workspace_file
-from levelcode.mcp.connect_options import ConnectOptions
+from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.gate import LaunchGate
-from levelcode.mcp.transports import transport_plan
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.live.transports import transport_plan
 
 VARIABLE = "DEPLOY_TOKEN"
 VALUE = "s3cret-value"

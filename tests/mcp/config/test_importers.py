@@ -32,7 +32,7 @@ from levelcode.mcp.config.importers import (
     source_files,
 )
 from levelcode.mcp.config.specs import HttpServerSpec, StdioServerSpec
-from levelcode.mcp.gates.overview import launch_text
+from levelcode.mcp.launch.plan import launch_text
 
 HOME = Path("/home/me")
 WS = Path("/work/proj")

@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance
-from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.connection import McpConnection, connect
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.connection import McpConnection, connect
 from levelcode.mcp.protocol.handshake import Era
 from tests.fakes.http_server import Reply, Request
 

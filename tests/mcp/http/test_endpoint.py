@@ -56,8 +56,8 @@ def test_a_repository_server_never_receives_levelcodes_provider_key_in_a_header(
     from pathlib import Path
 
     from levelcode.mcp.config.specs import Provenance
-    from levelcode.mcp.connect_options import ConnectOptions
-    from levelcode.mcp.transports import transport_plan
+    from levelcode.mcp.launch.connect_options import ConnectOptions
+    from levelcode.mcp.live.transports import transport_plan
 
     env = {"ANTHROPIC_API_KEY": "sk-ant-secret", "COPY": "sk-ant-secret"}
     options = ConnectOptions(workspace=Path("/nonexistent"))

@@ -15,10 +15,10 @@ import pytest
 
 from levelcode.core.errors import SignInRequired
 from levelcode.mcp.config.specs import HttpServerSpec
-from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.connection import McpConnection, connect
 from levelcode.mcp.http.oauth.authorizer import REFRESH_AHEAD_SECONDS
 from levelcode.mcp.http.oauth.store import STORE_FILE
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.connection import McpConnection, connect
 from levelcode.mcp.protocol.sign_in import SignIn
 from tests.fakes.oauth_server import AuthorizationServer, authorization_server
 from tests.mcp.http.support import USER

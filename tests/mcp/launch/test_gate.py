@@ -16,11 +16,11 @@ from pathlib import Path
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
-from levelcode.mcp.gates.overview import launch_text
-from levelcode.mcp.gates.status import LaunchesDenied, LaunchHeld, McpNotice
 from levelcode.mcp.launch.gate import MANY_SERVERS, LaunchGate
-from levelcode.mcp.runtime import McpRuntime
-from levelcode.mcp.trust_store import TrustStore
+from levelcode.mcp.launch.plan import launch_text
+from levelcode.mcp.launch.status import LaunchesDenied, LaunchHeld, McpNotice
+from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.live.runtime import McpRuntime
 from levelcode.ui.mcp_words import notice_words
 from tests.fakes.oauth_server import authorization_server
 from tests.support.approvers import ScriptedApprover

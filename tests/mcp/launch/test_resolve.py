@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec
-from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.gates.launch_summary import is_loader_variable
+from levelcode.mcp.launch.card_summary import is_loader_variable
+from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.resolve import BYTECODE_VARIABLE, server_launch
-from levelcode.mcp.server_sandbox import own_folder
+from levelcode.mcp.launch.sandboxed_launch import own_folder
 
 ENV = {"PATH": "/usr/bin:/bin", "HOME": "/home/u"}
 

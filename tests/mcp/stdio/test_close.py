@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.connection import connect
-from levelcode.mcp.stdio import transport
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.connection import connect
+from levelcode.mcp.stdio import pipe_transport
 from tests.support.processes import read_pids, survivors
 from tests.support.servers import fault_spec
 
@@ -26,7 +26,7 @@ LONG_GRACE = 60.0  # were the grace waited out, the test would time out long bef
 async def test_a_server_asking_after_its_stdin_closed_is_ended_without_the_grace(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(transport, "STDIN_CLOSE_GRACE_SECONDS", LONG_GRACE)
+    monkeypatch.setattr(pipe_transport, "STDIN_CLOSE_GRACE_SECONDS", LONG_GRACE)
     pid_file = tmp_path / "pids"
     spec = fault_spec("--ask-after-close", pid_file=pid_file)
     connection = await connect(spec, ConnectOptions(workspace=tmp_path), hint="legacy")
@@ -37,17 +37,17 @@ async def test_a_server_asking_after_its_stdin_closed_is_ended_without_the_grace
 async def test_a_server_that_exits_on_stdin_close_is_not_signalled(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(transport, "STDIN_CLOSE_GRACE_SECONDS", LONG_GRACE)
+    monkeypatch.setattr(pipe_transport, "STDIN_CLOSE_GRACE_SECONDS", LONG_GRACE)
     spec = fault_spec(pid_file=tmp_path / "pids")
     connection = await connect(spec, ConnectOptions(workspace=tmp_path), hint="legacy")
     exited: list[int] = []
-    original = transport.terminate_group
+    original = pipe_transport.terminate_group
 
     async def recording(pid: int, *, leader_exited: asyncio.Event) -> None:
         exited.append(int(leader_exited.is_set()))
         await original(pid, leader_exited=leader_exited)
 
-    monkeypatch.setattr(transport, "terminate_group", recording)
+    monkeypatch.setattr(pipe_transport, "terminate_group", recording)
     await asyncio.wait_for(connection.close(), 10)
     assert exited == [1]  # by the time the group is ended, the server had left by itself
 

@@ -17,9 +17,9 @@ import pytest
 
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.specs import StdioServerSpec
-from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.connection import connect
-from levelcode.mcp.hub import McpHub
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.connection import connect
+from levelcode.mcp.live.hub import McpHub
 from tests.support.cli import run_cli, write_settings
 from tests.support.servers import ROOT, USER
 
@@ -75,7 +75,7 @@ async def test_the_hub_says_the_same_in_the_server_status() -> None:
     hub = McpHub(ConnectOptions(workspace=ROOT, startup_timeout=20))
     make, expected = CASES["python-raises"]
     await hub.start([make()])
-    state = hub.states["dies"]
+    state = hub.servers["dies"]
     assert (state.status.phase, state.status.detail) == ("failed", expected)
     await hub.reap_all()
 

@@ -17,11 +17,11 @@ import pytest
 from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import ServerSpec
-from levelcode.mcp.connect_options import ConnectOptions, session_options
-from levelcode.mcp.early_start import EarlyStart, start_user_servers
-from levelcode.mcp.hub import McpHub
 from levelcode.mcp.launch import resolve as launch
-from levelcode.mcp.runtime import make_hub
+from levelcode.mcp.launch.connect_options import ConnectOptions, session_options
+from levelcode.mcp.live.early_start import EarlyStart, start_user_servers
+from levelcode.mcp.live.hub import McpHub
+from levelcode.mcp.live.runtime import make_hub
 from tests.support.processes import read_pids, survivors
 from tests.support.servers import FAULT_SERVER, fault_spec
 
@@ -128,7 +128,7 @@ async def test_a_server_that_died_before_the_hub_took_it_is_reported_from_that_p
     process.wait(timeout=20)  # dead before anything was sent to it
     hub = make_hub(tmp_path, settings, early=early)
     await hub.start([_user_spec(tmp_path, settings, "fault")])
-    state = hub.states["fault"]
+    state = hub.servers["fault"]
     assert state.status.phase == "failed"
     assert state.status.detail == (
         "exited while starting (exit code 2); stderr: fault-server: refusing to start"
@@ -230,10 +230,10 @@ async def test_servers_begun_are_waited_for_and_reaped_even_mid_start(tmp_path: 
     await hub.spawned()
     assert hub.still_starting() == ["fault", "slow"]
     await hub.start([quick])  # waits for the one asked about, begun before
-    assert hub.states["fault"].status.running
+    assert hub.servers["fault"].status.running
     assert hub.still_starting() == ["slow"]
     await hub.reap_all()
-    assert hub.states["slow"].status.detail == "start-up was interrupted"
+    assert hub.servers["slow"].status.detail == "start-up was interrupted"
     assert survivors(read_pids(pid_file)) == []
 
 
@@ -259,8 +259,8 @@ async def test_a_server_begun_and_up_is_not_started_again_when_the_gate_lets_it_
 def test_the_early_start_spawns_before_the_event_loop_is_loaded() -> None:
     # what lets it spawn the user's servers before the rest of LevelCode (and asyncio) is imported
     probe = (
-        "import sys, levelcode.mcp.early_start, levelcode.mcp.connect_options;"
-        "print(sorted(m for m in ('asyncio', 'uvloop', 'levelcode.mcp.hub') if m in sys.modules))"
+        "import sys, levelcode.mcp.live.early_start, levelcode.mcp.launch.connect_options;"
+        "print(sorted(m for m in ('asyncio', 'uvloop', 'levelcode.mcp.live.hub') if m in sys.modules))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60

@@ -19,9 +19,9 @@ import pytest
 from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.specs import Provenance
-from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.connection import connect
-from levelcode.mcp.hub import McpHub
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.connection import connect
+from levelcode.mcp.live.hub import McpHub
 from tests.support.servers import fault_spec
 
 

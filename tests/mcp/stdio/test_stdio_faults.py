@@ -17,9 +17,9 @@ import pytest
 
 from levelcode.core.errors import ServerStartError
 from levelcode.core.outcome import ToolOutcome
-from levelcode.mcp.connect_options import ConnectOptions
-from levelcode.mcp.connection import McpConnection, connect
-from levelcode.mcp.hub import McpHub
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.connection import McpConnection, connect
+from levelcode.mcp.live.hub import McpHub
 from tests.support.processes import read_pids, survivors
 from tests.support.servers import fault_spec
 
@@ -243,7 +243,7 @@ async def test_one_failing_server_does_not_block_or_break_the_others(fault: Faul
     began = time.monotonic()
     await hub.start(specs)
     assert time.monotonic() - began < 10
-    assert {n: s.status.phase for n, s in hub.states.items()} == {
+    assert {n: s.status.phase for n, s in hub.servers.items()} == {
         "good": "running",
         "stuck": "failed",
         "broken": "failed",
@@ -289,7 +289,7 @@ async def test_a_missing_env_variable_fails_that_server_by_name(fault: Fault) ->
     )
     hub = McpHub(fault.options)
     await hub.start([spec])
-    state = hub.states["fault"]
+    state = hub.servers["fault"]
     assert state.status.phase == "failed"
     assert state.status.detail is not None
     assert "${LEVELCODE_TEST_UNSET}, which is not set" in state.status.detail

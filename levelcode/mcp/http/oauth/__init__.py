@@ -3,6 +3,6 @@ written on httpx2: discovery (protected-resource and authorization-server metada
 fallbacks), client registration (pre-registered, client ID metadata document, dynamic), PKCE S256,
 resource indicators, scope selection and step-up, refresh, issuer checks (RFC 9207).
 
-Imported only when a remote server is connected (mcp/transports.py). Never logs, prints or puts in
+Imported only when a remote server is connected (mcp/live/transports.py). Never logs, prints or puts in
 an error a token, a code, a verifier or a client secret.
 """

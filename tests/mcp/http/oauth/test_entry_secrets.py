@@ -15,10 +15,10 @@ from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.environment import NOTHING_WITHHELD
 from levelcode.mcp.config.oauth_entry import OAuthEntry, parse_oauth_entry
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance
-from levelcode.mcp.connect_options import ConnectOptions
 from levelcode.mcp.http.oauth.entry_secrets import oauth_secrets, read_secret_file
 from levelcode.mcp.http.oauth.metadata import OAuthProblem
-from levelcode.mcp.transports import transport_plan
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.live.transports import transport_plan
 
 FILE_ENTRIES = [
     {

@@ -1,0 +1,319 @@
+"""The MCP layer for one workspace: config → launch gate (G1, mcp/launch/gate.py) → hub → router,
+and the summary every view shows.
+
+The gate decides, asking the session's approver; the runtime applies its verdicts (the hub holds
+what may not start, the notices go to the session) and starts the rest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from levelcode.core import paths
+from levelcode.core.approvals import Approver
+from levelcode.core.settings import Settings, load_settings
+from levelcode.mcp.calls.router import McpRouter
+from levelcode.mcp.config.files import load_mcp_config
+from levelcode.mcp.config.specs import McpConfig, ServerSpec
+from levelcode.mcp.launch.connect_options import ConnectOptions, session_options
+from levelcode.mcp.launch.gate import Admission, LaunchGate
+from levelcode.mcp.launch.server_box import SandboxChoice
+from levelcode.mcp.launch.status import LoginNeeded, McpNote, McpNotice, Revoked, ServerFailed, Stopped
+from levelcode.mcp.launch.trust import LaunchReview, needs_launch_approval
+from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.live.client_features import UserAnswers, WorkspaceRoots, features_for, workspace_roots
+from levelcode.mcp.live.hub import McpHub
+from levelcode.mcp.live.overview import (
+    ListView,
+    ServerFacts,
+    ServerSummary,
+    stale_approvals,
+    summarize,
+)
+from levelcode.mcp.live.protocol_memory import ProtocolMemory
+
+if TYPE_CHECKING:
+    from levelcode.mcp.live.early_start import EarlyStart
+
+Notify = Callable[[McpNotice], None]  # the session words them (ui/mcp_words.py)
+
+
+def _no_progress(_names: Sequence[str]) -> AbstractContextManager[object]:
+    return contextlib.nullcontext()
+
+
+def hub_options(
+    workspace: Path,
+    settings: Settings | None = None,
+    *,
+    roots: WorkspaceRoots | None = None,
+    answers: UserAnswers | None = None,
+    early: EarlyStart | None = None,
+) -> ConnectOptions:
+    """The options a session's hub connects with: the session's (`early.options` when servers were
+    spawned early: they were launched with them), the roots servers are told, and who answers what
+    they ask of the user (nobody, by default)."""
+    told = roots or workspace_roots(workspace)
+    answering = answers or UserAnswers()
+    base = early.options if early is not None else session_options(workspace, settings or Settings())
+    return dataclasses.replace(
+        base, features_for=lambda spec, tell: features_for(spec, told, answering, tell)
+    )
+
+
+def make_hub(
+    workspace: Path,
+    settings: Settings | None = None,
+    *,
+    roots: WorkspaceRoots | None = None,
+    answers: UserAnswers | None = None,
+    early: EarlyStart | None = None,
+) -> McpHub:
+    """The hub as a session builds it (`hub_options`), its results and protocol memory under the
+    state dir."""
+    options = hub_options(workspace, settings, roots=roots, answers=answers, early=early)
+    memory = ProtocolMemory(paths.state_dir() / "protocols.json")
+    return McpHub(options, memory=memory, results_dir=paths.results_dir(), early=early)
+
+
+class McpRuntime:
+    def __init__(
+        self,
+        workspace: Path,
+        config: McpConfig,
+        approver: Approver,
+        *,
+        settings: Settings | None = None,
+        reserved: Collection[str] = (),
+        notify: Notify = lambda _notice: None,
+        store: TrustStore | None = None,
+        roots: WorkspaceRoots | None = None,
+        answers: UserAnswers | None = None,
+        early: EarlyStart | None = None,
+    ) -> None:
+        """`settings`: the session's, read once (those the config was read with, else read here).
+        `roots`: the folders servers are told; `answers`: who answers their questions to the user;
+        `early`: the user's servers the session spawned before loading the runtime (early_start.py)."""
+        self.workspace = workspace
+        self.settings = settings or config.settings or load_settings(workspace)
+        self.config = config
+        self.approver = approver
+        self.notify = notify
+        self.roots = roots or workspace_roots(workspace)
+        self.answers = answers or UserAnswers()
+        self.hub = make_hub(workspace, self.settings, roots=self.roots, answers=self.answers, early=early)
+        self.gate = LaunchGate(workspace, store or TrustStore())
+        self.router = McpRouter(
+            self.hub,
+            dict(config.tool_policy),
+            approver,
+            reserved=reserved,
+            settings_file=self.settings.user_file,
+            workspace=workspace,
+            store=self.gate.store,
+            managed=config.managed,
+        )
+        self.sandbox_choices: dict[str, SandboxChoice] = {}  # this session's repository servers
+        # each repository server's launch as the gate last saw it (hashed then, not for each view)
+        self.seen: dict[str, LaunchReview] = {}
+        # wraps the concurrent start of the permitted servers (the REPL shows a spinner there)
+        self.starting: Callable[[Sequence[str]], AbstractContextManager[object]] = _no_progress
+
+    @property
+    def store(self) -> TrustStore:
+        return self.gate.store
+
+    def attach(self, approver: Approver, notify: Notify, *, answers: UserAnswers | None = None) -> None:
+        """Who answers the launch gate's and the router's questions, who hears the notices, and who
+        answers what servers ask of the user: given when the session opens, after the runtime may
+        have begun starting servers (their handlers read `self.answers` when a server asks)."""
+        self.approver = approver
+        self.router.approver = approver
+        self.notify = notify
+        if answers is not None:
+            self.answers.elicit, self.answers.sample = answers.elicit, answers.sample
+
+    def reviews(self) -> dict[str, LaunchReview]:
+        """Each repository server's launch as the launch gate last saw it (its files hashed then);
+        one the gate has not seen this session is reviewed now, once."""
+        for spec in self.config.servers:
+            if spec.name not in self.seen and (review := self.gate.review(spec)) is not None:
+                self.seen[spec.name] = review
+        return {s.name: self.seen[s.name] for s in self.config.servers if s.name in self.seen}
+
+    async def begin_trusted(self) -> None:
+        """Start the servers that start without asking (the user's own, not disabled) and return
+        once their processes exist: a session does this first, so they boot while it sets itself
+        up, and only then keeps the loop busy with its own imports."""
+        self.hub.begin(
+            s for s in self.config.servers if not needs_launch_approval(s) and self.gate.may_start_unasked(s)
+        )
+        await self.hub.spawned()
+
+    async def start(self) -> None:
+        """Pass every server through the gate, then start the permitted ones concurrently."""
+        await self.launch(await self.admit())
+
+    async def admit(self) -> list[ServerSpec]:
+        """The launch gate for every server (it may ask the user): the servers that may start."""
+        if self.store.warning:
+            self.notify(McpNote(self.store.warning, warning=True))
+        admission = await self.gate.admit(
+            self.config.servers,
+            self.approver,
+            confinement=self.hub.options.sandbox,
+            provider_keys=self.hub.options.provider_key_values,
+        )
+        self._apply(admission)
+        for verdict in admission.verdicts:
+            if verdict.starts:
+                self._remember_sandbox(verdict.spec.name, verdict.sandbox)
+        checked = self.gate.still_as_approved(admission.starting)
+        self._apply(checked)
+        return checked.starting
+
+    def _apply(self, admission: Admission) -> None:
+        """The hub holds what the gate held back; the session hears the gate's notices; the views
+        show each launch as the gate saw it."""
+        for verdict in admission.verdicts:
+            if verdict.held is not None:
+                self.hub.hold(verdict.spec, verdict.held)
+            if verdict.answered:  # on its own card or all at once: as seen before no longer holds
+                self.seen.pop(verdict.spec.name, None)
+            elif verdict.review is not None:
+                self.seen[verdict.spec.name] = verdict.review
+        for notice in admission.notices:
+            self.notify(notice)
+
+    async def launch(self, permitted: Sequence[ServerSpec]) -> None:
+        """Start the permitted servers (those begun already are waited for), then say what failed."""
+        self.hub.begin(permitted, self.sandbox_choices)
+        with self.starting(self.hub.still_starting()):
+            await self.hub.start(permitted, self.sandbox_choices)
+        catalog = self.router.rebuild()
+        for name, status in self.hub.statuses().items():
+            if status.phase == "failed":
+                self.notify(ServerFailed(name, status.detail or ""))
+            elif status.phase == "needs_login":
+                self.notify(LoginNeeded(name, status.detail or ""))
+        for left_out in catalog.left_out:
+            self.notify(left_out)
+
+    def _remember_sandbox(self, name: str, choice: SandboxChoice | None) -> None:
+        if choice is None:
+            self.sandbox_choices.pop(name, None)
+        else:
+            self.sandbox_choices[name] = choice
+
+    def summaries(self) -> tuple[ServerSummary, ...]:
+        statuses = self.hub.statuses()
+        reviews = self.reviews()
+        rules = {
+            name: self.store.tool_allowances(self.workspace, review.spec, state=review.state)
+            for name, review in reviews.items()
+        }
+        trust = {name: review.state for name, review in reviews.items()}
+        changes = {name: r.check.change for name, r in reviews.items() if r.check.change}
+        choices = {
+            name: choice
+            for name, review in reviews.items()
+            if review.state == "approved"
+            and (choice := self.store.sandbox_choice(self.workspace, review.spec)) is not None
+        }
+        return summarize(
+            self.config,
+            statuses,
+            trust,
+            self.router.current(),
+            repository_rules=rules,
+            changes=changes,
+            sandbox_choices=choices,
+            facts=self.facts(),
+        )
+
+    def facts(self, *, take_errors: bool = False) -> dict[str, ServerFacts]:
+        """What each running server said of itself; `take_errors` hands its unseen error-level
+        log messages to this view (each is shown once)."""
+        facts = {}
+        for connection in self.hub.connections():
+            info = connection.info
+            errors = connection.log.take_errors() if take_errors else ()
+            listening = connection.listening
+            updates = tuple((u.uri, u.at) for u in listening.recent)
+            facts[connection.name] = ServerFacts(
+                info.protocol, info.name, info.version, info.offers, errors, len(listening.watched), updates
+            )
+        return facts
+
+    def instructions(self) -> list[tuple[str, str]]:
+        """(server, its `instructions`, capped) of every running server that gave some."""
+        return [(c.name, c.info.instructions) for c in self.hub.connections() if c.info.instructions]
+
+    def list_view(self, *, take_errors: bool = False) -> ListView:
+        stale = stale_approvals(self.config, self.store.approved_servers(self.workspace))
+        summaries = self.summaries()
+        if take_errors:
+            facts = self.facts(take_errors=True)
+            summaries = tuple(dataclasses.replace(s, facts=facts.get(s.name, s.facts)) for s in summaries)
+        return ListView(summaries, self.config.problems, stale, self.store.warning, self._notes())
+
+    def _notes(self) -> list[str]:
+        """Under the list: the profile in use, and the organisation's policy, when there is one."""
+        notes = []
+        if (profile := self.config.profile) is not None:
+            notes.append(
+                f"Profile {profile!r}: only its servers start (/profile - or no --profile: every server)."
+            )
+        if (managed := self.config.managed).active:
+            notes.append(
+                f"Your organisation's policy applies: {managed.file}"
+                + (f" ({managed.contact})" if managed.contact else "")
+            )
+        return notes
+
+    async def restart(self) -> None:
+        """A new chat: every server ends (whole process groups); config, allow-list and approvals
+        are read again (so `mcp revoke`, `disable` or an edit since take effect), and the gate runs."""
+        await self.switch_profile(self.config.profile)
+
+    async def switch_profile(self, profile: str | None) -> None:
+        """Start `profile`'s servers (None: all) in place of the running ones, through the gate,
+        as a restart does. Raises ConfigError, with nothing stopped, for a profile not defined."""
+        settings = load_settings(self.workspace, self.settings.user_file, managed=self.settings.managed)
+        config = load_mcp_config(self.workspace, settings, profile=profile)
+        self.settings, self.config = settings, config
+        await self.hub.renew(
+            hub_options(self.workspace, self.settings, roots=self.roots, answers=self.answers)
+        )
+        self.seen.clear()
+        self.gate.store = TrustStore(self.store.path)
+        self.router.allowances.store = self.store
+        self.router.tool_policy.clear()
+        self.router.tool_policy.update(self.config.tool_policy)
+        self.router.managed = self.config.managed
+        await self.start()
+
+    async def stop(self, name: str) -> Stopped:
+        """End one running server (its whole process group); its tools leave the next request."""
+        if self.hub.connection(name) is None:
+            return Stopped(name, was_running=False)
+        await self.hub.stop(name)
+        self.router.rebuild()
+        return Stopped(name, was_running=True)
+
+    async def revoke(self, name: str) -> Revoked:
+        """Forget a repository server's approval for this workspace; a running server is left alone."""
+        if not self.store.revoke(self.workspace, name):
+            return Revoked(name, self.workspace, was_approved=False)
+        self.seen.pop(name, None)
+        return Revoked(
+            name, self.workspace, was_approved=True, still_running=self.hub.connection(name) is not None
+        )
+
+    async def close(self) -> None:
+        await self.hub.reap_all()

@@ -1,0 +1,97 @@
+"""No module reaches into another's private parts. Load-bearing direction: a file that uses a
+private name (`_x`) it does not define itself — `transport._post(...)` on another file's class,
+`from levelcode.mcp.http.streamable import _frame`, `streamable._frame` — fails here, so a seam
+between two files is a public, named one and a file split by size alone shows up.
+
+What counts as defined in a file: its own functions and classes, their methods, the attributes
+its code assigns (`self._x = …`, `_X = …`), and a class's annotated fields. Reaching a private of
+the standard library or a third-party package is allowed only where listed below, with why.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "levelcode"
+
+# Private names of other code that LevelCode uses on purpose, and why.
+FOREIGN_PRIVATES = {
+    "_exit": "os._exit: leave a forked or exiting process without running the parent's cleanup",
+    "_replace": "a namedtuple's public API (urllib's SplitResult), private in name only",
+    "_pool": "httpx's transport pool: the OAuth address guard checks the address connected to",
+}
+
+
+def defined_privates(tree: ast.Module) -> set[str]:
+    """The private names a file defines: functions, classes, methods, assigned attributes and
+    names, annotated fields."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return {name for name in names if _private(name)}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def reaches_in(where: str, source: str) -> list[str]:
+    """Every use in `source` of a private name it does not define (`self`/`cls` aside)."""
+    tree = ast.parse(source)
+    own = defined_privates(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("levelcode"):
+            found += [f"{where}:{node.lineno}: imports {a.name}" for a in node.names if _private(a.name)]
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
+            base = node.value
+            if isinstance(base, ast.Name) and base.id in ("self", "cls"):
+                continue
+            if node.attr not in own and node.attr not in FOREIGN_PRIVATES:
+                found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_module_reaches_into_another_modules_private_parts() -> None:
+    problems = [
+        problem
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for problem in reaches_in(str(path.relative_to(PACKAGE.parent)), path.read_text(encoding="utf-8"))
+    ]
+    assert problems == [], "private names used outside the file that defines them:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("planted", "code", "caught"),
+    [
+        ("mcp/http/events.py", "link._post_message(None)", "link._post_message"),
+        (
+            "mcp/http/events.py",
+            "from levelcode.mcp.http.wire import _private_helper",
+            "imports _private_helper",
+        ),
+        (
+            "mcp/live/hub.py",
+            "from levelcode.mcp.live import connection\nconnection._tokens",
+            "connection._tokens",
+        ),
+    ],
+)
+def test_a_planted_reach_is_caught(planted: str, code: str, caught: str) -> None:
+    """The check can fail: one reach into another file's privates, added to a real module, is found."""
+    path = PACKAGE / planted
+    source = path.read_text(encoding="utf-8")
+    assert reaches_in(planted, source) == []
+    body = "\n    ".join(code.splitlines())
+    found = reaches_in(planted, source + f"\n\ndef _probe(link: object) -> None:\n    {body}\n")
+    assert any(caught in problem for problem in found), found
