@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,17 +16,13 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.fake_openai import tool_messages
 from tests.fakes.scripted_server import Reply, ToolCall
-from tests.providers.support import OPENAI
-from tests.support.cli import provider_env, provider_flags
+from tests.support.autopilot_runs import run_unchecked_autopilot
 from tests.support.listener import Listener
 from tests.support.sandbox import host_folder
-from tests.support.unchecked_levelcode import SWITCH
 
 pytestmark = pytest.mark.sandbox
 
-ROOT = Path(__file__).resolve().parents[2]
 SECRET_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- attack-test-key"
 TOKEN = "ghp_attack_test_token_0123456789"
 
@@ -120,28 +115,9 @@ ATTACKS = [
 
 def run_attack(scene: Scene, home: Path, name: str, *, sandbox: bool) -> tuple[Any, list[str]]:
     steps = [Reply(tool_calls=(call,)) for call in attack_steps(scene, name)] + [Reply(text="done")]
-    extra = {"HOME": str(scene.home), "GITHUB_TOKEN": TOKEN}
-    if not sandbox:
-        extra[SWITCH] = "off"
-    with OPENAI.fake(steps) as server:
-        command = [
-            sys.executable,
-            "-m",
-            "tests.support.unchecked_levelcode",
-            "run",
-            "-C",
-            str(scene.workspace),
-            *provider_flags("openai", server.base_url, OPENAI.model),
-            "--autopilot",
-            "--json",
-            "go",
-        ]
-        env = provider_env(home, "openai", **extra)
-        done = subprocess.run(
-            command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=180, check=False
-        )
-        told = [m["content"] for request in server.requests[1:] for m in tool_messages(request)]
-    return done, told
+    return run_unchecked_autopilot(
+        scene.workspace, home, steps, home=scene.home, sandbox=sandbox, GITHUB_TOKEN=TOKEN
+    )
 
 
 def _events(done: Any) -> list[dict[str, Any]]:

@@ -30,8 +30,8 @@ from levelcode.mcp.config.specs import parse_workspace_file
 from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.fake_openai import tool_messages
 from tests.fakes.scripted_server import Reply, ToolCall
-from tests.providers.support import OPENAI
-from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags
+from tests.support.autopilot_runs import run_unchecked_autopilot
+from tests.support.cli import LEVELCODE, cli_env
 from tests.support.sandbox import host_folder
 from tests.support.servers import node_server
 from tests.support.unchecked_levelcode import SWITCH
@@ -228,28 +228,7 @@ def run_turn(
 def run_scripted(
     scene: Scene, levelcode_home: Path, steps: list[Any], *, sandbox: bool = True
 ) -> tuple[Any, list[str]]:
-    extra = {"HOME": str(scene.home)}
-    if not sandbox:
-        extra[SWITCH] = "off"
-    with OPENAI.fake(steps) as server:
-        command = [
-            sys.executable,
-            "-m",
-            "tests.support.unchecked_levelcode",
-            "run",
-            "-C",
-            str(scene.workspace),
-            *provider_flags("openai", server.base_url, OPENAI.model),
-            "--autopilot",
-            "--json",
-            "go",
-        ]
-        env = provider_env(levelcode_home, "openai", **extra)
-        done = subprocess.run(
-            command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=180, check=False
-        )
-        told = [m["content"] for request in server.requests[1:] for m in tool_messages(request)]
-    return done, told
+    return run_unchecked_autopilot(scene.workspace, levelcode_home, steps, home=scene.home, sandbox=sandbox)
 
 
 def attack(scene: Scene, levelcode_home: Path, name: str, *, sandbox: bool) -> list[str]:
