@@ -43,6 +43,7 @@ from levelcode.mcp.config.specs import (
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.ui.mcp_views import organisation_json
 
 ACTIONS = ("get", "remove", "enable", "disable")
 
@@ -113,7 +114,7 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
         "disabled": spec.disabled,
         "disabledBy": spec.disabled_by,
         "fingerprint": entry_fingerprint(spec),
-        "organisation": organisation_info(spec),
+        "organisation": organisation_json(spec.organisation),
         "trust": trust,
         "trustText": trust_words(trust, change) if trust else None,
         "change": change,
@@ -121,19 +122,6 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
         "sandbox": sandbox_info(spec, store, workspace, trust),
         "entry": entry_as_written(doc, spec.name, spec.provenance.tier),
         "problems": [str(p) for p in problems_for(config.problems, spec.name)],
-    }
-
-
-def organisation_info(spec: ServerSpec) -> dict[str, Any] | None:
-    """What the organisation's policy decided for the server, each as said; None: nothing."""
-    rule = spec.organisation
-    if rule is None:
-        return None
-    return {
-        "required": rule.required,
-        "blocked": rule.blocked,
-        "sandbox": rule.sandbox,
-        "sampling": rule.sampling_off,
     }
 
 

@@ -15,7 +15,7 @@ from rich.text import Text
 from levelcode.core import paths
 from levelcode.core.errors import ConfigProblem
 from levelcode.mcp.calls.naming import SEPARATOR
-from levelcode.mcp.config.specs import Tier
+from levelcode.mcp.config.specs import OrgRule, Tier
 from levelcode.mcp.launch.server_box import ServerBox
 from levelcode.mcp.launch.trust import TrustState
 from levelcode.mcp.live.overview import ListView, ServerSummary, ToolLine
@@ -65,8 +65,9 @@ def policy_lines(summary: ServerSummary) -> list[str]:
     return [f"policy: {text}" for text in (rule.sandbox, rule.sampling_off) if text]
 
 
-def organisation_json(summary: ServerSummary) -> dict[str, object] | None:
-    rule = summary.organisation
+def organisation_json(rule: OrgRule | None) -> dict[str, object] | None:
+    """What the organisation's policy decided for a server, each as said (`mcp list --json`,
+    `mcp get --json`); None: nothing."""
     if rule is None:
         return None
     return {
@@ -314,7 +315,7 @@ def summaries_json(view: ListView) -> dict[str, object]:
             "dropped": s.dropped,
             "caps": caps_json(s),
             "sandbox": sandbox_json(s),
-            "organisation": organisation_json(s),
+            "organisation": organisation_json(s.organisation),
             **facts_json(s),
         }
         for s in view.summaries

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
@@ -30,7 +29,12 @@ from levelcode.mcp.config.client_entry import (
 )
 from levelcode.mcp.config.oauth_entry import OAuthEntry, parse_oauth_entry
 from levelcode.mcp.config.sandbox_entry import SANDBOX_KEY, SandboxRequest, parse_sandbox_entry
-from levelcode.mcp.config.timeouts_entry import TIMEOUTS_KEY, CallTimeouts, parse_timeouts_entry
+from levelcode.mcp.config.timeouts_entry import (
+    TIMEOUTS_KEY,
+    CallTimeouts,
+    parse_timeouts_entry,
+    positive_seconds,
+)
 
 Tier = Literal["user", "workspace", "organisation"]
 
@@ -407,8 +411,8 @@ def _tuning(entry: Mapping[object, object], provenance: Provenance, report: _Rep
     """Timeouts (`startupTimeout`, `timeout`, `timeouts`), `disabled` and `alwaysLoad`: a bad
     value is reported and the default used, the server still loads."""
     return _Tuning(
-        _seconds(entry, "startupTimeout", report),
-        _seconds(entry, "timeout", report),
+        positive_seconds(entry.get("startupTimeout"), "startupTimeout", report.note),
+        positive_seconds(entry.get("timeout"), "timeout", report.note),
         _flag(entry, "disabled", report),
         _always_load(entry, provenance, report),
         parse_timeouts_entry(
@@ -432,21 +436,6 @@ def _always_load(entry: Mapping[object, object], provenance: Provenance, report:
         report.note("alwaysLoad", "ignored: only your user settings may set this")
         return False
     return wanted
-
-
-def _seconds(entry: Mapping[object, object], key: str, report: _Reporter) -> float | None:
-    value = entry.get(key)
-    if value is None:
-        return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        report.note(key, f"must be a positive number of seconds; got {value!r}, using the default")
-        return None
-    return float(value)
 
 
 def _string_list(value: object) -> list[str] | None:

@@ -37,15 +37,16 @@ def parse_timeouts_entry(raw: object, note: Note) -> CallTimeouts | None:
         return None
     for unknown in sorted(str(k) for k in raw if k not in (IDLE_KEY, MAX_KEY)):
         note(unknown, "unknown key, ignored")
-    idle = _seconds(raw.get(IDLE_KEY), IDLE_KEY, note)
-    cap = _seconds(raw.get(MAX_KEY), MAX_KEY, note)
+    idle = positive_seconds(raw.get(IDLE_KEY), IDLE_KEY, note)
+    cap = positive_seconds(raw.get(MAX_KEY), MAX_KEY, note)
     if idle is not None and cap is not None and cap < idle:
         note(MAX_KEY, f"is shorter than {IDLE_KEY} ({cap:g} < {idle:g}); using {idle:g} for both")
         cap = idle
     return CallTimeouts(idle, cap)
 
 
-def _seconds(value: object, key: str, note: Note) -> float | None:
+def positive_seconds(value: object, key: str, note: Note) -> float | None:
+    """`value` as seconds, when it is a positive finite number; otherwise None, and a bad one noted."""
     if value is None:
         return None
     if (
