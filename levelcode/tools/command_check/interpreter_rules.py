@@ -215,7 +215,7 @@ def interpreter_rule(call: Call) -> Iterator[str]:
         if module[0] == "pip":
             yield from pip_rule(replace(call, name="pip", args=module[1]))
         return
-    language = LANGUAGES["python" if is_python(call.name) else call.name]
+    language = _language(call.name)
     kind, word = find_program(call.args, language)
     if kind == "code":
         yield f"runs inline code ({call.name} {_code_options(language)}), which the check cannot read"
@@ -227,6 +227,14 @@ def interpreter_rule(call: Call) -> Iterator[str]:
     options = [word.text for word in call.args if word.text.startswith("-")]
     if call.name in ("perl", "ruby") and "i" in cluster_letters(options, language.values + language.code):
         yield f"{call.name} -i edits files in place"
+
+
+def _language(name: str) -> Language:
+    """The language of an interpreter named as the rules table matched it: by its whole name, or
+    by the part before a dot (`r.`, `rscript.`), as classify.judge looks it up."""
+    if is_python(name):
+        return LANGUAGES["python"]
+    return LANGUAGES.get(name) or LANGUAGES[name.split(".", 1)[0]]
 
 
 _PWSH_CODE = ("-command", "-encodedcommand", "-ec", "-e")

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from levelcode.tools.command_check.classify import classify_command
@@ -1300,9 +1300,15 @@ def test_quoting_inside_the_program_name_changes_nothing(command: str, position:
 
 @settings(max_examples=500)
 @given(st.text(max_size=200))
+@example("R.")  # found here once: an interpreter matched by the part before its dot had no language
 def test_any_text_gets_a_verdict_and_flags_come_with_reasons(text: str) -> None:
     verdict = classify_command(text)
     assert verdict.flagged == bool(verdict.reasons)
+
+
+def test_an_interpreter_named_with_a_trailing_dot_is_judged_as_itself() -> None:
+    assert classify_command("Rscript. -e 'system(\"rm -rf ~\")'").flagged
+    assert not classify_command("R.").flagged
 
 
 def _nested(inner: str, levels: int, form: str) -> str:
