@@ -6,33 +6,20 @@ corpus: keys sent once the card is armed answer it; Ctrl-C denies."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import PipeInput, create_pipe_input
-from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.input import PipeInput
 
 from levelcode.ui import card_keys, typeahead
 from levelcode.ui.key_prompt import read_key
+from tests.support.key_pipe import type_later
 
 OPTIONS = [("y", "once", "approve"), ("n", "deny", "deny")]
-LATER = 0.3  # seconds: well after the (shortened) arming of the card drawn meanwhile
-
-
-@pytest.fixture
-def keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[PipeInput]:
-    monkeypatch.setattr(card_keys, "ARMING_SECONDS", 0.02)
-    typeahead.take_kept()
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        yield pipe
 
 
 async def answered(pipe: PipeInput, *later: str, confirm: dict[str, str] | None = None) -> str:
     """`read_key`'s answer when each of `later` is typed LATER seconds after the one before."""
-    loop = asyncio.get_running_loop()
-    for step, text in enumerate(later, 1):
-        loop.call_later(LATER * step, pipe.send_text, text)
+    type_later(pipe, *later)
     return await read_key(OPTIONS, "deny", confirm=confirm)
 
 
