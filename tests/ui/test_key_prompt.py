@@ -1,5 +1,6 @@
 """`read_key` with prompt_toolkit reading a pipe. Load-bearing direction: keys waiting before the
-card is drawn are never an answer (they are kept for the next prompt), and an answer listed for
+card is drawn are never an answer (they are kept for the next prompt) — a Ctrl-D, Escape or Ctrl-C
+among them denies nothing either — and an answer listed for
 confirmation is given only with Ctrl-Y; any other key there goes back to the card. The second
 corpus: keys sent once the card is armed answer it; Ctrl-C denies."""
 
@@ -47,3 +48,9 @@ def test_any_other_key_on_the_confirmation_goes_back_to_the_card(keys: PipeInput
 def test_ctrl_c_denies_even_while_the_card_arms(keys: PipeInput, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(card_keys, "ARMING_SECONDS", 60.0)
     assert asyncio.run(answered(keys, "\x03")) == "deny"
+
+
+@pytest.mark.parametrize("ahead", ["\x04", "\x1b", "\x03"], ids=["ctrl-d", "escape", "ctrl-c"])
+def test_a_denying_key_typed_ahead_counts_for_nothing(keys: PipeInput, ahead: str) -> None:
+    keys.send_text(ahead)
+    assert asyncio.run(answered(keys, "y")) == "once"
