@@ -2,8 +2,9 @@
 or VS Code, into your own settings.json (the user tier), after showing exactly what each one runs.
 
 Reads the other tools' files and never writes them; writes only your settings.json, atomically and
-only when told to (--yes, or y at the prompt). Imported servers start without asking, so servers a
-repository's files define are left out unless --include-repo says otherwise.
+only when told to: --yes, or y then Ctrl-Y pressed once the question is drawn (never type-ahead).
+Imported servers start without asking, so servers a repository's files define are left out unless
+--include-repo says otherwise.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ from levelcode.ui.visible import visible
 MAX_SOURCE_BYTES = 128 * 1024 * 1024  # ~/.claude.json keeps growing with use
 MAX_REPO_SOURCE_BYTES = 4 * 1024 * 1024  # a repository's config file has no reason to be large
 REPO_MARK = "! written by the repository, not by you"
+ADD_LABEL = "add them to your settings"
+KEPT_REASON = "written to your settings: LevelCode starts them without asking, in every workspace"
 
 
 @dataclass(frozen=True)
@@ -295,17 +298,18 @@ def skipped_lines(skipped: Skipped) -> list[str]:
 
 
 def ask(question: str) -> bool:
-    try:
-        answer = input(question)
-    except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")
+    """The question asked the way a card is: only a key pressed once it is drawn answers it, so
+    `y` typed as the command starts imports nothing (ui/command_question.py)."""
+    from levelcode.ui.command_question import Question
+    from levelcode.ui.command_question import ask as ask_keyed
+
+    return ask_keyed(Question(question, ADD_LABEL, "add nothing", KEPT_REASON))
 
 
 def _question(plan: ImportPlan, settings_path: Path) -> str:
     repo = sum(1 for candidate in plan.add if candidate.origin.repo_authored)
     which = f" ({repo} written by the repository)" if repo else ""
-    return f"Add {_servers(len(plan.add))}{which} to {settings_path}? [y/N] "
+    return f"Add {_servers(len(plan.add))}{which} to {settings_path}?"
 
 
 def _nothing_to_add(plan: ImportPlan, sources: Sequence[SourceFile], options: ImportOptions) -> str:

@@ -1,6 +1,7 @@
 """`levelcode mcp import` as a user runs it: the real command, other tools' config files under a
 temporary HOME, a temporary workspace, an isolated LEVELCODE_HOME. Load-bearing direction: nothing is
-written without --yes or a yes at the prompt (dry run and no terminal write nothing, byte for byte);
+written without --yes or a yes at the question — `y`, then Ctrl-Y, pressed once it is drawn: `y` and
+Enter typed ahead write nothing (dry run and no terminal write nothing, byte for byte);
 a repository's servers are never imported without --include-repo; a name already in the settings is
 never replaced; every other key of settings.json survives; and the literal command line of every
 entry to be added is shown before anything is written.
@@ -24,8 +25,9 @@ from levelcode.cli.mcp_import import (
     strip_comments,
 )
 from levelcode.mcp.config.importers import SourceFile
+from levelcode.ui.command_question import DROPPED
 from tests.support.cli import LEVELCODE, cli_env, run_cli, write_settings
-from tests.support.terminal import Terminal
+from tests.support.terminal import CONFIRM_READY, Terminal
 
 SETTINGS: dict[str, Any] = {
     "model": "claude-sonnet-5-5",
@@ -328,7 +330,7 @@ def test_at_a_terminal_it_asks_and_writes_only_on_yes(
 
     options = ImportOptions(include_repo=True)
     code = import_servers(options, machine_roots(workspace), settings, confirm=confirm)
-    assert questions == [f"Add 9 servers (3 written by the repository) to {settings}? [y/N] "]
+    assert questions == [f"Add 9 servers (3 written by the repository) to {settings}?"]
     assert code == (0 if written else 1)
     servers = _settings(isolated_home).get("mcpServers")
     assert servers == (
@@ -343,15 +345,33 @@ def test_at_a_terminal_it_asks_and_writes_only_on_yes(
     assert ("Nothing imported." in capsys.readouterr().out) is not written
 
 
-def test_the_prompt_in_a_real_terminal(terminal: Terminal, isolated_home: Path, workspace: Path) -> None:
-    _write(_home() / ".cursor/mcp.json", {"mcpServers": {"notion": {"url": "https://mcp.notion.com/mcp"}}})
+def test_keys_typed_before_the_question_answer_nothing_and_a_key_after_it_does(
+    terminal: Terminal, isolated_home: Path, workspace: Path
+) -> None:
+    marker = workspace / "marker"
+    code = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('ran')"
+    helper = {"command": "python3", "args": ["-c", code, str(marker)]}
+    _write(workspace / ".mcp.json", {"mcpServers": {"helper": helper}})
+    settings = isolated_home / "settings.json"
     env = cli_env(isolated_home, TERM="xterm-256color")
-    terminal.start([str(LEVELCODE), "-C", str(workspace), "mcp", "import"], env, cwd=str(workspace))
-    terminal.wait_for(f"Add 1 server to {isolated_home / 'settings.json'}? [y/N]")
-    terminal.type("y")
+    argv = [str(LEVELCODE), "-C", str(workspace), "mcp", "import", "--include-repo"]
+    terminal.start(argv, env, cwd=str(workspace))
+    terminal.type("y")  # at once, as someone who knows the question is coming: it is not drawn yet
     terminal.send("Enter")
-    terminal.wait_for("[exited 0]")
-    assert _settings(isolated_home) == {"mcpServers": {"notion": {"url": "https://mcp.notion.com/mcp"}}}
+    try:
+        screen = terminal.wait_for_keys()
+    finally:  # what matters first, when the type-ahead answered the question
+        assert not settings.exists(), terminal.screen()
+    assert "1 written by the repository" in screen
+    assert "confirm: " not in screen  # the `y` typed ahead did not even open the Ctrl-Y step
+    terminal.press("y")
+    terminal.wait_for_keys(CONFIRM_READY)
+    assert not settings.exists()
+    terminal.press("C-y", CONFIRM_READY)
+    screen = terminal.wait_for("[exited 0]")
+    assert DROPPED in screen
+    assert _settings(isolated_home) == {"mcpServers": {"helper": helper}}
+    assert not marker.exists()
 
 
 def test_vscode_json_with_comments_reads_like_json() -> None:

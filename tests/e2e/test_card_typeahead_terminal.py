@@ -1,8 +1,10 @@
 """Type-ahead and approval cards in a real terminal (tmux). Load-bearing direction: keys pressed
 before a card is drawn, or while it arms, never answer it — a user typing `yes fix the tests` as
 LevelCode starts approves no repository server, text typed while the model thinks answers no call
-card — and a stray word never completes the confirmation that a remembered answer takes; nothing
-is recorded (trust store, settings). The second corpus: a key pressed once the card is armed
+card, a Ctrl-D or Escape typed ahead of a launch card denies nothing (that denial would be
+remembered), keys typed as `levelcode mcp trust` starts neither approve nor deny — and a stray
+word never completes the confirmation that a remembered answer takes; nothing is recorded (trust
+store, settings). The second corpus: a key pressed once the card is armed
 answers it, and a deliberate answer with its Ctrl-Y confirmation is recorded. Typed text is never
 lost either: it comes back in the next prompt, through cards, `/new` and a Ctrl-C."""
 
@@ -14,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from levelcode.mcp.launch.trust_store import TrustStore
-from tests.e2e.test_mcp_cards_terminal import fault_entry, repo_server, start_repl
+from tests.e2e.test_mcp_cards_terminal import fault_entry, repo_server, slow_user_server, start_repl
 from tests.fakes.scripted_server import RecordedRequest, Reply, ToolCall
 from tests.providers.support import OPENAI
-from tests.support.cli import run_cli, write_settings
+from tests.support.cli import LEVELCODE, cli_env, run_cli, write_settings
 from tests.support.processes import read_pids, survivors
 from tests.support.terminal import CONFIRM_READY, Terminal
 
@@ -237,3 +239,54 @@ def test_ctrl_d_typed_while_the_model_thinks_leaves_at_the_next_prompt(
         answer.set()
         terminal.wait_for("the answer")
         terminal.wait_for("[exited 0]")
+
+
+def test_ctrl_d_and_escape_typed_ahead_of_a_launch_card_deny_nothing(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pids"
+    slow_user_server(isolated_home, pid_file)
+    repo_server(tmp_path, pid_file, approved_in=isolated_home)
+    with OPENAI.fake([]) as server:
+        start_repl(terminal, isolated_home, tmp_path, server.base_url)
+        terminal.wait_for_prompt()  # the gate admitted `fault` before the prompt came up
+        run_cli(["-C", str(tmp_path), "mcp", "revoke", "fault"], isolated_home)
+        terminal.type("/new")
+        terminal.send("Enter")
+        terminal.wait_for("waiting for MCP servers: slow · ")  # nothing reads keys; the card comes next
+        terminal.send("C-d", "Escape")  # as a Ctrl-D, not an end of line: the session turned that off
+        terminal.send("C-c")  # skip the slow start: /new goes on to the launch gate
+        try:
+            screen = terminal.wait_for_keys()
+        finally:  # what matters first, when the type-ahead answered the card
+            assert trust_store(isolated_home).denial(tmp_path, "fault") is None, terminal.screen()
+        assert "new · MCP server 'fault'" in screen
+        assert "→ " not in screen.split("/new")[-1]
+        terminal.answer("y", confirm=True)
+        terminal.wait_for("→ approve")
+        terminal.wait_for("starting MCP servers: slow · ")
+        terminal.send("C-c")
+        terminal.wait_for("New chat.")
+        leave(terminal)
+    assert "fault" in trust_store(isolated_home).approved_servers(tmp_path)
+    assert trust_store(isolated_home).denial(tmp_path, "fault") is None
+
+
+def test_keys_typed_as_mcp_trust_starts_approve_nothing_and_deny_nothing(
+    terminal: Terminal, isolated_home: Path, tmp_path: Path
+) -> None:
+    repo_server(tmp_path, tmp_path / "pids")
+    env = cli_env(isolated_home, TERM="xterm-256color")
+    terminal.start([str(LEVELCODE), "mcp", "trust", "fault"], env, cwd=str(tmp_path))
+    terminal.type("y")  # at once: the card is not drawn yet. On it, `y` and Ctrl-Y approve unconfined
+    terminal.send("C-y", "Escape", "Enter")
+    try:
+        screen = terminal.wait_for_keys()
+    finally:  # what matters first, when the type-ahead answered the card
+        store = trust_store(isolated_home)
+        assert store.approved_servers(tmp_path) == {}, terminal.screen()
+        assert store.denial(tmp_path, "fault") is None, terminal.screen()
+    assert "confirm: " not in screen
+    terminal.press("n")
+    terminal.wait_for("Not approved: LevelCode will not start 'fault'")
+    terminal.wait_for("[exited 1]")

@@ -1,38 +1,26 @@
 """`read_key` with prompt_toolkit reading a pipe. Load-bearing direction: keys waiting before the
-card is drawn are never an answer (they are kept for the next prompt), and an answer listed for
+card is drawn are never an answer (they are kept for the next prompt) — a Ctrl-D, Escape or Ctrl-C
+among them denies nothing either — and an answer listed for
 confirmation is given only with Ctrl-Y; any other key there goes back to the card. The second
 corpus: keys sent once the card is armed answer it; Ctrl-C denies."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import PipeInput, create_pipe_input
-from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.input import PipeInput
 
 from levelcode.ui import card_keys, typeahead
 from levelcode.ui.key_prompt import read_key
+from tests.support.key_pipe import type_later
 
 OPTIONS = [("y", "once", "approve"), ("n", "deny", "deny")]
-LATER = 0.3  # seconds: well after the (shortened) arming of the card drawn meanwhile
-
-
-@pytest.fixture
-def keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[PipeInput]:
-    monkeypatch.setattr(card_keys, "ARMING_SECONDS", 0.02)
-    typeahead.take_kept()
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        yield pipe
 
 
 async def answered(pipe: PipeInput, *later: str, confirm: dict[str, str] | None = None) -> str:
     """`read_key`'s answer when each of `later` is typed LATER seconds after the one before."""
-    loop = asyncio.get_running_loop()
-    for step, text in enumerate(later, 1):
-        loop.call_later(LATER * step, pipe.send_text, text)
+    type_later(pipe, *later)
     return await read_key(OPTIONS, "deny", confirm=confirm)
 
 
@@ -60,3 +48,9 @@ def test_any_other_key_on_the_confirmation_goes_back_to_the_card(keys: PipeInput
 def test_ctrl_c_denies_even_while_the_card_arms(keys: PipeInput, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(card_keys, "ARMING_SECONDS", 60.0)
     assert asyncio.run(answered(keys, "\x03")) == "deny"
+
+
+@pytest.mark.parametrize("ahead", ["\x04", "\x1b", "\x03"], ids=["ctrl-d", "escape", "ctrl-c"])
+def test_a_denying_key_typed_ahead_counts_for_nothing(keys: PipeInput, ahead: str) -> None:
+    keys.send_text(ahead)
+    assert asyncio.run(answered(keys, "y")) == "once"
