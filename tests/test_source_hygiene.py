@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SCANNED_DIRS = ("levelcode", "tests", "bench", "scripts", ".ci", "conformance")
+SCANNED_DIRS = ("levelcode", "tests", "bench", "scripts", ".ci", "conformance", "docs")
 SUFFIXES = {".py", ".toml", ".md", ".json", ".sh", ""}
 ALLOWED = {0x09, 0x0A, 0x0D}
 
