@@ -66,6 +66,10 @@ MUST_PASS: list[tuple[dict[str, object], ManagedPolicy]] = [
         ),
     ),
     ({"allowedMcpServers": []}, ManagedPolicy(file=FILE, allowed=())),
+    (  # a fingerprint compares in lower case, however the administrator wrote it
+        {"deniedMcpServers": [{"fingerprint": " " + "AB0f" * 16 + " "}]},
+        ManagedPolicy(file=FILE, denied=(ServerMatch("deniedMcpServers[0]", fingerprint="ab0f" * 16),)),
+    ),
     (
         {"allowedMcpServers": [{"url": "https://*.example.com/mcp", "name": "docs"}]},
         ManagedPolicy(
