@@ -289,6 +289,27 @@ def test_uv_run_and_uvx_from_a_local_project_cover_what_the_project_imports(tmp_
         assert changes_when(spec, tmp_path, plant(tmp_path, "pyproject.toml", f"# {argv}\n"))
 
 
+def test_a_projects_src_is_checked_on_its_own_when_the_project_is_too_large_to_check_whole(
+    tmp_path: Path,
+) -> None:
+    """`uv run` in a project of more than MAX_FILES files: the walk of the project stops in a
+    package sorted before `src/`, and `src/` — what the editable install imports — is still
+    checked, under its own bound."""
+    from levelcode.mcp.launch.importable_files import MAX_FILES
+
+    plant(tmp_path, "pyproject.toml", "[project]\nname = 'srv'\n")()
+    plant(tmp_path, "src/srv/__init__.py", "1\n")()
+    (tmp_path / "app").mkdir()
+    for index in range(MAX_FILES + 1):
+        (tmp_path / "app" / f"m{index:04}.py").write_text("")
+    spec = repo_spec(tmp_path, "uv", "run", "srv")
+    digests = facts(spec, tmp_path).digests()
+    assert digests["…"].startswith("more files than are checked")  # the project's walk was cut
+    assert "src/srv/__init__.py" in digests
+    assert changes_when(spec, tmp_path, plant(tmp_path, "src/srv/__init__.py", "evil()\n"))
+    assert changes_when(spec, tmp_path, plant(tmp_path, "src/srv/json.py"))
+
+
 def test_a_node_script_covers_its_relative_imports_and_the_packages_beside_it(tmp_path: Path) -> None:
     plant(tmp_path, "srv/server.mjs", "import './lib/util.js';\n")()
     plant(tmp_path, "srv/lib/util.js", "1\n")()
