@@ -2,9 +2,10 @@
 and the one wording of a JSON mistake, `FILE:LINE:COLUMN: not valid JSON: expected ','`, which
 every reader of a JSON file the user edits reports (json_store.py's too).
 
-Reads only, never writes (settings_store.py and json_store.py write). A missing, empty or `null`
-file means nothing is configured; a FIFO, a device, a huge file or bad JSON is a listed problem,
-never a hang or a crash.
+Reads only, never writes (settings_store.py and json_store.py write). In the user's own files a
+missing, empty or `null` file means nothing is configured (the organisation's policy takes the
+text and is stricter: managed_policy.py); a FIFO, a device, a huge file or bad JSON is a listed
+problem, never a hang or a crash.
 """
 
 from __future__ import annotations
@@ -24,6 +25,16 @@ def is_absent(doc: object) -> bool:
 
 def read_json_file(path: Path) -> tuple[object, ConfigProblem | None]:
     """The parsed document (None when missing or blank), or a problem naming the file."""
+    text, problem = read_config_text(path)
+    if problem is not None or text is None or not text.strip():
+        return None, problem
+    return parse_json_text(text, file=str(path))
+
+
+def read_config_text(path: Path) -> tuple[str | None, ConfigProblem | None]:
+    """The file's text (None when there is no file), or a problem naming the file: not a
+    regular file, too large, or unreadable. Blank text is returned as it is, for the caller to
+    judge (the organisation's policy does not take it for "nothing configured")."""
     try:
         if path.exists() and not path.is_file():  # a FIFO or device would block or never end
             return None, ConfigProblem(str(path), "(file)", "not a regular file; ignored")
@@ -31,14 +42,11 @@ def read_json_file(path: Path) -> tuple[object, ConfigProblem | None]:
             return None, ConfigProblem(
                 str(path), "(file)", f"larger than {MAX_CONFIG_BYTES:,} bytes; ignored"
             )
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8"), None
     except FileNotFoundError:
         return None, None
     except (OSError, UnicodeDecodeError) as exc:
         return None, ConfigProblem(str(path), "(file)", f"cannot be read: {exc}")
-    if not text.strip():
-        return None, None
-    return parse_json_text(text, file=str(path))
 
 
 def parse_json_text(text: str, *, file: str) -> tuple[object, ConfigProblem | None]:

@@ -2,9 +2,10 @@
 with a warning when someone other than an administrator could change it.
 
 Reads only: LevelCode never writes, creates or fixes this file — it is the platform team's. A
-missing file is no policy; one that exists but cannot be read or parsed is a closed policy
-(managed_policy.py). Every part of a process that asks gets the same policy, read once: the early
-spawn, the settings, the launch gate and the views never disagree about it.
+missing file is no policy; one that is there but cannot be read, is blank or does not parse to a
+JSON object is a closed policy (managed_policy.py), a link whose target is gone included. Every
+part of a process that asks gets the same policy, read once: the early spawn, the settings, the
+launch gate and the views never disagree about it.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import stat
 from pathlib import Path
 
 from levelcode.core import paths
-from levelcode.core.config_files import read_json_file
+from levelcode.core.config_files import read_config_text
 from levelcode.core.errors import ConfigProblem
-from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy, parse_managed_policy, unusable_policy
+from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy, policy_from_text, unusable_policy
 
 _read: dict[Path, ManagedPolicy] = {}
 WRITABLE_BITS = stat.S_IWGRP | stat.S_IWOTH
@@ -32,21 +33,16 @@ def read_managed_policy(path: Path | None = None) -> ManagedPolicy:
 
 
 def _read_once(path: Path) -> ManagedPolicy:
-    doc, problem = read_json_file(path)
+    text, problem = read_config_text(path)
+    if problem is None and text is None:
+        if not os.path.lexists(path):
+            return NO_POLICY
+        problem = ConfigProblem(str(path), "(file)", "cannot be read: a link to a file that is not there")
     if problem is not None:
         return unusable_policy(problem)
-    if doc is None and not _exists(path):
-        return NO_POLICY
-    policy = parse_managed_policy(doc, file=str(path))
+    policy = policy_from_text(text or "", file=str(path))
     warnings = tuple(open_to_change(path))
     return dataclasses.replace(policy, problems=policy.problems + warnings) if warnings else policy
-
-
-def _exists(path: Path) -> bool:
-    try:
-        return path.exists()
-    except OSError:
-        return True
 
 
 def open_to_change(path: Path) -> list[ConfigProblem]:

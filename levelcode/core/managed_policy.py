@@ -7,7 +7,9 @@ Pure: a parsed JSON document in, a `ManagedPolicy` out; never reads a file (mana
 and never judges one server (mcp/config/managed_servers.py does). All or nothing: any mistake in
 the file (bad JSON, an unknown key, a value of the wrong kind) and the policy is *closed* — no MCP
 server starts, autopilot, the network and sampling are off — because a policy read in part could
-let through exactly what its unread part forbids. Only a missing file means "no policy".
+let through exactly what its unread part forbids. Only a missing file means "no policy": a file
+that is there but empty, blank, `null` or any JSON but an object is a mistake like bad JSON (a
+deployment that failed half-way, or someone who could write it, must not lift every rule).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from levelcode.core.config_files import is_absent
+from levelcode.core.config_files import parse_json_text
 from levelcode.core.errors import ConfigProblem
 from levelcode.core.network_hosts import WEB_PORTS, HostEntry, parse_host_entry
 
@@ -39,6 +41,7 @@ KNOWN_KEYS = frozenset(
         *FLAG_KEYS,
     }
 )
+NO_POLICY_HINT = "(to have no policy, remove the file)"
 CLOSED = (
     "your organisation's policy fails closed until this is fixed: no MCP server starts, and "
     "autopilot, network access and sampling are off (tell whoever manages LevelCode here)"
@@ -138,12 +141,23 @@ def unusable_policy(problem: ConfigProblem) -> ManagedPolicy:
     return closed_policy(problem.file, [said])
 
 
+def policy_from_text(text: str, *, file: str) -> ManagedPolicy:
+    """The policy the text of its file states: closed when the text is blank or not JSON."""
+    if not text.strip():
+        said = f"not valid JSON: the file is empty {NO_POLICY_HINT}"
+        return unusable_policy(ConfigProblem(file, "(file)", said))
+    doc, problem = parse_json_text(text, file=file)
+    if problem is not None:
+        return unusable_policy(problem)
+    return parse_managed_policy(doc, file=file)
+
+
 def parse_managed_policy(doc: object, *, file: str) -> ManagedPolicy:
-    """The policy a parsed file states; closed, with every mistake listed, if it has any."""
-    if is_absent(doc):
-        return ManagedPolicy(file=file)
+    """The policy a parsed file states; closed, with every mistake listed, if it has any, or if
+    it is not a JSON object (`{}` is a policy that restricts nothing)."""
     if not isinstance(doc, Mapping):
-        return unusable_policy(ConfigProblem(file, "(top level)", "expected a JSON object"))
+        said = f"expected a JSON object, not {_kind(doc)} {NO_POLICY_HINT}"
+        return unusable_policy(ConfigProblem(file, "(file)", said))
     problems: list[ConfigProblem] = []
 
     def mistake(key: str, message: str) -> None:
@@ -170,6 +184,15 @@ def parse_managed_policy(doc: object, *, file: str) -> ManagedPolicy:
         return policy
     closing = ConfigProblem(file, "(file)", f"{len(problems)} mistake(s), listed below; {CLOSED}")
     return closed_policy(file, [closing, *problems])
+
+
+def _kind(doc: object) -> str:
+    """`null`, `false`, `a list`: what a JSON document that is not an object is, in words."""
+    if doc is None or isinstance(doc, bool):
+        return "null" if doc is None else str(doc).lower()
+    if isinstance(doc, int | float):
+        return "a number"
+    return "a string" if isinstance(doc, str) else "a list"
 
 
 def _flag(doc: Mapping[object, object], key: str, mistake: Mistake) -> bool:

@@ -8,7 +8,8 @@ the settings accept is the host the proxy lets through, no more.
 
 - A host without a port allows the web's ports, 443 and 80; `host:port` allows that port only.
 - `*.example.com` allows the names below example.com (not example.com itself), and only where
-  they resolve to public addresses: a wildcard is not a deliberate choice of one machine.
+  they resolve to public addresses that are not this machine's own (sandbox/own_addresses.py
+  asks the kernel which are): a wildcard is not a deliberate choice of one machine.
 - Names are compared lower-case and in their ASCII (punycode) form, so a Unicode lookalike of a
   listed name is a different host.
 """
@@ -168,14 +169,20 @@ def is_public_address(address: str) -> bool:
     link-local with the cloud metadata service, the shared CGNAT space many VPNs use), not
     multicast or reserved — also when an IPv6 address carries such an IPv4 address inside
     (mapped, 6to4 or NAT64). Documentation and benchmark ranges count as public: they reach no local
-    machine, and some networks answer with them (a gateway's resolver)."""
+    machine, and some networks answer with them (a gateway's resolver). This machine's own public
+    addresses are not known here (pure): the egress rules ask sandbox/own_addresses.py too."""
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
         return False
-    if isinstance(ip, ipaddress.IPv6Address):
-        nat64 = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF) if ip in _NAT64 else None
-        inner = ip.ipv4_mapped or ip.sixtofour or nat64
-        if inner is not None:
-            return is_public_address(str(inner))
+    inner = embedded_ipv4(ip) if isinstance(ip, ipaddress.IPv6Address) else None
+    if inner is not None:
+        return is_public_address(str(inner))
     return not any(ip in network for network in _LOCAL_NETWORKS)
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one carries — IPv4-mapped, 6to4 or NAT64 — where a connection
+    to it leads; None for a plain IPv6 address."""
+    nat64 = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF) if ip in _NAT64 else None
+    return ip.ipv4_mapped or ip.sixtofour or nat64

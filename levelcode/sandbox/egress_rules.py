@@ -8,13 +8,14 @@ levelcode.core.
 Two kinds of entries. `listed`: hosts the user named — in their settings, on the command line,
 or as the registry their package manager is configured to use — reached whatever they resolve
 to, since the user chose that machine (a registry on 127.0.0.1 included). `public`: the package
-managers' defaults and every wildcard entry, reached only at public addresses, so a name whose
-DNS an attacker controls cannot lead the proxy to the host's loopback or the local network.
+managers' defaults and every wildcard entry, reached only at public addresses that are not this
+machine's own, so a name whose DNS an attacker controls cannot lead the proxy to the host's
+loopback, the local network, or a service of this machine on its public IPv4 or global IPv6.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -55,9 +56,12 @@ class EgressRules:
         return [entry.text() for entry in (*self.listed, *self.public)]
 
 
-def usable_addresses(addresses: Sequence[str], reach: Reach) -> list[str]:
-    """The addresses a connection may go to: all of them, or only the public ones."""
-    return list(addresses) if reach == "any" else [a for a in addresses if is_public_address(a)]
+def usable_addresses(addresses: Sequence[str], reach: Reach, own: Callable[[str], bool]) -> list[str]:
+    """The addresses a connection may go to: all of them, or only the public ones that are not
+    this machine's own (`own` says which are: own_addresses.py asks the kernel, at this moment)."""
+    if reach == "any":
+        return list(addresses)
+    return [address for address in addresses if is_public_address(address) and not own(address)]
 
 
 def refusal_line(host: str, port: int, why: str, hint: str) -> str:
@@ -72,5 +76,6 @@ def refusal_line(host: str, port: int, why: str, hint: str) -> str:
 REFUSED = "[sandbox] refused a connection to"
 NOT_LISTED = "not on the network list"
 PRIVATE_ONLY = (
-    "it resolves only to private or loopback addresses, which a default or wildcard entry never reaches"
+    "it resolves only to private or loopback addresses or this machine's own, which a default or "
+    "wildcard entry never reaches"
 )

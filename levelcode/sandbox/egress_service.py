@@ -27,6 +27,7 @@ from levelcode.sandbox.egress_rules import (
     refusal_line,
     usable_addresses,
 )
+from levelcode.sandbox.own_addresses import is_own_address
 
 MAX_HEAD_BYTES = 64 * 1024
 HEAD_TIMEOUT_SECONDS = 30.0
@@ -121,7 +122,7 @@ class EgressProxy:
         addresses = resolve(host, port)
         if not addresses:
             raise Refused("502 Bad Gateway", f"[sandbox] {host} does not resolve")
-        usable = usable_addresses(addresses, reach)
+        usable = usable_addresses(addresses, reach, own=is_own_address)
         if not usable:
             raise Refused("403 Forbidden", refusal_line(host, port, PRIVATE_ONLY, self.hint), logged=True)
         error: OSError | None = None

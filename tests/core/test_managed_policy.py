@@ -66,6 +66,10 @@ MUST_PASS: list[tuple[dict[str, object], ManagedPolicy]] = [
         ),
     ),
     ({"allowedMcpServers": []}, ManagedPolicy(file=FILE, allowed=())),
+    (  # a fingerprint compares in lower case, however the administrator wrote it
+        {"deniedMcpServers": [{"fingerprint": " " + "AB0f" * 16 + " "}]},
+        ManagedPolicy(file=FILE, denied=(ServerMatch("deniedMcpServers[0]", fingerprint="ab0f" * 16),)),
+    ),
     (
         {"allowedMcpServers": [{"url": "https://*.example.com/mcp", "name": "docs"}]},
         ManagedPolicy(
@@ -176,6 +180,45 @@ def test_bad_json_fails_closed_at_its_line_and_column(tmp_path: Path) -> None:
         f"{path}:2:20: not valid JSON: a comma before '}}'; JSON allows no trailing comma; "
         "your organisation's policy fails closed"
     )
+
+
+# A file that is there but states no policy: each closes it, with what is wrong in its first line.
+STATES_NOTHING = {
+    "": "not valid JSON: the file is empty",
+    "\n \t\n": "not valid JSON: the file is empty",
+    "null": "expected a JSON object, not null",
+    "[]": "expected a JSON object, not a list",
+    '[{"sampling": false}]': "expected a JSON object, not a list",
+    "false": "expected a JSON object, not false",
+    "0": "expected a JSON object, not a number",
+    '""': "expected a JSON object, not a string",
+}
+
+
+@pytest.mark.parametrize("text", STATES_NOTHING, ids=repr)
+def test_a_file_that_states_no_policy_fails_closed(tmp_path: Path, text: str) -> None:
+    path = _policy_at(tmp_path / "etc", text)
+    policy = read_managed_policy(path)
+    assert policy.closed
+    assert str(policy.problems[0]) == (
+        f"{path}: {STATES_NOTHING[text]} (to have no policy, remove the file); "
+        "your organisation's policy fails closed until this is fixed: no MCP server starts, and "
+        "autopilot, network access and sampling are off (tell whoever manages LevelCode here)"
+    )
+
+
+def test_an_empty_object_is_a_policy_that_restricts_nothing(tmp_path: Path) -> None:
+    path = _policy_at(tmp_path / "etc", "{}")
+    assert read_managed_policy(path) == ManagedPolicy(file=str(path))
+
+
+def test_a_link_to_a_file_that_is_gone_fails_closed(tmp_path: Path) -> None:
+    folder = tmp_path / "etc"
+    folder.mkdir(mode=0o755)
+    (folder / "managed-settings.json").symlink_to(folder / "gone.json")
+    policy = read_managed_policy(folder / "managed-settings.json")
+    assert policy.closed
+    assert "cannot be read: a link to a file that is not there" in policy.problems[0].message
 
 
 def test_an_unreadable_file_fails_closed(tmp_path: Path) -> None:

@@ -1,9 +1,11 @@
 """Each of the organisation's rules beyond the server lists, end to end through a real `levelcode`
 under a policy file (`run` against a fake provider, `mcp list`/`mcp disable`/`mcp remove`, real
 servers): required servers, tool rules, sampling, autopilot and the network, and a policy file
-that cannot be used. Load-bearing direction: what the policy forbids does not happen — whether
-the user's settings or a repository ask for it — and the refusal names the policy's file; the
-positive controls show the same scene without the policy does it."""
+that cannot be used — bad JSON, or a file that states nothing (empty, blank, `null`, `[]`, any
+JSON but an object: a deployment that failed half-way must not lift every rule). Load-bearing
+direction: what the policy forbids does not happen — whether the user's settings or a
+repository ask for it — and the refusal names the policy's file; the positive controls show the
+same scene without the policy (no file, or `{}`) does it."""
 
 from __future__ import annotations
 
@@ -246,17 +248,31 @@ def test_the_users_autopilot_setting_is_ignored_and_said(isolated_home: Path, tm
 # --- a policy file that cannot be used -----------------------------------------------------------
 
 
-def test_a_broken_policy_file_fails_closed_and_says_where(isolated_home: Path, tmp_path: Path) -> None:
+# a policy file's text → what the first line says is wrong with it, after the file's name
+UNUSABLE = {
+    '{\n  "deniedMcpServers": [{"name": "x"}\n}\n': ":3:1: not valid JSON: expected ','",
+    "": ": not valid JSON: the file is empty (to have no policy, remove the file)",
+    " \n\t\n": ": not valid JSON: the file is empty (to have no policy, remove the file)",
+    "null": ": expected a JSON object, not null (to have no policy, remove the file)",
+    "[]": ": expected a JSON object, not a list (to have no policy, remove the file)",
+    "0": ": expected a JSON object, not a number (to have no policy, remove the file)",
+}
+
+
+@pytest.mark.parametrize("text", UNUSABLE, ids=["bad JSON", "empty", "blank", "null", "[]", "0"])
+def test_a_broken_policy_file_fails_closed_and_says_where(
+    isolated_home: Path, tmp_path: Path, text: str
+) -> None:
     marker = tmp_path / "marker"
     write_settings(isolated_home, {"mcpServers": {"mine": hostile_entry(marker)}})
-    policy = policy_file(tmp_path, '{\n  "deniedMcpServers": [{"name": "x"}\n}\n')
+    policy = policy_file(tmp_path, text)
     listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
     with OPENAI.fake([Reply(text="no"), Reply(text="fine")]) as server:
         autopilot = run(policy, server, isolated_home, tmp_path, "go", "--autopilot")
         done = run(policy, server, isolated_home, tmp_path, "go")
     assert not marker.exists(), words(listed) + words(done)
-    first = listed.stderr.splitlines()[0]
-    assert first.startswith(f"levelcode: {policy}:3:1: not valid JSON: expected ','")
+    first = listed.stderr.splitlines()[0] if listed.stderr else ""
+    assert first.startswith(f"levelcode: {policy}{UNUSABLE[text]}"), words(listed)
     assert first.endswith(
         "your organisation's policy fails closed until this is fixed: no MCP server starts, and "
         "autopilot, network access and sampling are off (tell whoever manages LevelCode here)"
@@ -265,8 +281,17 @@ def test_a_broken_policy_file_fails_closed_and_says_where(isolated_home: Path, t
     assert "mine · blocked by your organisation's policy" in listed.stdout
     assert autopilot.returncode == 2
     assert done.returncode == 0, done.stderr
-    assert f"config problem: {policy}:3:1: not valid JSON" in notices(done)
+    assert f"config problem: {policy}{UNUSABLE[text]}" in notices(done)
     assert "MCP server 'mine' was not started: blocked by your organisation's policy" in notices(done)
+
+
+def test_an_empty_object_is_a_policy_that_restricts_nothing(isolated_home: Path, tmp_path: Path) -> None:
+    """The positive control: `{}` (a policy with no rules) lets the same server run."""
+    marker = tmp_path / "marker"
+    write_settings(isolated_home, {"mcpServers": {"mine": hostile_entry(marker)}})
+    done = under_policy(policy_file(tmp_path, "{}"), isolated_home, tmp_path, "mcp", "list")
+    assert marker.exists(), words(done)
+    assert "fails closed" not in words(done)
 
 
 def test_an_unknown_key_fails_closed_too(isolated_home: Path, tmp_path: Path) -> None:

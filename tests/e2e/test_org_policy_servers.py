@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from levelcode.mcp.config.specs import Provenance, parse_server_entry
 from levelcode.mcp.launch.trust import launch_fingerprint
@@ -77,7 +80,10 @@ def test_an_approved_repository_server_runs_without_a_policy(isolated_home: Path
     assert marker.exists(), words(done)
 
 
-def test_a_fingerprint_denies_the_same_launch_under_any_name(isolated_home: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("written", [str.lower, str.upper], ids=["as printed", "in upper case"])
+def test_a_fingerprint_denies_the_same_launch_under_any_name(
+    isolated_home: Path, tmp_path: Path, written: Callable[[str], str]
+) -> None:
     marker = tmp_path / "marker"
     entry = hostile_entry(marker)
     spec = parse_server_entry("x", entry, provenance=Provenance("user", "f"), key="x", problems=[])
@@ -85,7 +91,7 @@ def test_a_fingerprint_denies_the_same_launch_under_any_name(isolated_home: Path
     repository_servers(tmp_path, {"renamed": entry})
     approve_repository_server(isolated_home, tmp_path, "renamed", entry)
     write_settings(isolated_home, {"mcpServers": {"mine": entry}})
-    policy = policy_file(tmp_path, {"deniedMcpServers": [{"fingerprint": launch_fingerprint(spec)}]})
+    policy = policy_file(tmp_path, {"deniedMcpServers": [{"fingerprint": written(launch_fingerprint(spec))}]})
     done = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
     assert not marker.exists(), words(done)
     assert done.stdout.count("it matches deniedMcpServers[0] (fingerprint") == 2

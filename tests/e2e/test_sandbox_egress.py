@@ -27,13 +27,11 @@ from typing import Any
 import pytest
 
 from levelcode.mcp.config.sandbox_entry import REPOSITORY_HOSTS_IGNORED
-from levelcode.mcp.config.specs import parse_workspace_file
-from levelcode.mcp.launch.server_box import SandboxChoice
-from levelcode.mcp.launch.trust_store import TrustStore
 from tests.support.cli import LEVELCODE, cli_env, write_settings
 from tests.support.listener import Listener
 from tests.support.processes import is_running, survivors, wait_for_output
 from tests.support.registries import PACKAGE, package_registry
+from tests.support.sandbox import repository_server, server_log
 from tests.support.servers import FAULT_SERVER, ROOT
 
 pytestmark = pytest.mark.sandbox
@@ -71,21 +69,6 @@ def call(home: Path, workspace: Path, server: str, tool: str, arguments: dict[st
 
 def probe_entry(**extra: object) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(FAULT_SERVER), "--probes"], **extra}
-
-
-def repository_server(
-    home: Path, workspace: Path, entry: dict[str, Any], sandbox: SandboxChoice = "own"
-) -> None:
-    """`entry` as the workspace's `.mcp.json` server "repo", approved here sandboxed."""
-    config = workspace / ".mcp.json"
-    config.write_text(json.dumps({"mcpServers": {"repo": entry}}))
-    spec = parse_workspace_file(json.loads(config.read_text()), file=str(config)).servers[0]
-    TrustStore(home / "state" / "trust.json").approve(workspace, spec, "approved", sandbox=sandbox)
-
-
-def server_log(home: Path, name: str) -> str:
-    path = home / "state" / "logs" / f"{name}.log"
-    return path.read_text() if path.exists() else ""
 
 
 def assert_nothing_left(home: Path) -> None:

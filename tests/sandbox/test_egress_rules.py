@@ -1,8 +1,8 @@
 """What the egress proxy lets through. Load-bearing direction: a host off the list, a listed host
 on another port, a name that only looks like a listed one, and a default or wildcard entry
-resolving to a local address are all refused. The second corpus: a listed host on its ports, a
-name below a wildcard at a public address, and a listed host at whatever address the user chose
-are let through."""
+resolving to a local address or one of this machine's own are all refused. The second corpus: a
+listed host on its ports, a name below a wildcard at a public address, and a listed host at
+whatever address the user chose are let through."""
 
 from __future__ import annotations
 
@@ -53,11 +53,12 @@ def test_what_is_on_the_list_is_let_through(host: str, port: int, reach: str) ->
     assert RULES.reach(host, port) == reach
 
 
-def test_a_public_entry_never_reaches_a_local_address() -> None:
-    addresses = ["127.0.0.1", "10.0.0.2", "::ffff:192.168.0.1", "169.254.169.254"]
-    assert usable_addresses(addresses, "public") == []
-    assert usable_addresses([*addresses, "8.8.8.8"], "public") == ["8.8.8.8"]
-    assert usable_addresses(addresses, "any") == addresses
+def test_a_public_entry_never_reaches_a_local_address_or_this_machines_own() -> None:
+    addresses = ["127.0.0.1", "10.0.0.2", "::ffff:192.168.0.1", "169.254.169.254", "2a0f::10"]
+    own = {"2a0f::10"}.__contains__  # a global IPv6 address of this machine's
+    assert usable_addresses(addresses, "public", own) == []
+    assert usable_addresses([*addresses, "8.8.8.8"], "public", own) == ["8.8.8.8"]
+    assert usable_addresses(addresses, "any", own) == addresses
 
 
 def test_an_entry_the_user_listed_also_as_a_default_keeps_any_address() -> None:

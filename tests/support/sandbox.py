@@ -1,19 +1,25 @@
-"""The sandbox in tests: a session's confinement built like the CLI builds it, and the check that
-skips a test, with the probe's reason, where this machine cannot set one up."""
+"""The sandbox in tests: a session's confinement built like the CLI builds it, the check that
+skips a test, with the probe's reason, where this machine cannot set one up, and a repository's
+server approved sandboxed."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from levelcode.core import paths
+from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.launch.server_box import SandboxChoice
+from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.sandbox.confinement import Confinement, current_confinement
 from levelcode.sandbox.locations import HostPaths
 from levelcode.sandbox.probe import SandboxSupport, sandbox_support
@@ -78,3 +84,18 @@ def host_folder() -> Iterator[Path]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def repository_server(
+    home: Path, workspace: Path, entry: dict[str, Any], sandbox: SandboxChoice = "own"
+) -> None:
+    """`entry` as the workspace's `.mcp.json` server "repo", approved here sandboxed."""
+    config = workspace / ".mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"repo": entry}}))
+    spec = parse_workspace_file(json.loads(config.read_text()), file=str(config)).servers[0]
+    TrustStore(home / "state" / "trust.json").approve(workspace, spec, "approved", sandbox=sandbox)
+
+
+def server_log(home: Path, name: str) -> str:
+    path = home / "state" / "logs" / f"{name}.log"
+    return path.read_text() if path.exists() else ""

@@ -9,12 +9,16 @@ its relative imports and the packages in the `node_modules` beside it.
   bytecode cache elsewhere (resolve.py), so a forged cache entry is never read — and so are
   virtual environments (`pyvenv.cfg`) and `node_modules`, which no import names.
 - node (and deno, bun, tsx): the script files and `package.json` files of the script's folder
-  tree, `node_modules` left out; and of `node_modules` itself, each package's `package.json`
-  (a planted package appears; a package's own files edited in place are not seen).
+  tree, `node_modules` left out; and of `node_modules` itself, each package's `package.json`,
+  `@scope/name` ones included (a planted package appears; a package's own files edited in place
+  are not seen).
 
 Reads directory listings only, never a file's content (inspection.py hashes what this
-lists), never follows a link to a folder (the link itself is listed, recorded by where it points),
-and stops at `MAX_FILES` files or `MAX_ENTRIES` listed entries, saying so (`Listing.cut`).
+lists), never follows a link to a folder (the link itself is listed, recorded by where it points)
+— but in `node_modules`, where packages and scopes are links as often as not (workspaces, pnpm):
+there a `package.json` is listed through its link and marked `linked`, so that inspection.py
+judges it by where it leads (and never reads one outside the workspace). Stops at `MAX_FILES`
+files or `MAX_ENTRIES` listed entries, saying so (`Listing.cut`).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ class Listing:
     files: list[Path] = field(default_factory=list[Path])
     cut: bool = False
     entries: int = 0
+    linked: set[Path] = field(default_factory=set[Path])  # reached through a link to a folder
 
     def full(self) -> bool:
         self.cut = self.cut or len(self.files) >= MAX_FILES or self.entries >= MAX_ENTRIES
@@ -61,18 +66,35 @@ def node_loadable(folder: Path) -> Listing:
 
 
 def node_packages(node_modules: Path) -> Listing:
-    """Each package's `package.json` in a `node_modules` folder (`@scope/name` included)."""
+    """Each package's `package.json` in a `node_modules` folder: `name/` and every `@scope/name/`.
+    A scope that is a link is listed through it, as node resolves `@scope/name` through it; a
+    package reached through a link goes in `linked`, to be judged by where it leads."""
     listing = Listing()
     for entry in _entries(node_modules, listing):
         if listing.full():
             break
-        if entry.name.startswith("@") and entry.is_dir(follow_symlinks=False):
-            for scoped in _entries(Path(entry.path), listing):
-                if not scoped.name.startswith("."):
-                    listing.files.append(Path(scoped.path) / "package.json")
-        elif not entry.name.startswith("."):
-            listing.files.append(Path(entry.path) / "package.json")
+        if entry.name.startswith("."):
+            continue
+        if entry.name.startswith("@") and entry.is_dir():  # a link to a folder too
+            _scope(Path(entry.path), listing, linked=entry.is_symlink())
+        else:
+            _add_manifest(Path(entry.path), listing, linked=entry.is_symlink())
     return listing
+
+
+def _scope(folder: Path, listing: Listing, *, linked: bool) -> None:
+    for entry in _entries(folder, listing):
+        if listing.full():
+            return
+        if not entry.name.startswith("."):
+            _add_manifest(Path(entry.path), listing, linked=linked or entry.is_symlink())
+
+
+def _add_manifest(folder: Path, listing: Listing, *, linked: bool) -> None:
+    manifest = folder / "package.json"
+    listing.files.append(manifest)
+    if linked:
+        listing.linked.add(manifest)
 
 
 def _walk(

@@ -104,7 +104,7 @@ class _Found:
     def add_listing(self, folder: Path, listing: Listing, what: str) -> None:
         """Each listed file; where a bound cut the listing, one entry that says so. The walk
         followed no link to a folder, so only `folder` itself needs resolving (a link among the
-        files is resolved on its own)."""
+        files, and a file the listing reached through a link, is resolved on its own)."""
         base = Path(os.path.realpath(folder))
         if not base.is_relative_to(self.root):
             return
@@ -112,7 +112,8 @@ class _Found:
             located = base / path.relative_to(folder)
             name = located.relative_to(self.root).as_posix()
             if name not in self.files:
-                self.files[name] = self.digest(path) if path.is_symlink() else file_digest(located)
+                through_link = path in listing.linked or path.is_symlink()
+                self.files[name] = self.digest(path) if through_link else file_digest(located)
         if listing.cut:
             where = self.relative(folder / CUT_MARK) or str(folder / CUT_MARK)
             self.files[where] = f"{CUT_NOTE}: the first {len(listing.files)} {what} files"

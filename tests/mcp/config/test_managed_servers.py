@@ -82,6 +82,18 @@ MUST_BLOCK: list[tuple[str, ServerSpec, ManagedPolicy]] = [
         POLICY,
     ),
     (
+        "denied fingerprint, written in upper case",  # as `sha256sum` never prints it, but people type
+        stdio("renamed", "node", "/opt/miner.js", provenance=REPO),
+        parse_managed_policy(
+            {
+                "deniedMcpServers": [
+                    {"fingerprint": entry_fingerprint(stdio("x", "node", "/opt/miner.js")).upper()}
+                ]
+            },
+            file=FILE,
+        ),
+    ),
+    (
         "repository servers off",
         stdio("fine", "true", provenance=REPO),
         ManagedPolicy(file=FILE, repository_servers=False),

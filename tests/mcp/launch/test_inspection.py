@@ -289,6 +289,27 @@ def test_uv_run_and_uvx_from_a_local_project_cover_what_the_project_imports(tmp_
         assert changes_when(spec, tmp_path, plant(tmp_path, "pyproject.toml", f"# {argv}\n"))
 
 
+def test_a_projects_src_is_checked_on_its_own_when_the_project_is_too_large_to_check_whole(
+    tmp_path: Path,
+) -> None:
+    """`uv run` in a project of more than MAX_FILES files: the walk of the project stops in a
+    package sorted before `src/`, and `src/` — what the editable install imports — is still
+    checked, under its own bound."""
+    from levelcode.mcp.launch.importable_files import MAX_FILES
+
+    plant(tmp_path, "pyproject.toml", "[project]\nname = 'srv'\n")()
+    plant(tmp_path, "src/srv/__init__.py", "1\n")()
+    (tmp_path / "app").mkdir()
+    for index in range(MAX_FILES + 1):
+        (tmp_path / "app" / f"m{index:04}.py").write_text("")
+    spec = repo_spec(tmp_path, "uv", "run", "srv")
+    digests = facts(spec, tmp_path).digests()
+    assert digests["…"].startswith("more files than are checked")  # the project's walk was cut
+    assert "src/srv/__init__.py" in digests
+    assert changes_when(spec, tmp_path, plant(tmp_path, "src/srv/__init__.py", "evil()\n"))
+    assert changes_when(spec, tmp_path, plant(tmp_path, "src/srv/json.py"))
+
+
 def test_a_node_script_covers_its_relative_imports_and_the_packages_beside_it(tmp_path: Path) -> None:
     plant(tmp_path, "srv/server.mjs", "import './lib/util.js';\n")()
     plant(tmp_path, "srv/lib/util.js", "1\n")()
@@ -305,6 +326,63 @@ def test_a_node_script_covers_its_relative_imports_and_the_packages_beside_it(tm
         assert changes_when(spec, tmp_path, plant(tmp_path, relative, '{"v": 2}')), relative
     assert not changes_when(spec, tmp_path, plant(tmp_path, "srv/README.md"))
     assert not changes_when(spec, tmp_path, plant(tmp_path, ".git/hooks/x.js"))
+
+
+SCOPED = ("@aa/one", "@aa/two", "@aa/three", "@types/node", "@types/zed", "@zz/last")
+
+
+def node_server_with_packages(workspace: Path, packages: tuple[str, ...] = SCOPED) -> StdioServerSpec:
+    """`node srv/server.mjs`, with `packages` (and `plain`) in the node_modules beside it."""
+    plant(workspace, "srv/server.mjs", "1\n")()
+    for name in (*packages, "plain"):
+        plant(workspace, f"node_modules/{name}/package.json", f'{{"name": "{name}"}}')()
+    return repo_spec(workspace, "node", "srv/server.mjs")
+
+
+def test_every_package_of_every_scope_is_covered(tmp_path: Path) -> None:
+    spec = node_server_with_packages(tmp_path)
+    listed = {name for name in facts(spec, tmp_path).digests() if name.startswith("node_modules/")}
+    assert listed == {f"node_modules/{name}/package.json" for name in (*SCOPED, "plain")}
+    for name in (*SCOPED, "@aa/four", "@types/a-first", "@new/pkg"):  # edited, and planted anywhere
+        assert changes_when(spec, tmp_path, plant(tmp_path, f"node_modules/{name}/package.json", "{}")), name
+
+
+def test_a_scope_linked_elsewhere_in_the_workspace_is_listed_through_its_link(tmp_path: Path) -> None:
+    """npm and pnpm link workspace packages; node resolves `@org/pkg` through a linked `@org`."""
+    spec = node_server_with_packages(tmp_path)
+    plant(tmp_path, "vendor/@org/first/package.json", "{}")()
+    (tmp_path / "node_modules" / "@org").symlink_to(tmp_path / "vendor" / "@org", target_is_directory=True)
+    assert "node_modules/@org/first/package.json" in facts(spec, tmp_path).digests()
+    assert changes_when(spec, tmp_path, plant(tmp_path, "vendor/@org/second/package.json", "{}"))
+    assert changes_when(spec, tmp_path, plant(tmp_path, "vendor/@org/first/package.json", '{"v": 2}'))
+
+
+@pytest.mark.parametrize("link", ["node_modules/linked", "node_modules/@org", "node_modules/@aa/one"])
+def test_a_package_linked_out_of_the_workspace_is_recorded_by_where_it_points_and_not_read(
+    tmp_path: Path, link: str
+) -> None:
+    workspace, outside = tmp_path / "repo", tmp_path / "elsewhere"
+    spec = node_server_with_packages(workspace)
+    target = outside / ("@org" if link.endswith("@org") else "pkg")
+    plant(target, "linked/package.json" if link.endswith("@org") else "package.json", "{}")()
+    shutil.rmtree(workspace / link, ignore_errors=True)
+    (workspace / link).symlink_to(target, target_is_directory=True)
+    manifest = f"{link}/linked/package.json" if link.endswith("@org") else f"{link}/package.json"
+    where = target / ("linked" if link.endswith("@org") else "") / "package.json"
+    assert facts(spec, workspace).digests()[manifest] == f"outside the workspace: {where}"
+    assert not changes_when(spec, workspace, lambda: where.write_text('{"mine": true}'))
+
+
+def test_a_scope_of_more_packages_than_are_checked_is_cut_at_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from levelcode.mcp.launch import importable_files
+
+    monkeypatch.setattr(importable_files, "MAX_FILES", 5)
+    spec = node_server_with_packages(tmp_path, tuple(f"@many/p{index}" for index in range(9)))
+    found = facts(spec, tmp_path).digests()
+    assert found["node_modules/…"] == "more files than are checked: the first 5 package files"
+    assert len([name for name in found if name.startswith("node_modules/@many/")]) == 5
 
 
 def test_a_folder_too_large_to_check_says_so_and_its_first_files_are_checked(
