@@ -4,9 +4,15 @@ checked — never to a second lookup's answer, which a name with a zero TTL coul
 127.0.0.1 in between (DNS rebinding).
 
 I/O at the edge: resolves names and opens sockets (through httpcore2's own backend). A refusal
-is `AddressRefused`, naming the host, the address and why; the request layer adds the URL. When
-the environment names an HTTP(S) proxy for a URL, the proxy connects, not LevelCode: the name is
-checked before the request instead (the proxy's own lookup is the one that counts there).
+is `AddressRefused`, naming the host, the address and why; the request layer adds the URL.
+
+Through the proxy the environment names for a URL (`HTTPS_PROXY`, `HTTP_PROXY`, less `NO_PROXY`),
+the proxy connects, not LevelCode. The proxy is the user's (often on this machine): its own address
+is never refused. The target is: its name is resolved here and checked like a direct one, a name
+that cannot be resolved here is not sent (it cannot be checked), and the proxy is then given the
+name, not the address — proxies allow, log and verify by name — so the proxy's own lookup is the
+one that counts there (a name whose answer changes between the two lookups is the one window a
+proxy leaves; a direct connection has none).
 """
 
 from __future__ import annotations
@@ -141,13 +147,22 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         proxy = _environment_proxy(request.url.scheme, request.url.host)
         if proxy is None:
             return await self.direct.handle_async_request(request)
-        try:
-            await self.guard.addresses_for(request.url.host, request.url.port or 443)
-        except httpcore2.ConnectError as exc:
-            raise httpx2.ConnectError(str(exc), request=request) from None
+        await self._check_for_proxy(request.url)
         if proxy not in self.proxied:
             self.proxied[proxy] = httpx2.AsyncHTTPTransport(proxy=proxy, trust_env=True)
         return await self.proxied[proxy].handle_async_request(request)
+
+    async def _check_for_proxy(self, url: httpx2.URL) -> None:
+        """What the guard would refuse directly is not handed to the proxy either."""
+        port = url.port or (443 if url.scheme == "https" else 80)
+        try:
+            await self.guard.addresses_for(url.host, port)
+        except httpcore2.ConnectError as exc:
+            if not await self.guard.server_is_internal():
+                raise AddressRefused(
+                    f"{exc}, so LevelCode cannot check that the proxy would not take it to an internal "
+                    "address; it does not send it there"
+                ) from None
 
     async def aclose(self) -> None:
         for transport in (self.direct, *self.proxied.values()):
