@@ -1,7 +1,9 @@
 """The sign-in's HTTP connections, checked where they are made: every name is resolved once, each
 address it resolves to is checked (addresses.py), and the connection goes to an address that was
 checked — never to a second lookup's answer, which a name with a zero TTL could point at
-127.0.0.1 in between (DNS rebinding).
+127.0.0.1 in between (DNS rebinding). Whether the MCP server is itself internal (and so may keep
+its sign-in on internal addresses) is judged by the address its refusal came from, when known:
+a lookup of its name made afterwards may answer what the name's owner likes.
 
 I/O at the edge: resolves names and opens sockets (through httpcore2's own backend). A refusal
 is `AddressRefused`, naming the host, the address and why; the request layer adds the URL.
@@ -46,9 +48,13 @@ class AddressGuard:
     """Where one server's sign-in may connect: anywhere when the server itself is on this machine
     or an internal network, else only to public addresses."""
 
-    def __init__(self, server_url: str, resolve: Resolve | None = None) -> None:
+    def __init__(
+        self, server_url: str, resolve: Resolve | None = None, reached_at: str | None = None
+    ) -> None:
+        """`reached_at`: the address the server's refusal came from (through a proxy, the proxy's)."""
         self.server_url = server_url
         self.resolve = resolve or system_resolve
+        self.reached_at = reached_at
         self._server_internal: bool | None = None
 
     async def addresses_for(self, host: str, port: int) -> list[str]:
@@ -72,6 +78,10 @@ class AddressGuard:
         return self._server_internal
 
     async def _judge_server(self) -> bool:
+        """Internal by its name — and, where the server was reached, by that address too: a public
+        one outweighs any lookup (a proxy's own address is no evidence the other way)."""
+        if self.reached_at is not None and internal_kind(self.reached_at) is None:
+            return False
         parts = urlsplit(self.server_url)
         host = parts.hostname or ""
         literal = literal_address(host)

@@ -99,6 +99,7 @@ class OAuthAuthorizer:
         self._key: SigningKey | None = None
         self._looked = False  # the store was read once: what it holds is in _record (or nothing)
         self._quiet_failure: str | None = None  # the access token whose early renewal failed
+        self._reached_at: str | None = None  # the address the server's last refusal came from
 
     # --- what the transport calls ------------------------------------------------------------------
 
@@ -132,6 +133,7 @@ class OAuthAuthorizer:
 
     async def challenged(self, challenge: AuthChallenge) -> Mapping[str, str] | None:
         parsed = parse_challenge(challenge.www_authenticate)
+        self._reached_at = challenge.peer or self._reached_at
         if challenge.status == 403 and not parsed.insufficient_scope:
             return None  # forbidden for another reason: signing in again would not change it
         async with self._lock:
@@ -165,6 +167,9 @@ class OAuthAuthorizer:
             return None
         return authorization(tokens)
 
+    def _client(self) -> httpx2.AsyncClient:
+        return oauth_client(self.url, self._resolve, self._reached_at)
+
     # --- renewal -------------------------------------------------------------------------------------
 
     async def _renew(self, challenge: AuthChallenge, parsed: BearerChallenge) -> dict[str, str]:
@@ -174,7 +179,7 @@ class OAuthAuthorizer:
         ):
             raise OAuthProblem(self._grant_failure[0])  # surfaced again, not retried meanwhile
         self._server_wants_dpop |= parsed.dpop
-        async with oauth_client(self.url, self._resolve) as http:
+        async with self._client() as http:
             found = await discover(http, self.url, parsed.resource_metadata, may_guess=parsed.token_scheme)
             record = self._record_at(found.server.issuer)  # bound to its issuer: never another's
             tokens = tokens_of(record)
@@ -263,7 +268,7 @@ class OAuthAuthorizer:
         found = Discovered(str(record.get("resource")), server_of(record), None)
         self._dpop = DpopProver.fresh() if tokens.token_type == "DPoP" else None
         scope = scope_list(record.get("requested_scope"))
-        async with oauth_client(self.url, self._resolve) as http:
+        async with self._client() as http:
             fresh, client = await self._without_user(http, found, scope)
         self._save(found, client, fresh, scope)
         return self._record or record
@@ -286,7 +291,7 @@ class OAuthAuthorizer:
         """On a client of its own: the caller's may close while the answer is still coming."""
         previous = tokens_of(record)
         assert previous is not None
-        async with oauth_client(self.url, self._resolve) as http:
+        async with self._client() as http:
             fresh = await self._refresh(http, record, previous)
         updated = with_tokens(record, fresh, previous)
         self._keep(updated)

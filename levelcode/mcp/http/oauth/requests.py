@@ -50,9 +50,12 @@ class Tokens:
         return (now or time.time()) >= self.expires_at - ahead
 
 
-def oauth_client(server_url: str, resolve: Resolve | None = None) -> httpx2.AsyncClient:
-    """The client for one MCP server's sign-in (`server_url`: what decides where it may connect)."""
-    transport = GuardedTransport(AddressGuard(server_url, resolve))
+def oauth_client(
+    server_url: str, resolve: Resolve | None = None, reached_at: str | None = None
+) -> httpx2.AsyncClient:
+    """The client for one MCP server's sign-in (`server_url`, and the address the server's refusal
+    came from when known: what decides where it may connect)."""
+    transport = GuardedTransport(AddressGuard(server_url, resolve, reached_at))
     return httpx2.AsyncClient(timeout=REQUEST_SECONDS, follow_redirects=False, transport=transport)
 
 

@@ -4,7 +4,9 @@
 link-local or private addresses is refused with an error naming the URL and why, and nothing
 reaches the listener there. The second corpus: a server on this machine, or a company server
 whose own name resolves to a private address, signs in through metadata on 127.0.0.1 as before;
-and the connection goes to the address that was checked, not to a second lookup.
+and the connection goes to the address that was checked, not to a second lookup. A server whose
+refusal came from a public address is not internal, whatever its name resolves to afterwards
+(tests/mcp/http/oauth/test_address_rebinding.py drives that rebinding with real lookups).
 
 "Remote" is simulated with a resolver that maps test names to addresses (mcp.remote.test to a
 public one), the way a real lookup would; every request that is let through lands on 127.0.0.1.
@@ -78,10 +80,11 @@ def authorizer(url: str) -> OAuthAuthorizer:
     return OAuthAuthorizer("srv", url, None, None, SignIn(), resolve=resolver(NAMES))
 
 
-async def challenge(auth: OAuthAuthorizer, resource_metadata: str) -> None:
+async def challenge(auth: OAuthAuthorizer, resource_metadata: str, peer: str | None = None) -> None:
+    """A 401 naming `resource_metadata`, as if it came from `peer` (None: not known)."""
     header = f'Bearer resource_metadata="{resource_metadata}"'
     async with asyncio.timeout(20):
-        await auth.challenged(AuthChallenge("srv", auth.url, 401, header))
+        await auth.challenged(AuthChallenge("srv", auth.url, 401, header, peer=peer))
 
 
 REFUSED_METADATA = {
@@ -149,6 +152,31 @@ async def test_a_company_server_on_a_private_address_may_use_internal_metadata(
             await challenge(authorizer(CORPORATE), f"http://meta.corp.test:{metadata_host.port}/prm")
     assert [r.path for r in metadata_host.requests] == ["/prm"]
     assert metadata_host.requests[0].headers["host"] == f"meta.corp.test:{metadata_host.port}"
+
+
+async def test_a_server_reached_at_a_public_address_is_not_internal_whatever_its_name_says_now(
+    metadata_host: MetadataHost,
+) -> None:
+    """mcp.corp.test resolves (now) to 10.1.2.3, but its 401 came from a public address."""
+    with pytest.raises(AuthorizationRequired, match="is not on such an address itself"):
+        await challenge(authorizer(CORPORATE), f"http://meta.corp.test:{metadata_host.port}/prm", PUBLIC)
+    assert metadata_host.requests == []
+
+
+@pytest.mark.parametrize("peer", ["10.1.2.3", "127.0.0.1"], ids=["its own address", "a local proxy's"])
+async def test_where_the_server_was_reached_only_ever_takes_internal_away(
+    metadata_host: MetadataHost, peer: str
+) -> None:
+    """An internal address it was reached at is no evidence either way (a proxy on this machine
+    answers for any server): the name decides, as without it."""
+    with authorization_server(resource=CORPORATE) as auth:
+        metadata_host.document = {"resource": CORPORATE, "authorization_servers": [auth.issuer]}
+        url = f"http://meta.corp.test:{metadata_host.port}/prm"
+        with pytest.raises(SignInRequired, match="needs you to sign in"):
+            await challenge(authorizer(CORPORATE), url, peer)
+    with pytest.raises(AuthorizationRequired, match="is not on such an address itself"):
+        await challenge(authorizer(REMOTE), f"http://meta.remote.test:{metadata_host.port}/x", peer)
+    assert [r.path for r in metadata_host.requests] == ["/prm"]
 
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
