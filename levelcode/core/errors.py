@@ -123,11 +123,13 @@ class AuthorizationRequired(TransportError):
         status: int,
         challenge: str | None = None,
         dpop_nonce: str | None = None,
+        peer: str | None = None,
     ) -> None:
         super().__init__(message, server=server)
         self.status = status
         self.challenge = challenge  # the WWW-Authenticate header, for a sign-in to read
         self.dpop_nonce = dpop_nonce  # the DPoP-Nonce header, when the server asks for a nonce
+        self.peer = peer  # the address the refusal came from, when known (a proxy's, through one)
 
 
 class SignInRequired(AuthorizationRequired):

@@ -13,14 +13,13 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 
 from levelcode.mcp.http.oauth.store import STORE_FILE
 from tests.fakes.oauth_server import AuthorizationServer, authorization_server
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI
-from tests.support.browser import follow_sign_in
+from tests.support.browser import login_elsewhere
 from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, write_settings
 from tests.support.http_servers import ServerProcess, free_port, running, sdk_server
 from tests.support.secret_service import secret_service
@@ -49,31 +48,7 @@ def _cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]
 
 
 def _login(home: Path, *, paste: bool, **env: str) -> tuple[int, str]:
-    """`mcp login secured --no-browser`; the test is the browser on another machine."""
-    process = subprocess.Popen(
-        [str(LEVELCODE), "mcp", "login", "secured", "--no-browser"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=cli_env(home, **env),
-    )
-    assert process.stdout is not None
-    assert process.stdin is not None
-    seen: list[str] = []
-    for line in process.stdout:
-        seen.append(line)
-        if line.startswith("  http://") and "/authorize?" in line:
-            url = line.strip()
-            if paste:  # the browser elsewhere ends on a page that does not load: paste its address
-                with httpx2.Client(follow_redirects=False) as browser:
-                    process.stdin.write(browser.get(url).headers["location"] + "\n")
-                    process.stdin.flush()
-            else:
-                assert follow_sign_in(url) == 200
-            break
-    rest, _ = process.communicate(timeout=60)
-    return process.returncode, "".join(seen) + rest
+    return login_elsewhere(home, "secured", paste=paste, **env)
 
 
 def _tokens(auth: AuthorizationServer) -> list[str]:

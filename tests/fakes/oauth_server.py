@@ -46,6 +46,9 @@ class AuthState:
     refresh: dict[str, Grant] = field(default_factory=dict)
     seen: list[str] = field(default_factory=list)  # "GET /authorize", "POST /token refresh_token", …
     refresh_latency: float = 0.0  # seconds a refresh takes to answer (widens a race between clients)
+    token_latency: float = 0.0  # seconds every token request takes (a sign-in's code exchange too)
+    refresh_arrived: threading.Event = field(default_factory=threading.Event)  # a refresh came in
+    refresh_gate: threading.Event | None = None  # when set up, a refresh is answered once it is set
     revoked: list[str] = field(default_factory=list)  # "refresh_token rt-…", "access_token at-…"
     revocation_down: bool = False  # the revocation endpoint answers 503
     machine_clients: dict[str, str] = field(default_factory=dict)  # client_credentials: id → secret
@@ -78,9 +81,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length).decode()
         path = urlsplit(self.path).path
-        if "grant_type=refresh_token" in body and self.state.refresh_latency:
-            # an authorization server under load, outside the lock: a second client can arrive meanwhile
-            threading.Event().wait(self.state.refresh_latency)
+        self._hold(path, body)
         with self.state.lock:
             if path == "/register":
                 self.state.seen.append("POST /register")
@@ -96,6 +97,18 @@ class _Handler(BaseHTTPRequestHandler):
                 self._revoke(form)
             else:
                 self._json(404, {"error": "not_found"})
+
+    def _hold(self, path: str, body: str) -> None:
+        """An authorization server under load, outside the lock: a second client can arrive meanwhile."""
+        if path != "/token":
+            return
+        if "grant_type=refresh_token" in body:
+            self.state.refresh_arrived.set()
+            if self.state.refresh_gate is not None:
+                self.state.refresh_gate.wait(30)
+            threading.Event().wait(self.state.refresh_latency or self.state.token_latency)
+        elif self.state.token_latency:
+            threading.Event().wait(self.state.token_latency)
 
     # --- endpoints ---------------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from levelcode.mcp.http.wire import (
     StreamDropped,
     authorization_refusal,
     exchange,
+    peer_address,
     redirect_refusal,
     stream_chunks,
 )
@@ -67,7 +68,9 @@ class LegacySseChannel:
             )
             if response.status_code in (401, 403):
                 challenge = response.headers.get("www-authenticate")
-                raise authorization_refusal(self.server, response.status_code, challenge)
+                raise authorization_refusal(
+                    self.server, response.status_code, challenge, peer=peer_address(response)
+                )
             refusal = redirect_refusal(response, server=self.server)
             if refusal is not None:
                 raise refusal
@@ -123,7 +126,8 @@ class LegacySseChannel:
 def _check_stream(response: httpx2.Response, server: str) -> None:
     kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
     if response.status_code in (401, 403):
-        raise authorization_refusal(server, response.status_code, response.headers.get("www-authenticate"))
+        challenge = response.headers.get("www-authenticate")
+        raise authorization_refusal(server, response.status_code, challenge, peer=peer_address(response))
     if response.status_code != 200 or kind != "text/event-stream":
         raise TransportError(
             f"neither a Streamable HTTP nor an HTTP+SSE server answers at this URL "

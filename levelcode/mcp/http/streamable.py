@@ -30,6 +30,7 @@ from levelcode.mcp.http.wire import (
     content_type,
     exchange,
     make_client,
+    peer_address,
     read_capped,
     redirect_refusal,
 )
@@ -217,6 +218,7 @@ class StreamableHttpTransport:
             refused.challenge,
             sent,
             refused.dpop_nonce,
+            refused.peer,
         )
         headers = await self.auth.challenged(challenge)
         if headers is None:
@@ -262,6 +264,7 @@ class StreamableHttpTransport:
                 code,
                 response.headers.get("www-authenticate"),
                 response.headers.get("dpop-nonce"),
+                peer_address(response),
             )
         if code == 404 and sent_session is not None:
             raise _Expired

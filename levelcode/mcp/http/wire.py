@@ -160,7 +160,7 @@ def _reason(exc: BaseException) -> str:
 
 
 def authorization_refusal(
-    server: str, status: int, challenge: str | None, dpop_nonce: str | None = None
+    server: str, status: int, challenge: str | None, dpop_nonce: str | None = None, peer: str | None = None
 ) -> AuthorizationRequired:
     return AuthorizationRequired(
         f"the server requires authorization (HTTP {status}) and offers no OAuth sign-in LevelCode could "
@@ -170,7 +170,18 @@ def authorization_refusal(
         status=status,
         challenge=challenge,
         dpop_nonce=dpop_nonce,
+        peer=peer,
     )
+
+
+def peer_address(response: httpx2.Response) -> str | None:
+    """The address the response came from (a proxy's, through one), as the socket says."""
+    stream = response.extensions.get("network_stream")
+    try:
+        address = stream.get_extra_info("server_addr") if stream is not None else None
+    except Exception:  # a stream that cannot say (closed, not a socket): nothing is known
+        return None
+    return str(address[0]) if isinstance(address, tuple) and address else None
 
 
 def content_type(response: httpx2.Response) -> str:

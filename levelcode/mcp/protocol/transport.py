@@ -68,6 +68,7 @@ class AuthChallenge:
     www_authenticate: str | None
     sent: str | None = field(default=None, repr=False)  # the Authorization the refused request carried
     dpop_nonce: str | None = None  # the server's DPoP-Nonce header (RFC 9449 §9), if it sent one
+    peer: str | None = None  # the address the refusal came from, when known (a proxy's, through one)
 
 
 # Given a refusal, returns headers to retry the request with once (after signing in, which may ask

@@ -5,13 +5,19 @@ clients and tokens. Load-bearing direction: nothing of A's sign-in (its client, 
 its access token at its token endpoint) is presented to B — B's server refuses nothing and sees no
 refresh — and A's sign-in is kept apart, so moving back to A refreshes there without the user.
 (Before sign-ins were keyed by issuer, B's sign-in replaced A's and moving back asked the user
-again.) RFC 9207's `iss` check on the authorization response is covered by the conformance
-scenarios auth/iss-* and tests/mcp/http/oauth/test_grant.py."""
+again.) A sign-in kept before records were keyed by issuer (one record per server and URL) is
+used only at the issuer it names: found again while the server still names that one, never
+presented to another. RFC 9207's `iss` check on the authorization response is covered by the
+conformance scenarios auth/iss-* and tests/mcp/http/oauth/test_grant.py."""
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
+
+import pytest
 
 from levelcode.mcp.http.oauth.store import STORE_FILE
 from tests.fakes.http_server import Reply, Request, ScriptedHttpServer
@@ -83,3 +89,68 @@ async def test_a_migration_and_its_rollback_keep_each_issuers_sign_in_to_itself(
             assert second.issuer in kept
     finally:
         await server.stop()
+
+
+@pytest.fixture
+async def protected() -> AsyncIterator[ProtectedServer]:
+    protected = ProtectedServer()
+    server = await ScriptedHttpServer(protected).start()
+    protected.origin = server.origin
+    yield protected
+    await server.stop()
+
+
+async def kept_the_old_way(protected: ProtectedServer, first: AuthorizationServer, store: Path) -> str:
+    """A sign-in at `first`, then the store rewritten as it was kept before issuers: the record
+    under the server and URL alone, and no note of which issuer the server uses now."""
+    protected.trusted = first
+    connection = await sign_in_connect(f"{protected.origin}/mcp", store, Browser())
+    await connection.close()
+    doc = json.loads((store / STORE_FILE).read_text())
+    [(key, entry)] = doc["servers"].items()
+    base, _, issuer = key.rpartition("|")
+    assert issuer == first.issuer
+    (store / STORE_FILE).write_text(json.dumps({"servers": {base: entry}}))
+    return str(entry["record"]["client"]["client_id"])
+
+
+async def test_a_sign_in_kept_before_issuers_is_never_presented_to_another_issuer(
+    protected: ProtectedServer, tmp_path: Path
+) -> None:
+    resource = f"{protected.origin}/mcp"
+    with (
+        authorization_server(resource=resource) as first,
+        authorization_server(resource=resource) as second,
+    ):
+        old_client = await kept_the_old_way(protected, first, tmp_path)
+        first_refresh, seen_at_first = set(first.state.refresh), len(first.state.seen)
+
+        protected.trusted = second  # the server moved while the old record was kept
+        browser = Browser()
+        connection = await sign_in_connect(resource, tmp_path, browser)
+        try:
+            assert "echo" in (await connection.call_tool("echo", {"n": 1})).text
+        finally:
+            await connection.close()
+        assert [p.issuer for p in browser.prompts] == [second.issuer]  # signed in there afresh
+        assert old_client not in browser.prompts[0].url  # with a client of its own
+        assert second.state.refusals == []
+        assert "POST /token refresh_token" not in second.state.seen
+        assert not set(second.state.refresh) & first_refresh
+        assert first.state.seen[seen_at_first:] == []  # nor was the old sign-in renewed meanwhile
+
+
+async def test_a_sign_in_kept_before_issuers_is_still_used_at_its_own_issuer(
+    protected: ProtectedServer, tmp_path: Path
+) -> None:
+    resource = f"{protected.origin}/mcp"
+    with authorization_server(resource=resource) as first:
+        await kept_the_old_way(protected, first, tmp_path)
+        first.expire_access_tokens()
+        connection = await sign_in_connect(resource, tmp_path, None)  # nobody to ask
+        try:
+            assert "echo" in (await connection.call_tool("echo", {"n": 1})).text
+        finally:
+            await connection.close()
+        assert "POST /token refresh_token" in first.state.seen
+        assert first.state.refusals == []

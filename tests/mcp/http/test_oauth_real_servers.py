@@ -8,6 +8,7 @@ command; the server killed and restarted keeps the sign-in; no token reaches the
 from __future__ import annotations
 
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from levelcode.core.errors import SignInRequired
 from levelcode.mcp.config.specs import HttpServerSpec
+from levelcode.mcp.http.oauth import requests as oauth_requests
 from levelcode.mcp.http.oauth.authorizer import REFRESH_AHEAD_SECONDS
 from levelcode.mcp.http.oauth.store import STORE_FILE
 from levelcode.mcp.launch.connect_options import ConnectOptions
@@ -117,15 +119,28 @@ async def test_the_server_restarted_mid_session_keeps_the_sign_in(
         await connection.close()
 
 
+class LaterClock:
+    """The clock the sign-in reads (`time.time`), moved on by `ahead` seconds."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def time(self) -> float:
+        return time.time() + self.ahead
+
+
 async def test_a_token_about_to_lapse_is_renewed_before_it_is_sent(
-    protected: tuple[AuthorizationServer, ServerProcess], tmp_path: Path
+    protected: tuple[AuthorizationServer, ServerProcess], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     auth, server = protected
-    auth.state.token_seconds = REFRESH_AHEAD_SECONDS / 2  # every token issued is already "about to lapse"
+    clock = LaterClock()
+    monkeypatch.setattr(oauth_requests, "time", clock)
     connection = await sign_in_connect(server.url, tmp_path, Browser())
     try:
         refreshes = auth.state.seen.count("POST /token refresh_token")
+        assert refreshes == 0  # a token just issued is not about to lapse
         issued = set(auth.state.access)
+        clock.ahead = auth.state.token_seconds - REFRESH_AHEAD_SECONDS / 2  # it has half a minute left
         assert (await connection.call_tool("echo", {"message": "ahead"})).text == "Echo: ahead"
         assert auth.state.seen.count("POST /token refresh_token") > refreshes  # before the call went out
         assert set(auth.state.access) - issued  # the call carried a token issued by that refresh

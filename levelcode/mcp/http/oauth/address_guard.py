@@ -1,12 +1,20 @@
 """The sign-in's HTTP connections, checked where they are made: every name is resolved once, each
 address it resolves to is checked (addresses.py), and the connection goes to an address that was
 checked — never to a second lookup's answer, which a name with a zero TTL could point at
-127.0.0.1 in between (DNS rebinding).
+127.0.0.1 in between (DNS rebinding). Whether the MCP server is itself internal (and so may keep
+its sign-in on internal addresses) is judged by the address its refusal came from, when known:
+a lookup of its name made afterwards may answer what the name's owner likes.
 
 I/O at the edge: resolves names and opens sockets (through httpcore2's own backend). A refusal
-is `AddressRefused`, naming the host, the address and why; the request layer adds the URL. When
-the environment names an HTTP(S) proxy for a URL, the proxy connects, not LevelCode: the name is
-checked before the request instead (the proxy's own lookup is the one that counts there).
+is `AddressRefused`, naming the host, the address and why; the request layer adds the URL.
+
+Through the proxy the environment names for a URL (`HTTPS_PROXY`, `HTTP_PROXY`, less `NO_PROXY`),
+the proxy connects, not LevelCode. The proxy is the user's (often on this machine): its own address
+is never refused. The target is: its name is resolved here and checked like a direct one, a name
+that cannot be resolved here is not sent (it cannot be checked), and the proxy is then given the
+name, not the address — proxies allow, log and verify by name — so the proxy's own lookup is the
+one that counts there (a name whose answer changes between the two lookups is the one window a
+proxy leaves; a direct connection has none).
 """
 
 from __future__ import annotations
@@ -40,9 +48,13 @@ class AddressGuard:
     """Where one server's sign-in may connect: anywhere when the server itself is on this machine
     or an internal network, else only to public addresses."""
 
-    def __init__(self, server_url: str, resolve: Resolve | None = None) -> None:
+    def __init__(
+        self, server_url: str, resolve: Resolve | None = None, reached_at: str | None = None
+    ) -> None:
+        """`reached_at`: the address the server's refusal came from (through a proxy, the proxy's)."""
         self.server_url = server_url
         self.resolve = resolve or system_resolve
+        self.reached_at = reached_at
         self._server_internal: bool | None = None
 
     async def addresses_for(self, host: str, port: int) -> list[str]:
@@ -66,6 +78,10 @@ class AddressGuard:
         return self._server_internal
 
     async def _judge_server(self) -> bool:
+        """Internal by its name — and, where the server was reached, by that address too: a public
+        one outweighs any lookup (a proxy's own address is no evidence the other way)."""
+        if self.reached_at is not None and internal_kind(self.reached_at) is None:
+            return False
         parts = urlsplit(self.server_url)
         host = parts.hostname or ""
         literal = literal_address(host)
@@ -141,13 +157,22 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         proxy = _environment_proxy(request.url.scheme, request.url.host)
         if proxy is None:
             return await self.direct.handle_async_request(request)
-        try:
-            await self.guard.addresses_for(request.url.host, request.url.port or 443)
-        except httpcore2.ConnectError as exc:
-            raise httpx2.ConnectError(str(exc), request=request) from None
+        await self._check_for_proxy(request.url)
         if proxy not in self.proxied:
             self.proxied[proxy] = httpx2.AsyncHTTPTransport(proxy=proxy, trust_env=True)
         return await self.proxied[proxy].handle_async_request(request)
+
+    async def _check_for_proxy(self, url: httpx2.URL) -> None:
+        """What the guard would refuse directly is not handed to the proxy either."""
+        port = url.port or (443 if url.scheme == "https" else 80)
+        try:
+            await self.guard.addresses_for(url.host, port)
+        except httpcore2.ConnectError as exc:
+            if not await self.guard.server_is_internal():
+                raise AddressRefused(
+                    f"{exc}, so LevelCode cannot check that the proxy would not take it to an internal "
+                    "address; it does not send it there"
+                ) from None
 
     async def aclose(self) -> None:
         for transport in (self.direct, *self.proxied.values()):

@@ -36,12 +36,13 @@ from levelcode.mcp.http.oauth.grant import (
     refresh_form,
 )
 from levelcode.mcp.http.oauth.jwt_signing import SigningKey, load_signing_key
+from levelcode.mcp.http.oauth.kept_sign_ins import KeptSignIns
 from levelcode.mcp.http.oauth.machine_grants import GrantTarget, tokens_without_user
 from levelcode.mcp.http.oauth.metadata import OAuthProblem, canonical_resource
-from levelcode.mcp.http.oauth.refresh_lock import refresh_lock
+from levelcode.mcp.http.oauth.refresh_lock import refresh_lock, seen_through
 from levelcode.mcp.http.oauth.registration import client_from_record, client_record, configured_client
-from levelcode.mcp.http.oauth.requests import Tokens, oauth_client, token_request
-from levelcode.mcp.http.oauth.store import CredentialStore, issuer_key, store_key
+from levelcode.mcp.http.oauth.requests import REQUEST_SECONDS, Tokens, oauth_client, token_request
+from levelcode.mcp.http.oauth.store import CredentialStore, store_key
 from levelcode.mcp.http.oauth.token_records import (
     Record,
     new_record,
@@ -83,8 +84,8 @@ class OAuthAuthorizer:
         self.settings = entry.grants if entry is not None else GrantSettings()
         self._resolve = resolve
         self._secrets = secrets
-        self.base = store_key(server, canonical_resource(url))
         self.store = CredentialStore(sign_in.store_dir)
+        self.kept = KeptSignIns(self.store, store_key(server, canonical_resource(url)))
         self._lock = asyncio.Lock()
         self._forced = sign_in.force
         self._sign_ins = 0
@@ -98,6 +99,7 @@ class OAuthAuthorizer:
         self._key: SigningKey | None = None
         self._looked = False  # the store was read once: what it holds is in _record (or nothing)
         self._quiet_failure: str | None = None  # the access token whose early renewal failed
+        self._reached_at: str | None = None  # the address the server's last refusal came from
 
     # --- what the transport calls ------------------------------------------------------------------
 
@@ -106,15 +108,14 @@ class OAuthAuthorizer:
         async with self._lock:
             if not self._looked and not self._forced:
                 self._looked = True
-                self._use(self._load_current())
+                self._use(self.kept.current())
             record = None if self._forced else self._record
             tokens = tokens_of(record)
             if record is None or tokens is None:
                 return {}
-            if tokens.expired(margin=REFRESH_AHEAD_SECONDS) and self._quiet_failure != tokens.access_token:
+            if tokens.lapsing(REFRESH_AHEAD_SECONDS) and self._quiet_failure != tokens.access_token:
                 try:
-                    async with oauth_client(self.url, self._resolve) as http:
-                        record = await self._renew_quietly(http, record, tokens)
+                    record = await self._renew_quietly(record, tokens)
                 except OAuthProblem:
                     self._quiet_failure = tokens.access_token  # once per token: the 401 path does the rest
             self._use(record)
@@ -132,18 +133,19 @@ class OAuthAuthorizer:
 
     async def challenged(self, challenge: AuthChallenge) -> Mapping[str, str] | None:
         parsed = parse_challenge(challenge.www_authenticate)
+        self._reached_at = challenge.peer or self._reached_at
         if challenge.status == 403 and not parsed.insufficient_scope:
             return None  # forbidden for another reason: signing in again would not change it
         async with self._lock:
             if parsed.error == USE_DPOP_NONCE:
                 return self._with_nonce(challenge)
-            current = tokens_of(self._load_current())
+            current = tokens_of(self.kept.current())
             if (
                 current is not None
                 and not self._forced
                 and challenge.sent != authorization(current)["Authorization"]
             ):
-                self._use(self._load_current())
+                self._use(self.kept.current())
                 return authorization(current)  # another request (or process) renewed the sign-in
             try:
                 return await self._renew(challenge, parsed)
@@ -165,6 +167,9 @@ class OAuthAuthorizer:
             return None
         return authorization(tokens)
 
+    def _client(self) -> httpx2.AsyncClient:
+        return oauth_client(self.url, self._resolve, self._reached_at)
+
     # --- renewal -------------------------------------------------------------------------------------
 
     async def _renew(self, challenge: AuthChallenge, parsed: BearerChallenge) -> dict[str, str]:
@@ -174,14 +179,14 @@ class OAuthAuthorizer:
         ):
             raise OAuthProblem(self._grant_failure[0])  # surfaced again, not retried meanwhile
         self._server_wants_dpop |= parsed.dpop
-        async with oauth_client(self.url, self._resolve) as http:
+        async with self._client() as http:
             found = await discover(http, self.url, parsed.resource_metadata, may_guess=parsed.token_scheme)
             record = self._record_at(found.server.issuer)  # bound to its issuer: never another's
             tokens = tokens_of(record)
             if self._may_refresh(challenge, tokens):
                 assert tokens is not None
                 with contextlib.suppress(OAuthProblem):
-                    renewed = tokens_of(await self._refresh_shared(http, record, tokens))
+                    renewed = tokens_of(await self._refresh_shared(record, tokens))
                     assert renewed is not None
                     return authorization(renewed)
             scope = self._scope(parsed, found, record)
@@ -254,37 +259,43 @@ class OAuthAuthorizer:
             return False
         return self._refreshed is None or not (challenge.sent or "").endswith(f" {self._refreshed}")
 
-    async def _renew_quietly(self, http: httpx2.AsyncClient, record: Record, tokens: Tokens) -> Record:
+    async def _renew_quietly(self, record: Record, tokens: Tokens) -> Record:
         """Ahead of expiry, without a user: a refresh, or the grant without a user again."""
         if tokens.refresh_token:
-            return await self._refresh_shared(http, record, tokens)
+            return await self._refresh_shared(record, tokens)
         if not self.settings.without_user:
             return record
-        server = server_of(record)
-        found = Discovered(str(record.get("resource")), server, None)
+        found = Discovered(str(record.get("resource")), server_of(record), None)
         self._dpop = DpopProver.fresh() if tokens.token_type == "DPoP" else None
-        fresh, client = await self._without_user(http, found, scope_list(record.get("requested_scope")))
-        self._save(found, client, fresh, scope_list(record.get("requested_scope")))
+        scope = scope_list(record.get("requested_scope"))
+        async with self._client() as http:
+            fresh, client = await self._without_user(http, found, scope)
+        self._save(found, client, fresh, scope)
         return self._record or record
 
-    async def _refresh_shared(self, http: httpx2.AsyncClient, record: Record, tokens: Tokens) -> Record:
+    async def _refresh_shared(self, record: Record, tokens: Tokens) -> Record:
         """One refresh across processes: under the lock, a token another process renewed meanwhile
         is taken as it is; else the refresh token kept last (rotated, perhaps) is used."""
-        key = issuer_key(self.base, str(record.get("issuer")))
+        key = self.kept.key(str(record.get("issuer")))
         async with refresh_lock(self.store.folder, key):
-            stored = self.store.load(key) or record
+            stored = self.kept.at_issuer(str(record.get("issuer"))) or record
             kept = tokens_of(stored)
             renewed_elsewhere = kept is not None and kept.access_token != tokens.access_token
-            if renewed_elsewhere and kept is not None and not kept.expired(margin=REFRESH_AHEAD_SECONDS):
-                self._keep(key, stored)
+            if renewed_elsewhere and kept is not None and not kept.lapsing(REFRESH_AHEAD_SECONDS):
+                self._keep(stored)
                 return stored
             base = stored if kept is not None and kept.refresh_token else record
-            previous = tokens_of(base)
-            assert previous is not None
-            fresh = await self._refresh(http, base, previous)
-            updated = with_tokens(base, fresh, previous)
-            self._keep(key, updated)
-            return updated
+            return await seen_through(self._refresh_and_keep(base), REQUEST_SECONDS)
+
+    async def _refresh_and_keep(self, record: Record) -> Record:
+        """On a client of its own: the caller's may close while the answer is still coming."""
+        previous = tokens_of(record)
+        assert previous is not None
+        async with self._client() as http:
+            fresh = await self._refresh(http, record, previous)
+        updated = with_tokens(record, fresh, previous)
+        self._keep(updated)
+        return updated
 
     async def _refresh(self, http: httpx2.AsyncClient, record: Record, tokens: Tokens) -> Tokens:
         assert tokens.refresh_token is not None
@@ -348,21 +359,8 @@ class OAuthAuthorizer:
 
     # --- keeping it --------------------------------------------------------------------------------
 
-    def _load_current(self) -> Record | None:
-        issuer = self.store.current_issuer(self.base)
-        if issuer is not None:
-            return self.store.load(issuer_key(self.base, issuer))
-        return self.store.load(self.base)  # kept before sign-ins were keyed by issuer
-
     def _record_at(self, issuer: str) -> Record:
-        """The sign-in kept at this issuer (a server that moved back finds its old one again)."""
-        if self._forced:
-            return {}
-        kept = self.store.load(issuer_key(self.base, issuer))
-        if kept is None:
-            legacy = self.store.load(self.base)
-            kept = legacy if legacy is not None and legacy.get("issuer") == issuer else None
-        return kept or {}
+        return {} if self._forced else self.kept.at_issuer(issuer) or {}
 
     def _use(self, record: Record | None) -> None:
         self._record = record
@@ -374,9 +372,8 @@ class OAuthAuthorizer:
             with contextlib.suppress(OAuthProblem):
                 self._dpop, self._dpop_pem = DpopProver.from_pem(pem), pem
 
-    def _keep(self, key: str, record: Record) -> None:
-        self.store.save(key, record)
-        self.store.set_current_issuer(self.base, str(record.get("issuer")))
+    def _keep(self, record: Record) -> None:
+        self.kept.keep(record)
         self._use(record)
 
     def _save(self, found: Discovered, client: Client, tokens: Tokens, scope: tuple[str, ...] | None) -> None:
@@ -391,9 +388,9 @@ class OAuthAuthorizer:
         record["requested_scope"] = list(scope) if scope else None
         if self._dpop is not None and tokens.token_type == "DPoP":
             record["dpop_key"] = self._dpop_pem = self._dpop.key.pem()
-        self._keep(issuer_key(self.base, found.server.issuer), record)
+        self._keep(record)
 
     def _remember_wanted(self, found: Discovered, record: Record, scope: tuple[str, ...] | None) -> None:
         """A headless step-up that could not happen: `mcp login` then asks for these scopes too."""
         if record and scope:
-            self._keep(issuer_key(self.base, found.server.issuer), {**record, "wanted_scope": list(scope)})
+            self._keep({**record, "wanted_scope": list(scope)})

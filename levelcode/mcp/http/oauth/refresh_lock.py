@@ -1,5 +1,6 @@
 """One refresh at a time per sign-in, across every LevelCode process of this user: an exclusive
-file lock next to the credential store, held while a token is renewed and the answer stored.
+file lock next to the credential store, held while a token is renewed and the answer stored; and
+a refresh, once sent, seen through to its answer being kept, whatever happens to its caller.
 
 A process that waited for the lock reads the store again first: when another process refreshed
 meanwhile (its rotated refresh token already used up ours), it takes that answer instead of
@@ -14,14 +15,16 @@ import fcntl
 import hashlib
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 from levelcode.core.private_files import private_folder
 from levelcode.mcp.http.oauth.metadata import OAuthProblem
 
 REFRESH_LOCK_SECONDS = 45.0  # longer than one token request may take (REQUEST_SECONDS)
 _POLL_SECONDS = 0.05
+T = TypeVar("T")
 
 
 def lock_path(folder: Path, key: str) -> Path:
@@ -59,3 +62,21 @@ async def _acquire(fd: int, seconds: float) -> None:
                     f"another LevelCode process has been renewing this sign-in for over {seconds:g} s"
                 ) from None
             await asyncio.sleep(_POLL_SECONDS)
+
+
+async def seen_through(work: Coroutine[Any, Any, T], seconds: float) -> T:
+    """`work`'s result. When the caller is cancelled meanwhile (a call given up, then its
+    connection closing), `work` still runs to its end — waited for, through any further
+    cancellation, up to `seconds` — before the cancellation goes on. An authorization server
+    rotates the refresh token as it takes the request: its answer is then the only copy of the
+    new one, and dropping it loses the sign-in. `work` must not use anything its caller owns."""
+    task = asyncio.ensure_future(work)
+    task.add_done_callback(lambda done: done.cancelled() or done.exception())  # a failure no one awaits
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        deadline = time.monotonic() + seconds
+        while not task.done() and (left := deadline - time.monotonic()) > 0:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({task}, timeout=left)
+        raise

@@ -37,14 +37,25 @@ class Tokens:
     expires_at: float | None = None  # epoch seconds
     scope: tuple[str, ...] | None = None  # what was granted, when the server says
     token_type: str = "Bearer"  # or "DPoP": presented with a proof of the sign-in's key
+    issued_at: float | None = None  # epoch seconds; with expires_at, how long the token lives
 
-    def expired(self, now: float | None = None, *, margin: float = 30.0) -> bool:
-        return self.expires_at is not None and (now or time.time()) >= self.expires_at - margin
+    def lapsing(self, ahead: float, now: float | None = None) -> bool:
+        """Within `ahead` seconds of its expiry — or, for a token that lives less than four times
+        that, in the last quarter of its life: a 45-second token renewed a minute ahead would be
+        renewed before every request, from the moment it was issued."""
+        if self.expires_at is None:
+            return False
+        if self.issued_at is not None:
+            ahead = min(ahead, (self.expires_at - self.issued_at) / 4)
+        return (now or time.time()) >= self.expires_at - ahead
 
 
-def oauth_client(server_url: str, resolve: Resolve | None = None) -> httpx2.AsyncClient:
-    """The client for one MCP server's sign-in (`server_url`: what decides where it may connect)."""
-    transport = GuardedTransport(AddressGuard(server_url, resolve))
+def oauth_client(
+    server_url: str, resolve: Resolve | None = None, reached_at: str | None = None
+) -> httpx2.AsyncClient:
+    """The client for one MCP server's sign-in (`server_url`, and the address the server's refusal
+    came from when known: what decides where it may connect)."""
+    transport = GuardedTransport(AddressGuard(server_url, resolve, reached_at))
     return httpx2.AsyncClient(timeout=REQUEST_SECONDS, follow_redirects=False, transport=transport)
 
 
@@ -138,7 +149,8 @@ def parse_tokens(doc: Mapping[str, object], *, dpop: bool = False) -> Tokens:
             + ("Bearer and DPoP tokens" if dpop else "Bearer tokens (DPoP only when it sent a proof)")
         )
     lifetime = doc.get("expires_in")
-    expires = time.time() + float(lifetime) if isinstance(lifetime, int | float) and lifetime > 0 else None
+    issued = time.time()
+    expires = issued + float(lifetime) if isinstance(lifetime, int | float) and lifetime > 0 else None
     refresh = doc.get("refresh_token")
     scope = doc.get("scope")
     return Tokens(
@@ -147,6 +159,7 @@ def parse_tokens(doc: Mapping[str, object], *, dpop: bool = False) -> Tokens:
         expires,
         tuple(scope.split()) if isinstance(scope, str) else None,
         DPOP_SCHEME if kind.lower() == "dpop" else "Bearer",
+        issued,
     )
 
 

@@ -7,6 +7,7 @@ Pure: plain dicts in and out. The record is secret (tokens, keys): never logged 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,7 +24,7 @@ def tokens_of(record: Mapping[str, object] | None) -> Tokens | None:
     doc = record.get("tokens") if record else None
     if not isinstance(doc, Mapping) or not isinstance(doc.get("access_token"), str):
         return None
-    expires = doc.get("expires_at")
+    expires, issued = doc.get("expires_at"), doc.get("issued_at")
     refresh = doc.get("refresh_token")
     return Tokens(
         str(doc["access_token"]),
@@ -31,6 +32,7 @@ def tokens_of(record: Mapping[str, object] | None) -> Tokens | None:
         float(expires) if isinstance(expires, int | float) else None,
         scope_list(doc.get("scope")),
         "DPoP" if doc.get("token_type") == "DPoP" else "Bearer",
+        float(issued) if isinstance(issued, int | float) else None,  # None: kept before it was
     )
 
 
@@ -41,15 +43,14 @@ def tokens_record(tokens: Tokens) -> dict[str, Any]:
         "expires_at": tokens.expires_at,
         "scope": list(tokens.scope) if tokens.scope is not None else None,
         "token_type": tokens.token_type,
+        "issued_at": tokens.issued_at,
     }
 
 
 def with_tokens(record: Record, tokens: Tokens, previous: Tokens | None) -> Record:
     """The record after a refresh: a refresh token that was not rotated stays the one to use."""
     if tokens.refresh_token is None and previous is not None and previous.refresh_token:
-        tokens = Tokens(
-            tokens.access_token, previous.refresh_token, tokens.expires_at, tokens.scope, tokens.token_type
-        )
+        tokens = dataclasses.replace(tokens, refresh_token=previous.refresh_token)
     return {**record, "tokens": tokens_record(tokens)}
 
 

@@ -4,10 +4,17 @@
 link-local or private addresses is refused with an error naming the URL and why, and nothing
 reaches the listener there. The second corpus: a server on this machine, or a company server
 whose own name resolves to a private address, signs in through metadata on 127.0.0.1 as before;
-and the connection goes to the address that was checked, not to a second lookup.
+and the connection goes to the address that was checked, not to a second lookup. A server whose
+refusal came from a public address is not internal, whatever its name resolves to afterwards
+(tests/mcp/http/oauth/test_address_rebinding.py drives that rebinding with real lookups).
 
 "Remote" is simulated with a resolver that maps test names to addresses (mcp.remote.test to a
 public one), the way a real lookup would; every request that is let through lands on 127.0.0.1.
+
+Through the proxy `HTTP_PROXY`/`HTTPS_PROXY` name (a recording stand-in on 127.0.0.1: the user's
+own proxy, which is never refused), the same corpus is refused before anything reaches the proxy,
+as is a name that cannot be resolved here to be checked; a public name is handed to the proxy by
+name; a name `NO_PROXY` exempts is connected to directly, at the address checked.
 """
 
 from __future__ import annotations
@@ -20,7 +27,8 @@ import pytest
 from levelcode.core.errors import AuthorizationRequired, SignInRequired
 from levelcode.mcp.http.oauth.address_guard import AddressRefused, Resolve
 from levelcode.mcp.http.oauth.authorizer import OAuthAuthorizer
-from levelcode.mcp.http.oauth.requests import oauth_client, register_client, token_request
+from levelcode.mcp.http.oauth.metadata import OAuthProblem
+from levelcode.mcp.http.oauth.requests import fetch_document, oauth_client, register_client, token_request
 from levelcode.mcp.protocol.sign_in import SignIn
 from levelcode.mcp.protocol.transport import AuthChallenge
 from tests.fakes.http_server import Reply, Request, ScriptedHttpServer
@@ -72,10 +80,11 @@ def authorizer(url: str) -> OAuthAuthorizer:
     return OAuthAuthorizer("srv", url, None, None, SignIn(), resolve=resolver(NAMES))
 
 
-async def challenge(auth: OAuthAuthorizer, resource_metadata: str) -> None:
+async def challenge(auth: OAuthAuthorizer, resource_metadata: str, peer: str | None = None) -> None:
+    """A 401 naming `resource_metadata`, as if it came from `peer` (None: not known)."""
     header = f'Bearer resource_metadata="{resource_metadata}"'
     async with asyncio.timeout(20):
-        await auth.challenged(AuthChallenge("srv", auth.url, 401, header))
+        await auth.challenged(AuthChallenge("srv", auth.url, 401, header, peer=peer))
 
 
 REFUSED_METADATA = {
@@ -143,3 +152,93 @@ async def test_a_company_server_on_a_private_address_may_use_internal_metadata(
             await challenge(authorizer(CORPORATE), f"http://meta.corp.test:{metadata_host.port}/prm")
     assert [r.path for r in metadata_host.requests] == ["/prm"]
     assert metadata_host.requests[0].headers["host"] == f"meta.corp.test:{metadata_host.port}"
+
+
+async def test_a_server_reached_at_a_public_address_is_not_internal_whatever_its_name_says_now(
+    metadata_host: MetadataHost,
+) -> None:
+    """mcp.corp.test resolves (now) to 10.1.2.3, but its 401 came from a public address."""
+    with pytest.raises(AuthorizationRequired, match="is not on such an address itself"):
+        await challenge(authorizer(CORPORATE), f"http://meta.corp.test:{metadata_host.port}/prm", PUBLIC)
+    assert metadata_host.requests == []
+
+
+@pytest.mark.parametrize("peer", ["10.1.2.3", "127.0.0.1"], ids=["its own address", "a local proxy's"])
+async def test_where_the_server_was_reached_only_ever_takes_internal_away(
+    metadata_host: MetadataHost, peer: str
+) -> None:
+    """An internal address it was reached at is no evidence either way (a proxy on this machine
+    answers for any server): the name decides, as without it."""
+    with authorization_server(resource=CORPORATE) as auth:
+        metadata_host.document = {"resource": CORPORATE, "authorization_servers": [auth.issuer]}
+        url = f"http://meta.corp.test:{metadata_host.port}/prm"
+        with pytest.raises(SignInRequired, match="needs you to sign in"):
+            await challenge(authorizer(CORPORATE), url, peer)
+    with pytest.raises(AuthorizationRequired, match="is not on such an address itself"):
+        await challenge(authorizer(REMOTE), f"http://meta.remote.test:{metadata_host.port}/x", peer)
+    assert [r.path for r in metadata_host.requests] == ["/prm"]
+
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
+
+
+@pytest.fixture
+async def proxy(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[MetadataHost]:
+    """The user's proxy, on this machine, set in the environment for http and https alike."""
+    server = MetadataHost()
+    await server.start()
+    for name in PROXY_VARIABLES:
+        monkeypatch.setenv(name, server.origin)
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    yield server
+    await server.stop()
+
+
+@pytest.mark.parametrize(("template", "why"), REFUSED_METADATA.values(), ids=REFUSED_METADATA.keys())
+async def test_through_a_proxy_an_internal_address_is_still_refused_and_never_sent_to_it(
+    proxy: MetadataHost, metadata_host: MetadataHost, template: str, why: str
+) -> None:
+    url = template.format(port=metadata_host.port)
+    with pytest.raises(AuthorizationRequired) as raised:
+        await challenge(authorizer(REMOTE), url)
+    assert "LevelCode refused GET" in str(raised.value)
+    assert why in str(raised.value)
+    assert proxy.requests == []
+    assert metadata_host.requests == []
+
+
+async def test_through_a_proxy_a_name_that_cannot_be_resolved_here_is_not_sent(proxy: MetadataHost) -> None:
+    async with oauth_client(REMOTE, resolver(NAMES)) as http:
+        with pytest.raises(AddressRefused) as raised:
+            await token_request(http, "https://nowhere.remote.test/token", {"grant_type": "x"}, {})
+    said = str(raised.value)
+    assert "LevelCode refused POST https://nowhere.remote.test/token" in said
+    assert "nowhere.remote.test could not be resolved" in said
+    assert "cannot check that the proxy would not take it to an internal address" in said
+    assert proxy.requests == []
+
+
+async def test_through_a_proxy_a_public_name_goes_to_the_proxy_by_name(proxy: MetadataHost) -> None:
+    async with oauth_client(REMOTE, resolver(NAMES)) as http:
+        document = await fetch_document(http, "http://mcp.remote.test/.well-known/oauth-protected-resource")
+        with pytest.raises(OAuthProblem, match="failed"):  # the stand-in opens no tunnel
+            await fetch_document(http, "https://mcp.remote.test/.well-known/oauth-authorization-server")
+    assert document == proxy.document
+    seen = [(r.method, r.path) for r in proxy.requests]
+    assert seen == [
+        ("GET", "http://mcp.remote.test/.well-known/oauth-protected-resource"),
+        ("CONNECT", "mcp.remote.test:443"),
+    ]
+
+
+async def test_a_name_the_proxy_settings_exempt_is_connected_to_at_the_address_checked(
+    proxy: MetadataHost, metadata_host: MetadataHost, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A company server (internal itself) with its metadata on a name NO_PROXY exempts: direct."""
+    monkeypatch.setenv("NO_PROXY", "meta.corp.test")
+    async with oauth_client(CORPORATE, resolver(NAMES)) as http:
+        document = await fetch_document(http, f"http://meta.corp.test:{metadata_host.port}/prm")
+    assert document == metadata_host.document
+    assert proxy.requests == []
+    assert [r.path for r in metadata_host.requests] == ["/prm"]
