@@ -17,30 +17,26 @@ from levelcode.core.approvals import ApprovalRequest
 from levelcode.core.errors import ToolError
 from levelcode.tools.arguments import optional_bool, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
-from levelcode.tools.file_read import existing_file, looks_binary
+from levelcode.tools.file_read import text_file
 from levelcode.tools.git_targets import git_target
 from levelcode.tools.output_caps import visible_control_chars
-from levelcode.tools.path_guard import allowed_roots, display_path, resolve_in_roots
+from levelcode.tools.path_guard import Placed, allowed_roots, display_path, place_in_roots
 from levelcode.tools.protected_paths import protected_folder
+from levelcode.tools.rooted_files import opened_for_reading, write_placed
 
 ALWAYS_ASKS = "LevelCode always asks before writing there, autopilot included."
 MAX_PREVIEW_LINES = 60
 MAX_DIFF_SOURCE_BYTES = 512_000
 
 
-def _read_text(path: Path, raw: str) -> str:
-    if looks_binary(path):
-        raise ToolError(f"{raw!r} is a binary file; edit_file only changes text files")
-    try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except UnicodeDecodeError as exc:
-        raise ToolError(f"{raw!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-
-
-def _write_text(path: Path, text: str) -> None:
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+def _read_text(placed: Placed) -> str:
+    with opened_for_reading(placed) as opened:
+        text_file(opened, placed.raw, "edit_file only changes text files")
+        try:
+            with opened.text(errors="strict") as handle:
+                return handle.read()
+        except UnicodeDecodeError as exc:
+            raise ToolError(f"{placed.raw!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
 
 
 def _line_count(text: str) -> int:
@@ -50,18 +46,10 @@ def _line_count(text: str) -> int:
 def _write_file_sync(ctx: ToolContext, args: Args) -> str:
     raw = required_str(args, "path")
     content = required_str(args, "content", allow_empty=True)
-    path = resolve_in_roots(ctx, raw)
-    if path.is_dir():
-        raise ToolError(f"{raw!r} is a directory; give a file path")
-    existed = path.exists()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _write_text(path, content)
-    except OSError as exc:
-        raise ToolError(f"could not write {raw!r}: {exc.strerror or exc}") from exc
-    verb = "Overwrote" if existed else "Created"
-    size = len(content.encode("utf-8"))
-    return f"{verb} {display_path(ctx, path)}: {size} bytes, {_line_count(content)} lines."
+    placed = place_in_roots(ctx, raw)
+    data = content.encode("utf-8")
+    verb = "Overwrote" if write_placed(placed, data) else "Created"
+    return f"{verb} {display_path(ctx, placed.path)}: {len(data)} bytes, {_line_count(content)} lines."
 
 
 async def write_file(ctx: ToolContext, args: Args) -> str:
@@ -91,16 +79,14 @@ def _edit_file_sync(ctx: ToolContext, args: Args) -> str:
     raw = required_str(args, "path")
     old = required_str(args, "old_string", allow_empty=True)
     new = required_str(args, "new_string", allow_empty=True)
-    path = existing_file(ctx, raw)
-    text = _read_text(path, raw)
+    placed = place_in_roots(ctx, raw)
+    text = _read_text(placed)
     updated, count = _replace(text, old, new, replace_all=optional_bool(args, "replace_all"), raw=raw)
     first_line = text[: text.index(old)].count("\n") + 1
-    try:
-        _write_text(path, updated)
-    except OSError as exc:
-        raise ToolError(f"could not write {raw!r}: {exc.strerror or exc}") from exc
+    write_placed(placed, updated.encode("utf-8"))
     where = f"at line {first_line}" if count == 1 else f"first at line {first_line}"
-    return f"Replaced {count} occurrence{'s' if count > 1 else ''} in {display_path(ctx, path)} ({where})."
+    shown = display_path(ctx, placed.path)
+    return f"Replaced {count} occurrence{'s' if count > 1 else ''} in {shown} ({where})."
 
 
 async def edit_file(ctx: ToolContext, args: Args) -> str:
@@ -118,13 +104,15 @@ def _preview(before: str, after: str, name: str) -> tuple[str, ...]:
     return tuple(visible_control_chars(line) for line in diff) or ("(no textual change)",)
 
 
-def _current_text(path: Path) -> str | None:
+def _current_text(placed: Placed) -> str | None:
     """The file's text for a preview, or None when it is absent, binary, huge or unreadable."""
     try:
-        if not path.is_file() or path.stat().st_size > MAX_DIFF_SOURCE_BYTES or looks_binary(path):
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        with opened_for_reading(placed) as opened:
+            if opened.is_folder or opened.info.st_size > MAX_DIFF_SOURCE_BYTES or opened.looks_binary():
+                return None
+            with opened.text() as handle:
+                return handle.read()
+    except (ToolError, OSError):
         return None
 
 
@@ -159,35 +147,35 @@ def write_file_approval(ctx: ToolContext, args: Args) -> ApprovalRequest | None:
     """Ask before writing unless on autopilot and the path is an ordinary one. A path the guard
     refuses needs no card: it fails."""
     try:
-        path = resolve_in_roots(ctx, required_str(args, "path"))
+        placed = place_in_roots(ctx, required_str(args, "path"))
         content = required_str(args, "content", allow_empty=True)
     except ToolError:
         return None
-    warning = protected_warning(ctx, path)
+    warning = protected_warning(ctx, placed.path)
     if ctx.autopilot and warning is None:
         return None
-    before = _current_text(path)
-    title = "Create file" if before is None and not path.exists() else "Write file"
-    return _edit_request(ctx, title, path, (before or "", content), warning)
+    before = _current_text(placed)
+    title = "Create file" if before is None and not placed.path.exists() else "Write file"
+    return _edit_request(ctx, title, placed.path, (before or "", content), warning)
 
 
 def edit_file_approval(ctx: ToolContext, args: Args) -> ApprovalRequest | None:
     try:
-        path = resolve_in_roots(ctx, required_str(args, "path"))
+        placed = place_in_roots(ctx, required_str(args, "path"))
         old = required_str(args, "old_string", allow_empty=True)
         new = required_str(args, "new_string", allow_empty=True)
     except ToolError:
         return None
-    warning = protected_warning(ctx, path)
+    warning = protected_warning(ctx, placed.path)
     if ctx.autopilot and warning is None:
         return None
-    before = _current_text(path)
+    before = _current_text(placed)
     if before is None or not old or old not in before:
         before, after = old, new  # the run will explain the problem; show what was asked for
     else:
         replace_all = args.get("replace_all") is True
         after = before.replace(old, new) if replace_all else before.replace(old, new, 1)
-    return _edit_request(ctx, "Edit file", path, (before, after), warning)
+    return _edit_request(ctx, "Edit file", placed.path, (before, after), warning)
 
 
 _PATH = {"type": "string", "description": "File path, relative to the workspace or absolute"}

@@ -1,8 +1,9 @@
 """The read-only file tools `read_file` and `list_directory`.
 
-They never write and need no approval; every path goes through the path guard first. The one
-exception: `read_file` may read a result this session saved whole after cutting it
-(core/spill_files.py), that file exactly, wherever the state folder is.
+They never write and need no approval; every path goes through the path guard first and is opened
+beneath its root (rooted_files.py). The one exception: `read_file` may read a result this session
+saved whole after cutting it (core/spill_files.py), that file exactly, wherever the state folder
+is, opened beneath the folder it was saved in.
 """
 
 from __future__ import annotations
@@ -10,58 +11,51 @@ from __future__ import annotations
 import asyncio
 import os
 from itertools import islice
-from pathlib import Path
+from typing import TextIO
 
 from levelcode.core.errors import ToolError
 from levelcode.tools.arguments import optional_int, optional_str, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
-from levelcode.tools.path_guard import display_path, resolve_in_roots
+from levelcode.tools.path_guard import Placed, display_path, place_in_roots, resolved
+from levelcode.tools.rooted_files import Opened, opened_for_reading
 
 MAX_LINES = 2000
 MAX_OUTPUT_CHARS = 60_000
 MAX_LINE_CHARS = 2000
 MAX_ENTRIES = 500
-SNIFF_BYTES = 8192
 
 
-def looks_binary(path: Path) -> bool:
-    """A NUL byte near the start is what git and grep take as 'binary', and so do we."""
-    with path.open("rb") as handle:
-        return b"\x00" in handle.read(SNIFF_BYTES)
-
-
-def existing_file(ctx: ToolContext, raw: str) -> Path:
-    path = resolve_in_roots(ctx, raw)
-    if path.is_dir():
-        raise ToolError(f"{raw!r} is a directory; use list_directory or find_files to see inside it")
-    if not path.is_file():
-        raise ToolError(f"{raw!r} does not exist (looked at {path})")
-    return path
-
-
-def readable_file(ctx: ToolContext, raw: str) -> Path:
-    """What `read_file` may read: a file inside the allowed roots, or one of this session's saved
+def readable_place(ctx: ToolContext, raw: str) -> Placed:
+    """What `read_file` may read: a path inside the allowed roots, or one of this session's saved
     results (by its resolved path: a link to it works, a neighbour of it does not)."""
     if ctx.saved_results is not None and "\x00" not in raw:
-        resolved = Path(os.path.realpath(ctx.workspace / os.path.expanduser(raw)))
-        if ctx.saved_results.allows(resolved) and resolved.is_file():
-            return resolved
-    return existing_file(ctx, raw)
+        real = resolved(raw, ctx.workspace / os.path.expanduser(raw))
+        if ctx.saved_results.allows(real):
+            return Placed(real, real.parent, raw)
+    return place_in_roots(ctx, raw)
 
 
-def _numbered(path: Path, start: int, end: int | None) -> tuple[list[str], int | None]:
+def text_file(opened: Opened, raw: str, only: str) -> None:
+    """Refuse what a text tool cannot read: a folder, or a binary file (`only` says what it does)."""
+    if opened.is_folder:
+        raise ToolError(f"{raw!r} is a directory; use list_directory or find_files to see inside it")
+    if opened.looks_binary():
+        size = opened.info.st_size
+        raise ToolError(f"{raw!r} is a binary file ({size} bytes); {only}")
+
+
+def _numbered(handle: TextIO, start: int, end: int | None) -> tuple[list[str], int | None]:
     """Numbered lines from `start` to `end` (1-based, inclusive) and the next line number if cut."""
     lines: list[str] = []
     size = 0
-    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-        for number, line in enumerate(islice(handle, start - 1, end), start=start):
-            text = line.rstrip("\r\n")
-            if len(text) > MAX_LINE_CHARS:
-                text = text[:MAX_LINE_CHARS] + " ... [line cut]"
-            if len(lines) >= MAX_LINES or size + len(text) > MAX_OUTPUT_CHARS:
-                return lines, number
-            lines.append(f"{number:>6}\t{text}")
-            size += len(text) + 8
+    for number, line in enumerate(islice(handle, start - 1, end), start=start):
+        text = line.rstrip("\r\n")
+        if len(text) > MAX_LINE_CHARS:
+            text = text[:MAX_LINE_CHARS] + " ... [line cut]"
+        if len(lines) >= MAX_LINES or size + len(text) > MAX_OUTPUT_CHARS:
+            return lines, number
+        lines.append(f"{number:>6}\t{text}")
+        size += len(text) + 8
     return lines, None
 
 
@@ -73,13 +67,13 @@ def _read_file_sync(ctx: ToolContext, args: Args) -> str:
     )
     if end is not None and end < start:
         raise ToolError(f"end_line ({end}) is before start_line ({start})")
-    path = readable_file(ctx, raw)
-    if looks_binary(path):
-        size = path.stat().st_size
-        raise ToolError(f"{raw!r} is a binary file ({size} bytes); read_file only shows text files")
-    lines, next_line = _numbered(path, start, end)
+    placed = readable_place(ctx, raw)
+    with opened_for_reading(placed) as opened:
+        text_file(opened, raw, "read_file only shows text files")
+        with opened.text() as handle:
+            lines, next_line = _numbered(handle, start, end)
     if not lines:
-        return f"(no lines: {display_path(ctx, path)} is empty or shorter than line {start})"
+        return f"(no lines: {display_path(ctx, placed.path)} is empty or shorter than line {start})"
     if next_line is not None:
         lines.append(
             f"[output capped: showing lines {start}-{next_line - 1}; "
@@ -92,21 +86,22 @@ async def read_file(ctx: ToolContext, args: Args) -> str:
     return await asyncio.to_thread(_read_file_sync, ctx, args)
 
 
-def _entry_line(entry: os.DirEntry[str]) -> str:
+def _entry_line(entry: os.DirEntry[str], folder: int) -> str:
     if entry.is_symlink():
-        return f"{entry.name} -> {os.readlink(entry.path)}"
-    return entry.name + "/" if entry.is_dir() else entry.name
+        return f"{entry.name} -> {os.readlink(entry.name, dir_fd=folder)}"
+    return entry.name + "/" if entry.is_dir(follow_symlinks=False) else entry.name
 
 
 def _list_directory_sync(ctx: ToolContext, args: Args) -> str:
     raw = optional_str(args, "path", ".")
-    path = resolve_in_roots(ctx, raw)
-    if not path.is_dir():
-        raise ToolError(f"{raw!r} is not a directory (looked at {path})")
-    with os.scandir(path) as entries:
-        lines = sorted(_entry_line(entry) for entry in entries)
+    placed = place_in_roots(ctx, raw)
+    with opened_for_reading(placed) as opened:
+        if not opened.is_folder:
+            raise ToolError(f"{raw!r} is not a directory (looked at {placed.path})")
+        with os.scandir(opened.fd) as entries:
+            lines = sorted(_entry_line(entry, opened.fd) for entry in entries)
     if not lines:
-        return f"({display_path(ctx, path)} is empty)"
+        return f"({display_path(ctx, placed.path)} is empty)"
     if len(lines) > MAX_ENTRIES:
         more = len(lines) - MAX_ENTRIES
         lines = [*lines[:MAX_ENTRIES], f"[... and {more} more entries; use find_files to narrow down]"]

@@ -1,6 +1,7 @@
 """The read-only search tools `find_files` (by glob) and `search_files` (by regex over contents).
 
-Both walk with `FileWalk`: .gitignore honoured, `.git` skipped, never outside the allowed roots.
+Both walk with `FileWalk`: .gitignore honoured, `.git` skipped, never outside the allowed roots,
+each file opened from its folder's descriptor.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from pathlib import Path
 from levelcode.core.errors import ToolError
 from levelcode.tools.arguments import optional_bool, optional_int, optional_str, required_str
 from levelcode.tools.base import Args, BuiltinTool, ToolContext
-from levelcode.tools.file_read import looks_binary
-from levelcode.tools.file_walk import FileWalk, glob_matcher
-from levelcode.tools.path_guard import allowed_roots, display_path, resolve_in_roots
+from levelcode.tools.file_walk import FileWalk, WalkedFile, glob_matcher
+from levelcode.tools.path_guard import allowed_roots, display_path, place_in_roots
+from levelcode.tools.rooted_files import opened_for_reading
 
 DEFAULT_RESULTS = 200
 MAX_RESULTS = 1000
@@ -24,20 +25,15 @@ MAX_MATCH_CHARS = 300
 
 
 def _search_root(ctx: ToolContext, args: Args) -> Path:
-    raw = optional_str(args, "path", ".")
-    root = resolve_in_roots(ctx, raw)
-    if not root.exists():
-        raise ToolError(f"{raw!r} does not exist (looked at {root})")
-    return root
+    placed = place_in_roots(ctx, optional_str(args, "path", "."))
+    with opened_for_reading(placed):  # says what is wrong with it: missing, a FIFO, a link now
+        return placed.path
 
 
-def _files(root: Path, walk: FileWalk, glob: re.Pattern[str] | None) -> Iterator[Path]:
-    if root.is_file():
-        yield root
-        return
-    for path in walk:
-        if glob is None or glob.match(path.relative_to(root).as_posix()):
-            yield path
+def _files(root: Path, walk: FileWalk, glob: re.Pattern[str] | None) -> Iterator[WalkedFile]:
+    for found in walk:
+        if found.path == root or glob is None or glob.match(found.path.relative_to(root).as_posix()):
+            yield found
 
 
 def _capped(
@@ -56,7 +52,7 @@ def _find_files_sync(ctx: ToolContext, args: Args) -> str:
     limit = optional_int(args, "max_results", DEFAULT_RESULTS, minimum=1, maximum=MAX_RESULTS)
     root = _search_root(ctx, args)
     walk = FileWalk(root, allowed_roots(ctx))
-    found = sorted(display_path(ctx, path) for path in _files(root, walk, glob_matcher(pattern)))
+    found = sorted(display_path(ctx, file.path) for file in _files(root, walk, glob_matcher(pattern)))
     if not found:
         return f"No files match {pattern!r} under {display_path(ctx, root)}."
     return _capped(found[:limit], len(found), limit, walk, "files")
@@ -75,16 +71,20 @@ def _compile(args: Args) -> re.Pattern[str]:
         raise ToolError(f"pattern {pattern!r} is not a valid Python regular expression: {exc}") from exc
 
 
-def _matches(path: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
+def _shortened(text: str) -> str:
+    return text if len(text) <= MAX_MATCH_CHARS else text[:MAX_MATCH_CHARS] + " ..."
+
+
+def _matches(file: WalkedFile, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
     try:
-        if path.stat().st_size > MAX_SEARCH_FILE_BYTES or looks_binary(path):
-            return
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for number, line in enumerate(handle, start=1):
-                if regex.search(line):
-                    text = line.rstrip("\r\n")
-                    yield number, text if len(text) <= MAX_MATCH_CHARS else text[:MAX_MATCH_CHARS] + " ..."
-    except OSError:
+        with file.opened() as opened:
+            if opened.is_folder or opened.info.st_size > MAX_SEARCH_FILE_BYTES or opened.looks_binary():
+                return
+            with opened.text() as handle:
+                for number, line in enumerate(handle, start=1):
+                    if regex.search(line):
+                        yield number, _shortened(line.rstrip("\r\n"))
+    except (OSError, ToolError):  # gone, unreadable, or a link now: not searched
         return
 
 
@@ -97,11 +97,11 @@ def _search_files_sync(ctx: ToolContext, args: Args) -> str:
     walk = FileWalk(root, allowed_roots(ctx))
     lines: list[str] = []
     found = 0
-    for path in _files(root, walk, glob):
-        for number, text in _matches(path, regex):
+    for file in _files(root, walk, glob):
+        for number, text in _matches(file, regex):
             found += 1
             if found <= limit:
-                lines.append(f"{display_path(ctx, path)}:{number}: {text}")
+                lines.append(f"{display_path(ctx, file.path)}:{number}: {text}")
         if found > limit * 4:  # enough to say "many more"; stop reading
             return _capped(lines, found, limit, walk, "matching lines", partial=True)
     if not lines:

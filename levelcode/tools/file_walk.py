@@ -2,21 +2,30 @@
 
 Honours .gitignore files (the search root's ancestors up to the allowed root, and every directory
 walked), skips `.git`, never descends through a symbolic link, and never yields a link whose
-target lies outside the allowed roots: a walk must not become a way around the path guard.
+target lies outside the allowed roots: a walk must not become a way around the path guard. It
+walks from descriptors (core/open_beneath.py): each folder is opened from the one above it without
+following a link, so a folder swapped for a link while the walk runs is skipped, not entered.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
 
-from levelcode.tools.path_guard import is_inside
+from levelcode.core.open_beneath import open_beneath, open_directory
+from levelcode.tools.path_guard import Placed
+from levelcode.tools.rooted_files import Opened, opened_at, opened_for_reading
 
 MAX_WALK_ENTRIES = 200_000
+MAX_DEPTH = 128  # folders open at once; deeper than this the walk stops and says so
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY
 
 
 class IgnoreRules:
@@ -25,9 +34,14 @@ class IgnoreRules:
     def __init__(self, specs: tuple[tuple[Path, pathspec.GitIgnoreSpec], ...] = ()) -> None:
         self._specs = specs
 
-    def with_directory(self, directory: Path) -> IgnoreRules:
+    def with_directory(self, folder: int, relative: str, directory: Path) -> IgnoreRules:
+        """With the .gitignore of `directory`, read from `relative` beneath the open `folder`."""
         try:
-            lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+            with opened_at(folder, f"{relative}/.gitignore") as opened:
+                if opened.is_folder:
+                    return self
+                with opened.text() as handle:
+                    lines = handle.read().splitlines()
         except OSError:
             return self
         return IgnoreRules((*self._specs, (directory, pathspec.GitIgnoreSpec.from_lines(lines))))
@@ -41,17 +55,43 @@ class IgnoreRules:
         return False
 
 
-def _ancestor_rules(start: Path, roots: tuple[Path, ...]) -> IgnoreRules:
-    root = next((r for r in roots if start.is_relative_to(r)), start)
+def _ancestor_rules(root_fd: int, start: Path, root: Path) -> IgnoreRules:
     rules = IgnoreRules()
     for directory in reversed(start.parents):
         if directory.is_relative_to(root):
-            rules = rules.with_directory(directory)
+            rules = rules.with_directory(root_fd, _below(directory, root), directory)
     return rules
 
 
+def _below(path: Path, root: Path) -> str:
+    return "/".join(path.relative_to(root).parts) or "."
+
+
+@dataclass(frozen=True)
+class WalkedFile:
+    """A file the walk found, while the walk stands in its folder (open as `folder`)."""
+
+    path: Path
+    folder: int
+    name: str
+    target: Placed | None = None  # a link to a file inside the roots: where it leads
+
+    def opened(self) -> AbstractContextManager[Opened]:
+        """The file for reading; a link is opened where it leads, beneath that root."""
+        return opened_at(self.folder, self.name) if self.target is None else opened_for_reading(self.target)
+
+
+@dataclass
+class _Folder:
+    fd: int
+    path: Path
+    rules: IgnoreRules
+    pending: list[str] = field(default_factory=list[str])  # subfolders still to walk, last first
+
+
 class FileWalk:
-    """Files under `start`, in sorted depth-first order; `truncated` tells whether the walk gave up."""
+    """Files under `start` (resolved, inside one of `roots`), in sorted depth-first order;
+    `truncated` tells whether the walk gave up. A `start` that is a file is the one file found."""
 
     def __init__(self, start: Path, roots: tuple[Path, ...], *, max_entries: int = MAX_WALK_ENTRIES) -> None:
         self._start = start
@@ -59,24 +99,70 @@ class FileWalk:
         self._budget = max_entries
         self.truncated = False
 
-    def __iter__(self) -> Iterator[Path]:
-        stack = [(self._start, _ancestor_rules(self._start, self._roots))]
-        while stack:
-            directory, rules = stack.pop()
-            rules = rules.with_directory(directory)
-            subdirectories: list[Path] = []
-            for path, is_dir in self._entries(directory):
-                if rules.ignored(path, is_dir=is_dir):
-                    continue
-                if is_dir:
-                    subdirectories.append(path)
-                else:
-                    yield path
-            stack.extend((sub, rules) for sub in reversed(subdirectories))
-
-    def _entries(self, directory: Path) -> Iterator[tuple[Path, bool]]:
+    def __iter__(self) -> Iterator[WalkedFile]:
+        root = next((r for r in self._roots if self._start.is_relative_to(r)), None)
+        if root is None:
+            return
+        stack: list[_Folder] = []
         try:
-            with os.scandir(directory) as scan:
+            root_fd = open_directory(root)
+            stack.append(_Folder(root_fd, root, IgnoreRules()))
+            yield from self._begin(stack, root_fd, root)
+            while len(stack) > 1:
+                yield from self._next(stack)
+        except OSError:
+            return
+        finally:
+            for folder in stack:
+                os.close(folder.fd)
+
+    def _begin(self, stack: list[_Folder], root_fd: int, root: Path) -> Iterator[WalkedFile]:
+        relative = _below(self._start, root)
+        rules = _ancestor_rules(root_fd, self._start, root)
+        fd = open_beneath(root_fd, relative, os.O_RDONLY | os.O_NONBLOCK)
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):  # the start is one file: found in its folder
+            os.close(fd)
+            folder, _, name = relative.rpartition("/")
+            stack.append(_Folder(open_beneath(root_fd, folder, _FOLDER), self._start.parent, IgnoreRules()))
+            yield WalkedFile(self._start, stack[-1].fd, name)
+            return
+        yield from self._enter(stack, fd, self._start, rules)
+
+    def _next(self, stack: list[_Folder]) -> Iterator[WalkedFile]:
+        top = stack[-1]
+        if not top.pending:
+            os.close(stack.pop().fd)
+            return
+        name = top.pending.pop()
+        if len(stack) > MAX_DEPTH:
+            self.truncated = True
+            return
+        try:
+            fd = open_beneath(top.fd, name, _FOLDER)
+        except OSError:  # gone, unreadable, or a link now: not entered
+            return
+        yield from self._enter(stack, fd, top.path / name, top.rules)
+
+    def _enter(
+        self, stack: list[_Folder], fd: int, directory: Path, rules: IgnoreRules
+    ) -> Iterator[WalkedFile]:
+        folder = _Folder(fd, directory, rules)
+        stack.append(folder)  # held from here: closed by the walk whatever happens next
+        folder.rules = rules.with_directory(fd, ".", directory)
+        subfolders: list[str] = []
+        for name, is_dir, target in self._entries(fd, directory):
+            path = directory / name
+            if folder.rules.ignored(path, is_dir=is_dir):
+                continue
+            if is_dir:
+                subfolders.append(name)
+            else:
+                yield WalkedFile(path, fd, name, target)
+        folder.pending = subfolders[::-1]
+
+    def _entries(self, fd: int, directory: Path) -> Iterator[tuple[str, bool, Placed | None]]:
+        try:
+            with os.scandir(fd) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
         except OSError:
             return
@@ -87,15 +173,26 @@ class FileWalk:
                 return
             if entry.name == ".git":
                 continue
-            path = Path(entry.path)
             if entry.is_symlink():
-                target = Path(os.path.realpath(path))
-                if target.is_file() and is_inside(target, self._roots):
-                    yield path, False
+                target = self._link_target(directory / entry.name)
+                if target is not None:
+                    yield entry.name, False, target
             elif entry.is_dir(follow_symlinks=False):
-                yield path, True
+                yield entry.name, True, None
             elif entry.is_file(follow_symlinks=False):
-                yield path, False
+                yield entry.name, False, None
+
+    def _link_target(self, link: Path) -> Placed | None:
+        """Where a link leads when that is a file inside the roots (it is opened there, beneath
+        its root, when read); None otherwise."""
+        try:
+            target = Path(os.path.realpath(link))
+        except OSError:  # it changed while it was read: not found
+            return None
+        root = next((r for r in self._roots if target.is_relative_to(r)), None)
+        if root is None or not target.is_file():
+            return None
+        return Placed(target, root, str(link))
 
 
 def _translate(pattern: str) -> str:

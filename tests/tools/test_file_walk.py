@@ -35,7 +35,10 @@ def test_glob_semantics(pattern: str, path: str, matches: bool) -> None:
 
 
 def _walk(root: Path, **kwargs: int) -> list[str]:
-    return [path.relative_to(root).as_posix() for path in FileWalk(root, (root,), **kwargs)]
+    return [
+        path.relative_to(root).as_posix()
+        for path in (found.path for found in FileWalk(root, (root,), **kwargs))
+    ]
 
 
 def test_gitignore_files_apply_at_their_own_level_and_below(tmp_path: Path) -> None:
@@ -53,7 +56,7 @@ def test_gitignore_above_the_search_root_still_applies(tmp_path: Path) -> None:
     (tmp_path / "src" / "y.py").write_text("")
     (tmp_path / ".gitignore").write_text("gen/\n")
     root = tmp_path / "src"
-    assert [p.relative_to(root).as_posix() for p in FileWalk(root, (tmp_path,))] == ["y.py"]
+    assert [found.path.relative_to(root).as_posix() for found in FileWalk(root, (tmp_path,))] == ["y.py"]
 
 
 def test_git_directories_and_symlinked_directories_are_not_entered(tmp_path: Path) -> None:
