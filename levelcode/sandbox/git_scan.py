@@ -117,12 +117,6 @@ def _listed(folder: str) -> _Listing | None:
     return listing
 
 
-# First letters (either case) of the names the scan looks at: most entries are passed over on
-# their first character, which keeps the walk near the cost of listing the folders.
-_INTERESTING = frozenset(".hHoOrRcC")
-_GIT_DIR_MARKS = {"objects": 1, "refs": 2, "commondir": 4}
-
-
 def _list(folder: str, identity: tuple[int, int, int], *, reusable: bool) -> _Listing:
     found: list[ControlEntry] = []
     subfolders: list[str] = []

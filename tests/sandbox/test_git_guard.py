@@ -83,6 +83,14 @@ PLANTED: dict[str, tuple[Callable[[Path], object], str]] = {
     ),
     "new .gitmodules": (lambda ws: (ws / ".gitmodules").write_text("[submodule]\n"), ".gitmodules"),
     "folder made a git dir": (lambda ws: _bare(ws / "node_modules" / "x"), "node_modules/x/HEAD"),
+    "folder made a git dir by HEAD and commondir alone": (
+        lambda ws: [
+            (ws / "node_modules" / "y").mkdir(),
+            (ws / "node_modules" / "y" / "HEAD").write_text("ref: refs/heads/main\n"),
+            (ws / "node_modules" / "y" / "commondir").write_text("../../.git\n"),
+        ],
+        "node_modules/y/HEAD",
+    ),
     "case of .git": (lambda ws: (ws / "node_modules" / ".GIT").mkdir(), "node_modules/.GIT"),
     "missing include target": (
         lambda ws: (ws / ".gitconfig.local").write_text("[core]\n"),
