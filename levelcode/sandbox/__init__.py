@@ -27,8 +27,9 @@ Nothing a sandboxed process writes may make the user's own git run code later (g
 - A mount cannot forbid creating a name (`git init sub`, a `.git` file pointing elsewhere, a
   missing include target) nor stop a folder above an island from being renamed and recreated.
   So after each confined process (and every few seconds while a background command or a
-  sandboxed server runs, git_watch.py) the writable folders are scanned, bounded in entries, for
-  control entries that are new or swapped since it started; those are moved out of the workspace
+  sandboxed server runs, git_watch.py) the writable folders are scanned for control entries that
+  are new or swapped since it started, and a folder the scan cannot list counts as planted
+  (scan_gaps.py); those are moved out of the workspace
   into a private folder of LevelCode's state (quarantine.py), and the tool result and the user
   are told what went where.
 """

@@ -7,7 +7,9 @@ names there (config and include files, hooks folders, programs) — and records 
 those entries and paths are now. After the process ends (and, for long-running ones, while it
 runs), `planted_since` finds what is new since then: a `.git`, a `.gitmodules` or a git dir that
 was not there, or a named path that appeared or was swapped (a parent folder renamed away and
-recreated). The caller moves those out of the workspace (quarantine.py).
+recreated), and every folder the scan could not list. The caller moves those out of the workspace
+(quarantine.py). What the scan before the process could not list stays read-only for it
+(scan_gaps.py), and the scan after passes over it.
 
 A mount cannot forbid creating a name, nor stop a folder above a read-only island from being
 renamed; this check is what covers both.
@@ -22,14 +24,17 @@ from pathlib import Path
 from levelcode.sandbox.git_config import GitConfigSources, named_paths
 from levelcode.sandbox.git_layout import DOT_GIT, pointed_git_dirs
 from levelcode.sandbox.git_scan import (
-    MAX_SCAN_ENTRIES,
+    MAX_KEPT_LISTINGS,
     ControlEntry,
     GitScan,
     Kind,
+    MakeListable,
+    Unlisted,
     git_dirs,
     path_identity,
     scan_git_control,
 )
+from levelcode.sandbox.scan_gaps import sealed_folders
 
 MAX_CONFIGURED_REPOSITORIES = 32  # repositories whose own config is read for hooks and programs
 
@@ -40,6 +45,7 @@ WHY = {
     "config": "a config file your git reads",
     "folder": "a hooks or templates folder your git config names",
     "program": "a program your git config runs",
+    "unlisted": "a folder the check for planted git files could not list: {reason}; what it holds is unknown",
 }
 
 
@@ -64,7 +70,8 @@ class GitBaseline:
     known: frozenset[tuple[Path, Kind, int]]
     git_dir_inodes: frozenset[int]  # a known git dir is the user's wherever a rename moved it
     named: tuple[NamedPath, ...]
-    complete: bool  # False: the scan reached its bound
+    unchecked: tuple[Unlisted, ...]  # what the scan did not list
+    sealed: tuple[tuple[Path, int], ...]  # the folders (and inodes) keeping it read-only
     quarantine: Path  # where what is planted goes
 
 
@@ -76,19 +83,22 @@ class GitProtection:
 
 def git_protection(roots: Sequence[Path], sources: GitConfigSources, quarantine: Path) -> GitProtection:
     """What stays read-only under `roots` (resolved writable folders), and the baseline."""
-    scan = scan_git_control(roots)
+    scan = scan_git_control(roots, keep_at_most=MAX_KEPT_LISTINGS)
+    sealed = sealed_folders(scan.unlisted, roots)
     dirs = _unique([*git_dirs(scan), *_pointed(scan, roots)])
     trees = _unique([*roots, *(e.path.parent for e in scan.entries if e.role == "git")])
     named = named_in_roots(roots, sources, dirs[:MAX_CONFIGURED_REPOSITORIES], trees)
     read_only = [d for d in dirs if _inside(d, roots)]
     read_only += [e.path for e in scan.entries if e.kind == "file" and e.role in ("git", "modules")]
     read_only += [n.path for n in named if n.identity is not None and n.identity[0] in _BOUND_KINDS[n.role]]
+    read_only += [path for path, _ in sealed]
     baseline = GitBaseline(
         tuple(roots),
         frozenset((e.path, e.kind, e.inode) for e in scan.entries),
         frozenset(_git_dir_inodes(scan)),
         tuple(named),
-        scan.complete,
+        scan.unlisted,
+        tuple(sealed),
         quarantine,
     )
     return GitProtection(tuple(_outermost(read_only)), baseline)
@@ -158,10 +168,15 @@ def _git_dir_inodes(scan: GitScan) -> Iterable[int]:
                 yield identity[1]
 
 
-def planted_since(baseline: GitBaseline) -> tuple[list[Planted], GitScan]:
-    """What is new under the baseline's folders; and the scan that found it (bounded)."""
-    scan = scan_git_control(baseline.roots)
+def planted_since(
+    baseline: GitBaseline, make_listable: MakeListable | None = None
+) -> tuple[list[Planted], GitScan]:
+    """What is new under the baseline's folders, and every folder the scan could not list (what
+    was read-only throughout is passed over); and the scan that found it."""
+    sealed = {str(path): inode for path, inode in baseline.sealed}
+    scan = scan_git_control(baseline.roots, passed_over=sealed, make_listable=make_listable)
     planted = [Planted(e.path, WHY[e.role]) for e in scan.entries if not _known(e, baseline)]
+    planted += [Planted(u.path, WHY["unlisted"].format(reason=u.reason)) for u in scan.unlisted]
     for named in baseline.named:
         now = path_identity(named.path)
         if now is not None and now != named.identity:
@@ -177,17 +192,6 @@ def _known(entry: ControlEntry, baseline: GitBaseline) -> bool:
         return False
     identity = path_identity(git_dir)
     return identity is not None and identity[0] == "dir" and identity[1] in baseline.git_dir_inodes
-
-
-def scan_bound_note(complete: bool) -> str | None:
-    if complete:
-        return None
-    return (
-        f"[sandbox] the writable folders hold more than {MAX_SCAN_ENTRIES:,} files and folders: only "
-        "the first ones (nearest the top) were checked for git repositories and control files a "
-        "sandboxed command may have planted. Check the rest before running git there "
-        "(e.g. `find . -name .git -o -name .gitmodules -o -name HEAD`)"
-    )
 
 
 def _inside(path: Path, roots: Iterable[Path]) -> bool:

@@ -14,14 +14,19 @@ import os
 import shutil
 import stat
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from levelcode.core.private_files import FOLDER_MODE, private_folder
-from levelcode.sandbox.git_guard import GitBaseline, Planted, planted_since, scan_bound_note
+from levelcode.sandbox.git_guard import GitBaseline, Planted, planted_since
+from levelcode.sandbox.scan_gaps import ListableAgain, relisted_lines, sealed_lines, shown
 
 _BATCHES = itertools.count(1)
+# Baselines whose unchecked folders were told: once each, not at every check of a long-running
+# process (git_watch.py checks every few seconds).
+_TOLD: weakref.WeakValueDictionary[int, GitBaseline] = weakref.WeakValueDictionary()
 SUMMARY = (
     "[sandbox] git control files may not be created or changed from the sandbox (a command there "
     "must never decide what your git runs): what was planted was moved to LevelCode's quarantine "
@@ -48,6 +53,9 @@ def quarantine(planted: Sequence[Planted], roots: Sequence[Path], base: Path) ->
         if not any(item.path.is_relative_to(outer.path) for outer in outermost):
             outermost.append(item)
     for item in outermost:
+        if item.path in roots:  # a writable folder itself: never moved, only reported
+            moved.append(Moved(item, None, "it is a folder the sandbox was given to write, so it stays"))
+            continue
         root = next((r for r in roots if item.path.is_relative_to(r)), item.path.parent)
         target = batch / (root.name or "root") / item.path.relative_to(root)
         moved.append(_move(item, target, batch))
@@ -99,10 +107,19 @@ def _copy_then_remove(path: Path, target: Path, folder: int) -> None:
 def quarantine_planted(baseline: GitBaseline) -> list[str]:
     """Find what was planted since `baseline`, move it away, and say so: the lines for the tool
     result and the user; [] when nothing was."""
-    planted, scan = planted_since(baseline)
+    relisted = ListableAgain()
+    planted, _ = planted_since(baseline, relisted)
     moved = quarantine(planted, baseline.roots, baseline.quarantine)
-    note = scan_bound_note(scan.complete and baseline.complete)
-    return report_lines(moved, baseline.roots) + ([note] if note else [])
+    roots = baseline.roots
+    told = _TOLD.get(id(baseline)) is baseline
+    _TOLD[id(baseline)] = baseline
+    unchecked = () if told else baseline.unchecked
+    sealed = [path for path, _ in baseline.sealed]
+    return [
+        *relisted_lines(relisted.done, roots),
+        *report_lines(moved, roots),
+        *sealed_lines(unchecked, sealed, roots),
+    ]
 
 
 def report_lines(moved: Sequence[Moved], shown_from: Sequence[Path]) -> list[str]:
@@ -114,12 +131,11 @@ def report_lines(moved: Sequence[Moved], shown_from: Sequence[Path]) -> list[str
 
 
 def _line(moved: Moved, shown_from: Sequence[Path]) -> str:
-    path = moved.planted.path
-    root = next((r for r in shown_from if path.is_relative_to(r)), None)
-    shown = str(path.relative_to(root)) if root is not None and path != root else str(path)
+    path = shown(moved.planted.path, shown_from)
     if moved.to is None:
+        advice = "Look inside it" if moved.planted.path in shown_from else "Delete it"
         return (
-            f"[sandbox] COULD NOT MOVE {shown} ({moved.planted.why}) out of the workspace: "
-            f"{moved.error}. Delete it before you run git there"
+            f"[sandbox] COULD NOT MOVE {path} ({moved.planted.why}) out of the workspace: "
+            f"{moved.error}. {advice} before you run git there"
         )
-    return f"[sandbox] moved {shown} ({moved.planted.why}) to {moved.to}"
+    return f"[sandbox] moved {path} ({moved.planted.why}) to {moved.to}"

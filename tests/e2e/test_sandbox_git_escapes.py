@@ -16,7 +16,6 @@ turns that check off."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -35,6 +34,7 @@ from tests.support.cli import LEVELCODE, cli_env
 from tests.support.sandbox import host_folder
 from tests.support.servers import node_server
 from tests.support.unchecked_levelcode import SWITCH
+from tests.support.users_git import users_git
 
 pytestmark = pytest.mark.sandbox
 
@@ -52,24 +52,7 @@ class Scene:
 
 def user_git(scene: Scene, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """The user's own git, outside the sandbox, with their HOME and no system config."""
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(scene.home),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "Dev",
-        "GIT_AUTHOR_EMAIL": "dev@example.com",
-        "GIT_COMMITTER_NAME": "Dev",
-        "GIT_COMMITTER_EMAIL": "dev@example.com",
-    }
-    return subprocess.run(
-        ["git", *args],
-        cwd=cwd or scene.workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return users_git(scene.home, *args, cwd=cwd or scene.workspace)
 
 
 def _must(done: subprocess.CompletedProcess[str]) -> None:

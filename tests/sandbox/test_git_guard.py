@@ -5,7 +5,8 @@ folder made into a git dir, a missing named path that appeared, a named path swa
 its folder — is found and moved into a private folder, whole, and the report says where. The
 second corpus (UNTOUCHED): the user's own repositories and files as they were, a repository only
 moved by a rename of its parent, ordinary files (.gitignore, a file named like a git one) are
-left alone. A scan that reaches its bound says so."""
+left alone. The scan itself (its bound, what it cannot list, its kept listings) is tested in
+test_git_scan.py and test_scan_gaps.py."""
 
 from __future__ import annotations
 
@@ -18,10 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.sandbox import git_scan
 from levelcode.sandbox.git_config import GitConfigSources
-from levelcode.sandbox.git_guard import GitBaseline, git_protection, planted_since, scan_bound_note
-from levelcode.sandbox.git_scan import scan_git_control
+from levelcode.sandbox.git_guard import GitBaseline, git_protection, planted_since
 from levelcode.sandbox.quarantine import SUMMARY, quarantine, quarantine_planted, report_lines
 
 
@@ -83,6 +82,14 @@ PLANTED: dict[str, tuple[Callable[[Path], object], str]] = {
     ),
     "new .gitmodules": (lambda ws: (ws / ".gitmodules").write_text("[submodule]\n"), ".gitmodules"),
     "folder made a git dir": (lambda ws: _bare(ws / "node_modules" / "x"), "node_modules/x/HEAD"),
+    "folder made a git dir by HEAD and commondir alone": (
+        lambda ws: [
+            (ws / "node_modules" / "y").mkdir(),
+            (ws / "node_modules" / "y" / "HEAD").write_text("ref: refs/heads/main\n"),
+            (ws / "node_modules" / "y" / "commondir").write_text("../../.git\n"),
+        ],
+        "node_modules/y/HEAD",
+    ),
     "case of .git": (lambda ws: (ws / "node_modules" / ".GIT").mkdir(), "node_modules/.GIT"),
     "missing include target": (
         lambda ws: (ws / ".gitconfig.local").write_text("[core]\n"),
@@ -150,18 +157,6 @@ def test_the_baseline_keeps_the_user_s_entries_read_only_whole(ws: Path, tmp_pat
     }
 
 
-def test_a_scan_that_reaches_its_bound_says_so(ws: Path) -> None:
-    for i in range(30):
-        (ws / "node_modules" / f"f{i}").write_text("")
-    scan = scan_git_control([ws], limit=10)
-    assert not scan.complete
-    assert (ws / ".git") in [entry.path for entry in scan.entries]  # nearest the top first
-    note = scan_bound_note(scan.complete)
-    assert note is not None
-    assert note.startswith("[sandbox] the writable folders hold more than")
-    assert scan_bound_note(True) is None
-
-
 def test_what_cannot_be_moved_stays_and_is_reported_loudly(ws: Path, tmp_path: Path) -> None:
     baseline = _baseline(ws, tmp_path)
     _repo(ws / "sub")
@@ -172,51 +167,6 @@ def test_what_cannot_be_moved_stays_and_is_reported_loudly(ws: Path, tmp_path: P
     assert [m.to for m in moved] == [None]
     assert (ws / "sub" / ".git").is_dir()
     assert report_lines(moved, baseline.roots)[0].startswith("[sandbox] COULD NOT MOVE sub/.git")
-
-
-def test_an_unchanged_folder_is_not_listed_again_and_a_changed_one_is(
-    ws: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The listing kept from the last scan is used while the folder's times are unchanged; here
-    every folder counts as listed long enough after its last change (no racy window)."""
-    monkeypatch.setattr(git_scan, "RACY_SECONDS", -1.0)
-    listed: list[str] = []
-    real_list = git_scan._list
-
-    def counting(folder: str, identity: tuple[int, int, int], *, reusable: bool) -> object:
-        listed.append(folder)
-        return real_list(folder, identity, reusable=reusable)
-
-    monkeypatch.setattr(git_scan, "_list", counting)
-    first = scan_git_control([ws])
-    assert listed
-    listed.clear()
-    assert scan_git_control([ws]) == first
-    assert listed == []  # nothing changed: nothing listed again
-    _repo(ws / "node_modules" / "a" / "b")  # deep: only that folder (and what is new in it) changes
-    again = scan_git_control([ws])
-    assert str(ws / "node_modules" / "a" / "b") in listed
-    assert str(ws / "node_modules") not in listed
-    assert ws / "node_modules" / "a" / "b" / ".git" in [entry.path for entry in again.entries]
-
-
-def test_a_folder_changed_just_before_its_listing_is_listed_again(
-    ws: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Within the racy window the times cannot be trusted to tell a later change apart."""
-    listed: list[str] = []
-    real_list = git_scan._list
-
-    def counting(folder: str, identity: tuple[int, int, int], *, reusable: bool) -> object:
-        listed.append(folder)
-        return real_list(folder, identity, reusable=reusable)
-
-    monkeypatch.setattr(git_scan, "_list", counting)
-    (ws / "node_modules" / "a" / "new.txt").write_text("")  # changed now
-    scan_git_control([ws])
-    listed.clear()
-    scan_git_control([ws])
-    assert str(ws / "node_modules" / "a") in listed
 
 
 def test_a_folder_swapped_for_a_link_before_the_move_is_not_followed(ws: Path, tmp_path: Path) -> None:
