@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 FROM_STDIN = "-"
 MAX_STDIN_PROMPT_CHARS = 1_000_000  # a prompt this long is a mistake (a binary, a log), not a task
-NO_PROMPT = 'no prompt: levelcode run "PROMPT", or pipe it in (levelcode run - reads stdin)'
+NO_PROMPT = 'no prompt: levelcode -p "PROMPT" (or levelcode run "PROMPT"), or pipe it in (- reads stdin)'
 
 
 def task_prompt(argument: str | None, stdin: IO[str]) -> str:
