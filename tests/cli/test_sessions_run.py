@@ -87,7 +87,8 @@ def test_run_continue_sends_the_saved_conversation_exactly_and_carries_the_cost_
     assert prompt["role"] == "user"
     assert "anything else?" in json.dumps(prompt)
     assert any(e["type"] == "notice" and e["text"].startswith("Resumed session ") for e in second)
-    cost_before, final = first[-1]["session"]["cost_usd"], second[-1]
+    first_final, final = (next(e for e in events if e["type"] == "final") for events in (first, second))
+    cost_before = first_final["session"]["cost_usd"]
     assert final["session"]["cost_usd"] == pytest.approx(cost_before + final["cost_usd"], abs=1e-6)
     assert len(_session_files(isolated_home, tmp_path)) == 1  # the follow-up went on in the same file
 
