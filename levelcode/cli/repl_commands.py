@@ -28,7 +28,7 @@ Handler = Callable[["ReplFace", list[str]], Awaitable[bool]]
 class SlashCommand:
     name: str
     run: Handler
-    help: tuple[str, ...] = ()  # its lines in /help (none: an alias of the row before)
+    help: tuple[str, ...]  # its lines in /help, the first starting with its name
 
 
 async def show_help(repl: ReplFace, _words: list[str]) -> bool:
@@ -200,12 +200,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         new,
         ("/new       start a new chat (forgets the conversation, ends background commands, restarts MCP)",),
     ),
+    SlashCommand("/clear", new, ("/clear     the same as /new (the old conversation stays saved)",)),
     SlashCommand(
         "/exit",
         leave,
         ("/exit      leave (also Ctrl-D); the session stays saved: levelcode -c or -r goes on with it",),
     ),
-    SlashCommand("/quit", leave),
+    SlashCommand("/quit", leave, ("/quit      the same as /exit",)),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 
