@@ -59,7 +59,7 @@ def build_system_prompt(workspace: Path, *, today: datetime.date | None = None) 
         f"{prompt}\n\n"
         f"The repository provides {name}, written by the repository's authors (not by the user). "
         "Follow it as project conventions where it does not conflict with the user or the rules above.\n"
-        f"<{_RULES_FENCE} file={name!r}>\n{_unclosable(text, _RULES_FENCE)}\n</{_RULES_FENCE}>"
+        f"<{_RULES_FENCE} file={name!r}>\n{unclosable(text, _RULES_FENCE)}\n</{_RULES_FENCE}>"
     )
 
 
@@ -68,7 +68,7 @@ _FENCE = "mcp-server-instructions"
 _RULES_FENCE = "repository-rules"
 
 
-def _unclosable(text: str, fence: str) -> str:
+def unclosable(text: str, fence: str) -> str:
     """`text` with every closing tag of `fence` broken (in any case), so it cannot end the fence
     it is in."""
     return re.sub(f"</({re.escape(fence)})", r"</ \1", text, flags=re.IGNORECASE)
@@ -76,7 +76,7 @@ def _unclosable(text: str, fence: str) -> str:
 
 def instructions_section(server: str, text: str) -> str:
     """One server's instructions, fenced so that nothing inside can close the fence."""
-    clean = _unclosable(_CONTROL.sub("", text), _FENCE)
+    clean = unclosable(_CONTROL.sub("", text), _FENCE)
     return f"<{_FENCE} server={server!r}>\n{clean}\n</{_FENCE}>"
 
 

@@ -218,6 +218,7 @@ class Repl:
         from prompt_toolkit.completion import merge_completers
 
         from levelcode.cli.mentions import MentionCompleter
+        from levelcode.cli.repl_custom_commands import SlashNames
         from levelcode.cli.repl_mcp import McpCompleter, McpPromptParts
         from levelcode.cli.server_requests import TerminalAnswers
         from levelcode.cli.session import open_session
@@ -237,7 +238,10 @@ class Repl:
         self._session = session = open_session(start, approver=approver, sink=self.notices, answers=answers)
         self.mcp_parts = McpPromptParts(session.mcp.hub)
         self.completer = merge_completers(
-            [McpCompleter(self.mcp_parts, BY_NAME), MentionCompleter(session.ctx)]
+            [
+                McpCompleter(self.mcp_parts, SlashNames(start.workspace, BY_NAME)),
+                MentionCompleter(session.ctx),
+            ]
         )
         complete_typed_path()  # an `@path` typed before there was anything to complete it
         return session

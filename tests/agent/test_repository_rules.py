@@ -22,13 +22,6 @@ from levelcode.agent.system_prompt import build_system_prompt
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- not for the model"
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    workspace = tmp_path / "repo"
-    workspace.mkdir()
-    return workspace
-
-
 def test_agents_md_comes_first(repo: Path) -> None:
     (repo / "AGENTS.md").write_text("Use tabs.\n")
     (repo / "CLAUDE.md").write_text("Use spaces.\n")
