@@ -264,12 +264,12 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
     parser = build_parser()
     try:
-        line = split_prompt(sys.argv[1:] if argv is None else argv, parser, COMMANDS)
+        words, prompt = split_prompt(sys.argv[1:] if argv is None else argv, parser, COMMANDS)
     except ValueError as exc:
         parser.error(str(exc))
-    args = parser.parse_args(line.argv)
+    args = parser.parse_args(words)
     if args.command is None:
-        args.prompt = line.prompt
+        args.prompt = prompt
     _check_print_options(parser, args)
     return args
 

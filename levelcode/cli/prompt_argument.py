@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 END_OF_OPTIONS = "--"
-
-
-@dataclass(frozen=True)
-class SplitLine:
-    argv: list[str]  # what the parser reads: the options and their values, a command and its words
-    prompt: str | None  # the prompt's words joined by spaces; None when none was typed
+# what the parser reads (the options and their values, or a command and its words), and the
+# prompt's words joined by spaces (None when none was typed); a plain tuple: this module is
+# imported by every `levelcode` command, and a dataclass costs its start-up half a millisecond
+SplitLine = tuple[list[str], str | None]
 
 
 def split_prompt(argv: Sequence[str], parser: argparse.ArgumentParser, commands: Sequence[str]) -> SplitLine:
@@ -32,19 +29,19 @@ def split_prompt(argv: Sequence[str], parser: argparse.ArgumentParser, commands:
         word = argv[index]
         if word == END_OF_OPTIONS:
             words.extend(argv[index + 1 :])
-            return SplitLine(options, " ".join(words))
+            return options, " ".join(words)
         if word.startswith("-") and word != "-":
             taken = 1 + _values_taken(parser, word, argv[index + 1] if index + 1 < len(argv) else None)
             options.extend(argv[index : index + taken])
             index += taken
             continue
         if not words and word in commands:
-            return SplitLine(list(argv), None)
+            return list(argv), None
         if not words:
             _refuse_a_typo(word, commands)
         words.append(word)
         index += 1
-    return SplitLine(options, " ".join(words) if words else None)
+    return options, " ".join(words) if words else None
 
 
 def _values_taken(parser: argparse.ArgumentParser, word: str, following: str | None) -> int:
