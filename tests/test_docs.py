@@ -1,6 +1,6 @@
 """The README and the pages under docs/ hold to this checkout: every relative link reaches a file,
 and every `#anchor` a heading of it (named as GitHub names headings); every `levelcode …` command
-they show parses with the real command line's parser (`build_parser` in cli/main.py, and for
+they show parses with the real command line's parser (`parse_arguments` in cli/main.py, and for
 `mcp add` the second pass that reads the options typed after NAME).
 
 Commands are the lines of `sh` (or unmarked) code blocks, and inline code spans, whose words
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.cli.main import build_parser
+from levelcode.cli.main import parse_arguments
 from levelcode.cli.mcp_add import add_request
 from levelcode.core.errors import ConfigError
 
@@ -166,7 +166,7 @@ def parse_failure(arguments: list[str]) -> str | None:
     said = io.StringIO()
     try:
         with contextlib.redirect_stderr(said), contextlib.redirect_stdout(io.StringIO()):
-            parsed = build_parser().parse_args(arguments)
+            parsed = parse_arguments(arguments)
     except SystemExit as stop:
         return None if stop.code in (0, None) else said.getvalue().strip().splitlines()[-1]
     return _mcp_add_failure(parsed)
@@ -234,6 +234,7 @@ See [the title](#title), [the same twice](#a-heading-with-code-punctuation--and-
 
 ```sh
 $ levelcode --autopilot
+levelcode "fix the failing test" --model m
 ANTHROPIC_API_KEY=sk-ant-... levelcode run - < task.md   # a comment
 cd ~/x && uv run levelcode -C . \\
   --add-dir ~/notes
@@ -259,6 +260,7 @@ def test_the_readers_find_links_anchors_and_commands() -> None:
     words = [arguments for line in shown_commands(page) for arguments in levelcode_words(line)]
     assert words == [
         ["--autopilot"],
+        ["fix the failing test", "--model", "m"],
         ["run", "-"],
         ["-C", ".", "--add-dir", "~/notes"],
         ["run"],
@@ -282,7 +284,8 @@ def test_a_broken_link_and_anchor_are_named(tmp_path: Path) -> None:
     ("arguments", "said"),
     [
         (["--no-such-flag"], "unrecognized arguments: --no-such-flag"),
-        (["launch"], "invalid choice: 'launch'"),
+        (["mcp", "launch"], "invalid choice: 'launch'"),
+        (["rnu", "the tests"], "'rnu' is not a command"),
         (["mcp", "add", "api", "https://example.com/mcp"], "say how to reach it"),
         (["mcp", "add", "e", "-e", "A=1", "B=2", "--", "x"], "give each env entry its own -e"),
     ],

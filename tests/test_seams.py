@@ -22,6 +22,9 @@ FOREIGN_PRIVATES = {
     "_exit": "os._exit: leave a forked or exiting process without running the parent's cleanup",
     "_replace": "a namedtuple's public API (urllib's SplitResult), private in name only",
     "_pool": "httpx's transport pool: the OAuth address guard checks the address connected to",
+    "_option_string_actions": "argparse's table of options, which it offers no public view of: "
+    "the prompt on `levelcode`'s command line is found by knowing which options take a value, "
+    "exactly as argparse will read them",
 }
 
 

@@ -1,10 +1,12 @@
 """The system prompt: who the agent is, where it works, and the repository's own rules file.
 
-The rules file (AGENTS.md) is repository-authored text: it joins the prompt capped and fenced,
-marked as coming from the repository, so the model can weigh it as project conventions rather
-than as the user's instructions. MCP servers' `instructions` are third-party text too: each
-joins capped (at the handshake), stripped of control characters and fenced per server, marked as
-the server's, after everything LevelCode itself says.
+The rules file (AGENTS.md, else Claude Code's CLAUDE.md or .claude/CLAUDE.md) is
+repository-authored text: it joins the prompt capped and fenced (nothing inside can close the
+fence), marked as coming from the repository and naming the file, so the model can weigh it as
+project conventions rather than as the user's instructions. Only a regular file inside the
+workspace is read: a link out of it is not (core/repository_text.py). MCP servers'
+`instructions` are third-party text too: each joins capped (at the handshake), stripped of control
+characters and fenced per server, marked as the server's, after everything LevelCode itself says.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-RULES_FILES = ("AGENTS.md",)
+from levelcode.core.repository_text import read_text_file
+
+RULES_FILES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md")  # the first found is read
 MAX_RULES_CHARS = 12_000
 
 BASE = """\
@@ -32,10 +36,8 @@ Platform: {platform}. Today: {today}."""
 def read_rules(workspace: Path, limit: int = MAX_RULES_CHARS) -> tuple[str, str] | None:
     """(file name, text capped at `limit`) of the repository's rules file, if there is one."""
     for name in RULES_FILES:
-        path = workspace / name
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        text = read_text_file(workspace / name, limit, within=workspace)
+        if text is None:
             continue
         if len(text) > limit:
             text = text[:limit] + f"\n[… {name} cut at {limit:,} characters]"
@@ -57,17 +59,24 @@ def build_system_prompt(workspace: Path, *, today: datetime.date | None = None) 
         f"{prompt}\n\n"
         f"The repository provides {name}, written by the repository's authors (not by the user). "
         "Follow it as project conventions where it does not conflict with the user or the rules above.\n"
-        f"<repository-rules file={name!r}>\n{text}\n</repository-rules>"
+        f"<{_RULES_FENCE} file={name!r}>\n{unclosable(text, _RULES_FENCE)}\n</{_RULES_FENCE}>"
     )
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _FENCE = "mcp-server-instructions"
+_RULES_FENCE = "repository-rules"
+
+
+def unclosable(text: str, fence: str) -> str:
+    """`text` with every closing tag of `fence` broken (in any case), so it cannot end the fence
+    it is in."""
+    return re.sub(f"</({re.escape(fence)})", r"</ \1", text, flags=re.IGNORECASE)
 
 
 def instructions_section(server: str, text: str) -> str:
     """One server's instructions, fenced so that nothing inside can close the fence."""
-    clean = _CONTROL.sub("", text).replace(f"</{_FENCE}", f"</ {_FENCE}")
+    clean = unclosable(_CONTROL.sub("", text), _FENCE)
     return f"<{_FENCE} server={server!r}>\n{clean}\n</{_FENCE}>"
 
 

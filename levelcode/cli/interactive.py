@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 def run_interactive(args: argparse.Namespace) -> int:
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print(
-            'levelcode: the interactive session needs a terminal; for scripts use: levelcode run "PROMPT"',
+            'levelcode: the interactive session needs a terminal; for scripts use: levelcode -p "PROMPT" '
+            '(or levelcode run "PROMPT")',
             file=sys.stderr,
         )
         return 2

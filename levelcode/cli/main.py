@@ -17,10 +17,19 @@ from levelcode import __version__
 from levelcode.cli.parser_base import CommandParser, RawDescriptionFormatter
 from levelcode.core.errors import ConfigError
 
+USAGE = """\
+levelcode [OPTIONS] [-p [--output-format FORMAT]] [PROMPT]
+       levelcode [OPTIONS] COMMAND ...  (run, mcp, sandbox; levelcode COMMAND --help)"""
 DESCRIPTION = "LevelCode: a terminal AI coding agent that uses tools from MCP servers, safely."
 EPILOG = """\
 commands:
   levelcode                      start the interactive session (REPL) in the workspace
+  levelcode "PROMPT"             start it with PROMPT as the first message
+  levelcode -- "run the tests"   the same for a prompt whose first word is a command's name
+                                 (run, mcp, sandbox): after --, every word is the prompt
+  levelcode -p "PROMPT"          run one task headless, print the answer, exit (as levelcode run)
+  levelcode -p --output-format json "PROMPT"   one JSON object at the end: result, session_id,
+                                 total_cost_usd, num_turns, is_error (stream-json: a line per event)
   levelcode -c / --continue      go on with the last session in this workspace
   levelcode -r / --resume [ID]   pick a session of this workspace to go on with (or give its ID)
   levelcode run "PROMPT"         run one task headless and exit (non-zero on failure)
@@ -143,7 +152,36 @@ def _fill_run(run: CommandParser) -> None:
         metavar="PROMPT",
         help='what to do; "-" reads it from stdin, and so does no PROMPT when stdin is not a terminal',
     )
-    run.add_argument("--json", action="store_true", help="print one JSON event per line")
+    add_output_format(run)
+    run.add_argument(
+        "--json", action="store_true", help="print one JSON event per line (--output-format stream-json)"
+    )
+
+
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+
+def add_output_format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--output-format",
+        dest="output_format",
+        choices=OUTPUT_FORMATS,
+        default=argparse.SUPPRESS,
+        help="headless output: text (the answer, default), json (one object at the end), "
+        "stream-json (one JSON event per line as it goes, the same object last)",
+    )
+
+
+def _add_print_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="print_mode",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="run PROMPT headless and exit, as levelcode run (PROMPT, or stdin when it is - or missing)",
+    )
+    add_output_format(parser)
 
 
 def _fill_sandbox(sandbox: CommandParser) -> None:
@@ -174,11 +212,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=RawDescriptionFormatter,
         allow_abbrev=False,
+        usage=USAGE,
     )
     add_common_options(parser)
     add_session_options(parser, headless=False)
+    _add_print_options(parser)
     parser.add_argument("--version", action="version", version=f"levelcode {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", prog="levelcode")
     commands.add_parser(
         "run",
         fill=_fill_run,
@@ -214,9 +254,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+COMMANDS = ("run", "mcp", "sandbox")
+
+
+def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line read: a command and its arguments, or a prompt (cli/prompt_argument.py)
+    for the REPL or, with -p, for a headless run. Usage errors exit 2, as argparse's do."""
+    from levelcode.cli.prompt_argument import split_prompt
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        words, prompt = split_prompt(sys.argv[1:] if argv is None else argv, parser, COMMANDS)
+    except ValueError as exc:
+        parser.error(str(exc))
+    args = parser.parse_args(words)
+    if args.command is None:
+        args.prompt = prompt
+    _check_print_options(parser, args)
+    return args
+
+
+def _check_print_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    printing = getattr(args, "print_mode", False)
+    if printing and args.command is not None:
+        usage = f'levelcode -p "PROMPT" (or levelcode {args.command} ...)'
+        parser.error(f"-p runs a prompt and takes no command: {usage}")
+    if args.command is None and not printing and hasattr(args, "output_format"):
+        parser.error('--output-format needs -p: levelcode -p --output-format FORMAT "PROMPT"')
+    if args.command == "run" and args.json and getattr(args, "output_format", "stream-json") != "stream-json":
+        parser.error("give --json or --output-format, not both (--json is --output-format stream-json)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_arguments(argv)
     try:
         return _dispatch(args)
     except ConfigError as exc:  # a request that cannot be met: say so, no traceback
@@ -243,7 +313,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from levelcode.cli.sandbox_command import run_sandbox_command
 
         return run_sandbox_command(args)
-    if args.command == "run":
+    if args.command == "run" or getattr(args, "print_mode", False):
         from levelcode.cli.headless import run_headless
 
         return run_headless(args)

@@ -12,6 +12,9 @@ A repository that asks for servers (.levelcode/mcp.json, .mcp.json) is the excep
 pass the launch gate first, and its approval cards need the terminal, so the session opens, and
 asks, before the prompt.
 
+`levelcode "PROMPT"` opens the session before the prompt too (nothing waits to be typed) and
+acts on PROMPT as the first line entered.
+
 Ctrl-C while the agent works aborts that turn (the transcript stays paired) and returns to the
 prompt; Ctrl-C at the prompt clears the line; Ctrl-D or /exit leaves. What is typed while no
 prompt is up waits on the terminal for the next one; a card that appears meanwhile takes it off
@@ -44,6 +47,7 @@ from levelcode.cli.repl_shell import SHELL_MARK, run_shell_line
 from levelcode.cli.repl_turns import send_message
 from levelcode.ui.activity_line import SKIP_HINT, ActivityLine, naming
 from levelcode.ui.typeahead import take_kept
+from levelcode.ui.visible import visible_block
 
 if TYPE_CHECKING:
     from prompt_toolkit.completion import Completer
@@ -146,9 +150,12 @@ class Repl:
     async def main(self) -> int:
         prompt = input_line(lambda: self.completer)
         self.banner()
-        if repository_asks_for_servers(self.light.workspace):
+        first: str | None = getattr(self.light.args, "prompt", None)  # `levelcode "PROMPT"`
+        if first or repository_asks_for_servers(self.light.workspace):
             await self.open(cards=True)
         self.console.print(Text(HINT, style="dim"))
+        if first and not await self.first_message(first):
+            return 0
         while True:
             try:
                 text = await prompt.prompt_async(
@@ -173,6 +180,12 @@ class Repl:
         await self.servers_ready()
         await send_message(self, text)
         return True
+
+    async def first_message(self, text: str) -> bool:
+        """The prompt given on the command line: shown as if typed at the prompt, then acted on
+        as a line entered there (a message, or a slash command). False: leave."""
+        self.console.print(Text(f"{PROMPT}{visible_block(text)}"), soft_wrap=True)
+        return await self.entered(text.strip())
 
     def open_behind(self) -> None:
         """Called as the first prompt starts: the session opens once it is drawn."""
@@ -205,6 +218,7 @@ class Repl:
         from prompt_toolkit.completion import merge_completers
 
         from levelcode.cli.mentions import MentionCompleter
+        from levelcode.cli.repl_custom_commands import SlashNames
         from levelcode.cli.repl_mcp import McpCompleter, McpPromptParts
         from levelcode.cli.server_requests import TerminalAnswers
         from levelcode.cli.session import open_session
@@ -224,7 +238,10 @@ class Repl:
         self._session = session = open_session(start, approver=approver, sink=self.notices, answers=answers)
         self.mcp_parts = McpPromptParts(session.mcp.hub)
         self.completer = merge_completers(
-            [McpCompleter(self.mcp_parts, BY_NAME), MentionCompleter(session.ctx)]
+            [
+                McpCompleter(self.mcp_parts, SlashNames(start.workspace, BY_NAME)),
+                MentionCompleter(session.ctx),
+            ]
         )
         complete_typed_path()  # an `@path` typed before there was anything to complete it
         return session

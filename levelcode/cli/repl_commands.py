@@ -4,12 +4,14 @@ one row; /help and Tab completion follow from the table.
 
 A handler gets the REPL (cli/repl.py) and the words typed after the name, and returns False to
 leave the session. `/SERVER:PROMPT` (an MCP server's prompt) is no row: any name with a colon is one.
+Any other name no row has is looked up among the custom commands (cli/repl_custom_commands.py),
+which can never take a name of the table.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,11 +30,14 @@ Handler = Callable[["ReplFace", list[str]], Awaitable[bool]]
 class SlashCommand:
     name: str
     run: Handler
-    help: tuple[str, ...] = ()  # its lines in /help (none: an alias of the row before)
+    help: tuple[str, ...]  # its lines in /help, the first starting with its name
 
 
 async def show_help(repl: ReplFace, _words: list[str]) -> bool:
-    repl.console.print(help_text(), markup=False, highlight=False)
+    from levelcode.cli.repl_custom_commands import help_sections, shelf_of
+
+    custom = help_sections(shelf_of(repl, BY_NAME))
+    repl.console.print(help_text(custom), markup=False, highlight=False)
     return True
 
 
@@ -200,12 +205,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         new,
         ("/new       start a new chat (forgets the conversation, ends background commands, restarts MCP)",),
     ),
+    SlashCommand("/clear", new, ("/clear     the same as /new (the old conversation stays saved)",)),
     SlashCommand(
         "/exit",
         leave,
         ("/exit      leave (also Ctrl-D); the session stays saved: levelcode -c or -r goes on with it",),
     ),
-    SlashCommand("/quit", leave),
+    SlashCommand("/quit", leave, ("/quit      the same as /exit",)),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 
@@ -225,9 +231,11 @@ Cards: a key counts once the card is ready (what you typed before comes back in 
   · an answer that is remembered or lifts the sandbox asks for Ctrl-Y · [v] shows cut text"""
 
 
-def help_text() -> str:
+def help_text(custom: Sequence[str] = ()) -> str:
+    """/help: the table's commands, then `custom` (the custom commands' sections: headings end
+    with a colon), what a message may hold, the keys."""
     commands = [*(line for command in COMMANDS for line in command.help), SERVER_PROMPTS]
-    sections = ["Commands:", *commands, "At the prompt:", *AT_THE_PROMPT]
+    sections = ["Commands:", *commands, *custom, "At the prompt:", *AT_THE_PROMPT]
     return "\n".join([*(line if line.endswith(":") else f"  {line}" for line in sections), KEYS])
 
 
@@ -241,6 +249,17 @@ async def run_slash_command(repl: ReplFace, text: str) -> bool:
         await run_server_prompt(repl, name, text[len(name) :])
         return True
     if command is None:
+        return await _run_custom(repl, name, text[len(name) :])
+    return await command.run(repl, words)
+
+
+async def _run_custom(repl: ReplFace, name: str, arguments: str) -> bool:
+    """A custom command (cli/repl_custom_commands.py), or a line saying there is none."""
+    from levelcode.cli.repl_custom_commands import run_custom_command, shelf_of
+
+    custom = shelf_of(repl, BY_NAME).commands.get(name.lower())
+    if custom is None:
         repl.console.print(Text(visible(f"unknown command {name}; /help lists them"), style="yellow"))
         return True
-    return await command.run(repl, words)
+    await run_custom_command(repl, custom, arguments)
+    return True

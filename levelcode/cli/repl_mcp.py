@@ -115,7 +115,7 @@ class McpCompleter(Completer):
 
     def __init__(self, parts: McpPromptParts, commands: Iterable[str]) -> None:
         self.parts = parts
-        self.commands = sorted(commands)
+        self.commands = commands  # iterated anew at each completion: custom commands come and go
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         return []  # every completion needs a server's answer: see get_completions_async
@@ -158,7 +158,7 @@ class McpCompleter(Completer):
         return [(uri, -len(partial)) for uri in dict.fromkeys(uris) if uri.startswith(partial)]
 
     async def _commands(self, typed: str) -> list[tuple[str, int]]:
-        found = [c for c in self.commands if c.startswith(typed)]
+        found = [c for c in sorted(self.commands) if c.startswith(typed)]
         for connection in self.parts.prompt_servers():
             for prompt in await connection.listing("prompts/list", "prompts"):
                 command = f"/{connection.name}:{prompt.get('name')}"

@@ -19,13 +19,14 @@ if TYPE_CHECKING:
     from levelcode.core.attachments import Attachment
 
 
-async def send_message(repl: ReplFace, text: str, *, attach: bool = True) -> None:
+async def send_message(repl: ReplFace, text: str, *, attach: bool = True, typed: str | None = None) -> None:
     """Run one turn for `text`, with the output of the `!cmd` lines run since the last one;
-    `attach`: what it mentions (`@path`, `@server:uri`) goes with it too."""
+    `attach`: what it mentions (`@path`, `@server:uri`) goes with it too — what `typed` mentions,
+    when `text` is more than the user typed (a command's text around their arguments)."""
     from levelcode.cli.mentions import attached_line
 
     session = repl.session
-    mentioned = await mentioned_in(repl, text) if attach else ()
+    mentioned = await mentioned_in(repl, text if typed is None else typed) if attach else ()
     attachments, repl.pending = (*repl.pending, *mentioned), []  # `!cmd` outputs come first
     if attachments:
         repl.console.print(Text(visible(attached_line(attachments)), style="dim"), soft_wrap=True)

@@ -71,10 +71,12 @@ def test_json_output_is_one_event_per_line(api: Api, isolated_home: Path, tmp_pa
     results = [e for e in events if e["type"] == "tool_result"]
     assert [r["is_error"] for r in results] == [False, False, False]
     assert "return 1" in results[0]["text"]
-    usage = events[-1].pop("usage")
+    final, result = events[-2:]
+    assert result["type"] == "result"  # the result object closes the stream: test_print_mode.py
+    usage = final.pop("usage")
     for priced in ("model", "cost_usd", "session"):  # tests/cli/test_run_cost.py checks them
-        events[-1].pop(priced)
-    assert events[-1] == {
+        final.pop(priced)
+    assert final == {
         "type": "final",
         "text": "Changed the return value to 2 and ran the script.",
         "stop_reason": "end_turn",

@@ -48,6 +48,11 @@ def _run_json(
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+def _final(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The turn's `final` event (the result object follows it: tests/cli/test_print_mode.py)."""
+    return next(event for event in events if event["type"] == "final")
+
+
 def _cost(usage: dict[str, int], rates: tuple[float, float, float, float]) -> float:
     uncached, read, write, output = rates
     return (
@@ -64,7 +69,7 @@ def test_the_final_event_prices_the_turn_and_the_session(
 ) -> None:
     (tmp_path / "a.txt").write_text("hi\n")
     with api.fake(STEPS) as server:
-        final = _run_json(api, server, isolated_home, tmp_path, api.model)[-1]
+        final = _final(_run_json(api, server, isolated_home, tmp_path, api.model))
     assert final["type"] == "final"
     assert final["model"] == api.model
     usage = final["usage"]
@@ -84,7 +89,7 @@ def test_a_model_without_a_price_says_how_to_set_one_and_the_users_price_is_used
     (tmp_path / "a.txt").write_text("hi\n")
     local = "qwen3-coder:30b"
     with OPENAI.fake(STEPS) as server:
-        unpriced = _run_json(OPENAI, server, isolated_home, tmp_path, local)[-1]
+        unpriced = _final(_run_json(OPENAI, server, isolated_home, tmp_path, local))
     assert unpriced["usage"]["input_tokens"] > 0
     assert unpriced["cost_usd"] is None
     assert unpriced["cost_note"] == "unknown (set prices in settings)"
@@ -97,7 +102,7 @@ def test_a_model_without_a_price_says_how_to_set_one_and_the_users_price_is_used
     )
     with OPENAI.fake(STEPS) as server:
         events = _run_json(OPENAI, server, isolated_home, tmp_path, local)
-    final = events[-1]
+    final = _final(events)
     assert final["cost_usd"] == pytest.approx(_cost(final["usage"], (0.5, 0.5, 0.5, 1)), abs=1e-6)
     assert final["cost_usd"] > 0  # the repository's zero price was not taken
     notices = [event["text"] for event in events if event["type"] == "notice"]

@@ -92,7 +92,8 @@ def test_run_continue_sends_the_saved_conversation_exactly_and_carries_the_cost_
     assert prompt["role"] == "user"
     assert "anything else?" in json.dumps(prompt)
     assert any(e["type"] == "notice" and e["text"].startswith("Resumed session ") for e in second)
-    before, final = first[-1]["session"], second[-1]
+    before, final = (next(e for e in events if e["type"] == "final") for events in (first, second))
+    before = before["session"]
     assert final["session"]["usage"] == {key: before["usage"][key] + n for key, n in final["usage"].items()}
     # Each cost is shown rounded to the micro-dollar, the session's from its unrounded sum, so the
     # shown parts may add up to one micro-dollar off the shown whole (three roundings of at most

@@ -80,7 +80,7 @@ def test_user_tier_filesystem_server_completes_a_task(isolated_home: Path, tmp_p
     assert done.returncode == 0, done.stderr
     assert {"filesystem__read_text_file", "filesystem__list_directory", "read_file"} <= set(offered)
     assert results == ["the answer is 42\n"]
-    assert events(done)[-1]["text"] == "The file says the answer is 42."
+    assert events(done)[-1]["result"] == "The file says the answer is 42."  # the result object, last
     assert "mcp · filesystem (14) · 1/14 allow-listed" in notices(done)
 
 
