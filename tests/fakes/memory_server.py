@@ -5,7 +5,8 @@ LevelCode's own `jsonrpc.parse_line` as a pipe's would be.
 `MemoryServer` is the fault server — eras, tools, pages, definitions, answers, list_changed,
 requests to the client — plus what only a test in the same process can script: resources,
 templates and prompts (set them before the server starts: its capabilities are declared from
-them). A process's behaviour has an in-memory form where it is protocol: an exit (`crash`) ends
+them), and subscriptions whose timing the test decides (tests/fakes/memory_subscriptions.py). A
+process's behaviour has an in-memory form where it is protocol: an exit (`crash`) ends
 the transport with the server's stderr lines, and its waits (`sleep`, `progress`) run on loop
 timers. What needs a real process — start-up faults, `big`, `whereami`, the probes, grandchildren — raises
 NeedsAProcess: test that with tests.support.servers.fault_spec. `MemoryTaskServer` is the
@@ -21,6 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from levelcode.mcp.protocol import jsonrpc
+from tests.fakes.memory_subscriptions import Subscriptions
 from tests.fakes.memory_transport import MemoryTransport
 from tests.servers import fault_server, task_server
 
@@ -126,9 +128,18 @@ class MemoryServer(MemoryWire, fault_server.Server):
         self.resources: dict[str, str] = {}  # uri -> text
         self.templates: list[dict[str, Any]] = []
         self.prompts: dict[str, str] = {}  # name -> the text of its one user message
+        self.subscriptions = Subscriptions(self._tell)
+        self.changes_when_read: set[str] = set()  # each read of one changes it before it answers
 
     def receive(self, message: dict[str, Any]) -> None:
+        if message.get("method") == "notifications/cancelled":
+            self.subscriptions.cancelled((message.get("params") or {}).get("requestId"))
         self.handle(message)
+
+    def change(self, uri: str, text: str) -> None:
+        """The resource's text changes now, and its subscribers are told."""
+        self.resources[uri] = text
+        self.subscriptions.updated(uri)
 
     # --- the fault server's hooks -------------------------------------------------------------
 
@@ -145,7 +156,12 @@ class MemoryServer(MemoryWire, fault_server.Server):
         return declared
 
     def other(self, method: object, request_id: object, params: dict[str, Any]) -> None:
-        answer = self._content(method, params)
+        if method == "subscriptions/listen" and self._current is not None:
+            self.subscriptions.listen(request_id, params, self._current)
+            return  # the stream stays open: no answer until it ends
+        answer = self._content(method, params)  # a read answers the text from before it changes
+        if self._current is not None:
+            self._subscription_side(method, str(params.get("uri")), self._current)
         if answer is None:
             super().other(method, request_id, params)
         elif "error" in answer:
@@ -177,6 +193,23 @@ class MemoryServer(MemoryWire, fault_server.Server):
         asyncio.get_running_loop().call_soon(transport.exit, f"exit code {code}")
 
     # --- in memory ----------------------------------------------------------------------------
+
+    def _tell(self, transport: MemoryTransport, message: dict[str, Any]) -> None:
+        if transport is self._current:
+            self.send(message)  # in its turn, among what it writes while handling a message
+        else:
+            with self._answering(transport):
+                self.send(message)
+
+    def _subscription_side(self, method: object, uri: str, transport: MemoryTransport) -> None:
+        """What a subscribe or a read means to the subscriptions (a read of a resource that
+        `changes_when_read` changes it, and its subscribers are told before the answer goes)."""
+        if method == "resources/subscribe":
+            self.subscriptions.subscribed.add((transport, uri))
+        elif method == "resources/read":
+            self.subscriptions.read(uri, transport)
+            if uri in self.changes_when_read and uri in self.resources:
+                self.change(uri, f"{self.resources[uri]}, changed as it was read")
 
     def _content(self, method: object, params: dict[str, Any]) -> dict[str, Any] | None:
         """The answer to a resources or prompts request ({"error": why} for a missing one), or

@@ -12,6 +12,9 @@ With `--cache-ms N` its lists and reads carry the caching hints of 2026-07-28 (`
 "public", reads "private"), and `test://reads` answers `read K`, K counting the reads it served,
 so a test sees which reads reached it. `test://note` holds text that the `edit_note` tool changes;
 each change is published as a resource update (2026-07-28 `subscriptions/listen` streams).
+`test://moving` changes the moment it is read: each read answers `version K` and publishes the
+resource's update before the answer leaves — the worst moment for a client that would ask to
+hear of changes only after reading.
 With `--oauth ISSUER` it is an OAuth protected resource, as the SDK builds one: protected-resource
 metadata naming ISSUER, 401 with `resource_metadata` without a token, and every token checked by
 RFC 7662 introspection at ISSUER (active, for this resource, with the `mcp` scope).
@@ -28,6 +31,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 
 INSTRUCTIONS = "Greet people by name. (sdk-http-test instructions)"
@@ -68,8 +72,14 @@ def cache_hints(cache_ms: int | None) -> dict[str, CacheHint] | None:
 
 
 def build(port: int = 0, issuer: str | None = None, cache_ms: int | None = None) -> MCPServer:
+    bus = InMemorySubscriptionBus()  # the server's own, so a resource can publish to it
     if issuer is None:
-        server = MCPServer("sdk-http-test", instructions=INSTRUCTIONS, cache_hints=cache_hints(cache_ms))  # type: ignore[arg-type]
+        server = MCPServer(
+            "sdk-http-test",
+            instructions=INSTRUCTIONS,
+            cache_hints=cache_hints(cache_ms),  # type: ignore[arg-type]
+            subscriptions=bus,
+        )
     else:
         auth = AuthSettings(
             issuer_url=issuer,  # type: ignore[arg-type]
@@ -82,6 +92,7 @@ def build(port: int = 0, issuer: str | None = None, cache_ms: int | None = None)
             instructions=INSTRUCTIONS,
             token_verifier=IntrospectingVerifier(issuer),
             auth=auth,
+            subscriptions=bus,
         )
 
     @server.resource("test://greeting", mime_type="text/plain")
@@ -99,6 +110,14 @@ def build(port: int = 0, issuer: str | None = None, cache_ms: int | None = None)
     @server.resource("test://note", mime_type="text/plain")
     def current_note() -> str:
         return note[0]
+
+    moves = [0]
+
+    @server.resource("test://moving", mime_type="text/plain")
+    async def moving() -> str:
+        moves[0] += 1
+        await bus.publish(ResourceUpdated(uri="test://moving"))
+        return f"version {moves[0]}"
 
     @server.tool()
     async def edit_note(text: str, ctx: Context) -> str:  # type: ignore[type-arg]

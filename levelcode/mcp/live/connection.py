@@ -248,7 +248,7 @@ class McpConnection:
             self.cache.drop("prompts/list")
             self.listings.pop("prompts/list", None)
         elif method == "notifications/subscriptions/acknowledged":
-            self.listening.acknowledged()
+            self.listening.acknowledged(params)
         elif method == "notifications/resources/updated":
             uri = params.get("uri")
             if isinstance(uri, str):

@@ -53,11 +53,14 @@ async def read_resource(connection: McpConnection, uri: object, *, attached: boo
         return failure("read_resource needs `uri`: the resource's URI, as a string")
     if not connection.info.offer("resources"):
         return failure(f"MCP server {connection.name!r} offers no resources")
+    # Listen first: a change the server makes after the read reaches a subscriber, or no one.
+    added = await connection.listening.watch(uri, attached=attached)
     try:
         result = await connection.request("resources/read", {"uri": uri})
     except McpError as exc:
+        if added:
+            connection.listening.forget(uri)
         return failure(f"{connection.name}: reading {uri[:200]} failed: {exc}")
-    connection.listening.watch(uri, attached=attached)
     return render_resource_contents(result)
 
 

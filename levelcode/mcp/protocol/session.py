@@ -99,16 +99,18 @@ class McpSession:
         timeout: float | None,
         tool: str | None = None,
         deadline: CallDeadline | None = None,
+        request_id: RequestId | None = None,
     ) -> Mapping[str, object]:
         """The result. `deadline`, when given, bounds the request instead of `timeout`: its idle
         limit moves whenever the caller touches it (the server's progress), its cap never. A
-        cacheable request answered before, and still fresh by the server's hint, is not sent."""
+        cacheable request answered before, and still fresh by the server's hint, is not sent.
+        `request_id`: one from `new_request_id`, for a caller that must know it."""
         key = cache_key(method, params) if self.cache is not None else None
         if key is not None and self.cache is not None:
             cached = self.cache.get(key)
             if cached is not None:
                 return cached
-        result = await self._exchange(method, params, timeout, tool, deadline)
+        result = await self._exchange(method, params, timeout, tool, deadline=deadline, request_id=request_id)
         if key is not None and self.cache is not None:
             self.cache.put(key, result)
         return result
@@ -119,12 +121,14 @@ class McpSession:
         params: Mapping[str, object] | None,
         timeout: float | None,
         tool: str | None,
+        *,
         deadline: CallDeadline | None,
+        request_id: RequestId | None,
     ) -> Mapping[str, object]:
         if self.closed is not None:
             raise self.closed
-        self._next_id += 1
-        request_id = self._next_id
+        if request_id is None:
+            request_id = self.new_request_id()
         future: asyncio.Future[Mapping[str, object]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         if deadline is None and timeout is not None:
@@ -142,6 +146,12 @@ class McpSession:
             if timer is not None:
                 timer.cancel()
             self._pending.pop(request_id, None)
+
+    def new_request_id(self) -> int:
+        """A request's id, taken before it is sent: a server names a `subscriptions/listen`
+        stream by its request's id, so whoever opens one must know it."""
+        self._next_id += 1
+        return self._next_id
 
     def spawn(self, work: Coroutine[object, object, None]) -> None:
         """Run `work` on its own, kept until it ends (a request sent while its caller leaves)."""

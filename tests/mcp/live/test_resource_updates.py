@@ -70,6 +70,21 @@ async def test_a_2026_07_28_update_reaches_the_session_once_and_drops_the_cached
     assert facts_watched == 2
 
 
+async def test_a_change_the_server_publishes_while_the_resource_is_read_reaches_the_session(
+    tmp_path: Path,
+) -> None:
+    with running(sdk_server()) as server:
+        hub, connection = await started(tmp_path, HttpServerSpec(name="sdk", url=server.url, provenance=USER))
+        try:
+            read = await hub.resource_call("sdk", "read_resource", {"uri": "test://moving"})
+            await until_updated(connection, "test://moving")
+            changes = await hub.resource_changes()
+        finally:
+            await hub.reap_all()
+    assert read.text.endswith("version 1")
+    assert changes == (ResourceChanged("sdk", "test://moving"),)
+
+
 async def test_an_attached_resource_is_read_again_and_the_model_gets_the_new_copy(
     api: Api, connect: Connect, tmp_path: Path
 ) -> None:
