@@ -1,6 +1,8 @@
 """`levelcode run "PROMPT"` and `levelcode -p "PROMPT"` (the same run): one task, nobody to ask.
 The prompt is the argument, or stdin: with `-`, or with no argument when stdin is not a terminal
-(`echo "fix it" | levelcode -p`).
+(`echo "fix it" | levelcode -p`). Text piped in beside a prompt goes before it, as the material the
+prompt is about (`cat build.log | levelcode -p "why did it fail?"`); a pipe that has sent nothing
+within `PIPE_WAIT_SECONDS` (a harness that leaves stdin open) is not waited for.
 
 Anything that needs approval is denied (HeadlessApprover) unless `--autopilot` lets it run
 without asking; flagged commands and MCP calls not allow-listed never run here. What goes to
@@ -19,6 +21,10 @@ file that cannot be used is reported first and its servers are not started; the 
 from __future__ import annotations
 
 import argparse
+import io
+import os
+import select
+import stat
 import sys
 import time
 from typing import IO, TYPE_CHECKING
@@ -40,24 +46,48 @@ if TYPE_CHECKING:
 
 FROM_STDIN = "-"
 MAX_STDIN_PROMPT_CHARS = 1_000_000  # a prompt this long is a mistake (a binary, a log), not a task
+PIPE_WAIT_SECONDS = 1.0  # how long a pipe beside a prompt may stay silent before it is left unread
 NO_PROMPT = 'no prompt: levelcode -p "PROMPT" (or levelcode run "PROMPT"), or pipe it in (- reads stdin)'
 
 
 def task_prompt(argument: str | None, stdin: IO[str]) -> str:
-    """The task: `argument`, or stdin when it is `-` or missing and stdin is not a terminal.
+    """The task: `argument`, or stdin when it is `-` or missing and stdin is not a terminal; an
+    argument with text piped in beside it (`piped_beside`) comes after that text.
     Raises ConfigError for no prompt, an empty one, or one over `MAX_STDIN_PROMPT_CHARS`."""
     if argument is not None and argument != FROM_STDIN:
-        return argument
+        material = _read_capped(stdin).strip("\n") if piped_beside(stdin) else ""
+        return f"{material}\n\n{argument}" if material.strip() else argument
     if argument is None and stdin.isatty():
         raise ConfigError(NO_PROMPT)
-    text = stdin.read(MAX_STDIN_PROMPT_CHARS + 1)
-    if len(text) > MAX_STDIN_PROMPT_CHARS:
-        raise ConfigError(f"the prompt on stdin is over {MAX_STDIN_PROMPT_CHARS:,} characters; not run")
+    text = _read_capped(stdin)
     if not text.strip():
         raise ConfigError(
             'the prompt read from stdin is empty; give it as an argument: levelcode run "PROMPT"'
         )
     return text.strip("\n")
+
+
+def _read_capped(stdin: IO[str]) -> str:
+    text = stdin.read(MAX_STDIN_PROMPT_CHARS + 1)
+    if len(text) > MAX_STDIN_PROMPT_CHARS:
+        raise ConfigError(f"the text on stdin is over {MAX_STDIN_PROMPT_CHARS:,} characters; not run")
+    return text
+
+
+def piped_beside(stdin: IO[str], wait: float = PIPE_WAIT_SECONDS) -> bool:
+    """Whether stdin holds text to read beside a prompt: a file redirected in, or a pipe that has
+    something to say (text, or its end) within `wait` seconds — not a terminal, not /dev/null,
+    and not a pipe a harness opened and never writes to, which would hang the run."""
+    try:
+        mode = os.fstat(stdin.fileno()).st_mode
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+    if stat.S_ISREG(mode):
+        return True
+    if not stat.S_ISFIFO(mode):
+        return False
+    ready, _, _ = select.select([stdin], [], [], wait)
+    return bool(ready)
 
 
 def output_format(args: argparse.Namespace) -> str:

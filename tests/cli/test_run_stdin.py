@@ -5,12 +5,13 @@ an empty one, or one over the cap is refused with exit status 2 and no request."
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from levelcode.cli.headless import MAX_STDIN_PROMPT_CHARS, task_prompt
+from levelcode.cli.headless import MAX_STDIN_PROMPT_CHARS, piped_beside, task_prompt
 from levelcode.core.errors import ConfigError
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import ANTHROPIC, OPENAI, Api
@@ -75,3 +76,36 @@ def test_the_prompt_comes_from_the_argument_or_stdin() -> None:
     with pytest.raises(ConfigError, match="over 1,000,000 characters"):
         task_prompt("-", io.StringIO("x" * (MAX_STDIN_PROMPT_CHARS + 1)))
     assert len(task_prompt("-", io.StringIO("x" * MAX_STDIN_PROMPT_CHARS))) == MAX_STDIN_PROMPT_CHARS
+
+
+@pytest.mark.parametrize("api", [ANTHROPIC, OPENAI], ids=lambda a: a.name)
+def test_text_piped_beside_a_prompt_goes_before_it(api: Api, isolated_home: Path, tmp_path: Path) -> None:
+    """Claude Code's `cat build.log | claude -p "why did it fail?"`: the log is the material, the
+    argument the question; neither is lost."""
+    with api.fake([Reply(text="Because.")]) as server:
+        done = run_piped(api, server.base_url, isolated_home, tmp_path, "why did it fail?", given=PIPED)
+        (request,) = server.requests
+    assert done.returncode == 0, done.stderr
+    content = request.body["messages"][-1]["content"]
+    text = content if isinstance(content, str) else "".join(block["text"] for block in content)
+    assert text == PIPED.strip("\n") + "\n\nwhy did it fail?"
+
+
+def test_a_prompt_beside_a_pipe_that_never_speaks_is_not_held_back() -> None:
+    """A harness that leaves stdin open and silent: the prompt alone, after the short wait."""
+    read_end, write_end = os.pipe()
+    try:
+        with os.fdopen(read_end, "r", closefd=False) as silent:
+            assert not piped_beside(silent, wait=0.05)
+            os.write(write_end, b"material\n")
+            assert piped_beside(silent, wait=0.05)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_a_prompt_beside_a_terminal_or_dev_null_reads_nothing() -> None:
+    assert task_prompt("do it", Terminal("never read")) == "do it"
+    with open(os.devnull) as nothing:
+        assert not piped_beside(nothing, wait=0.05)
+        assert task_prompt("do it", nothing) == "do it"
