@@ -125,8 +125,8 @@ class ConsoleSink:
             if event.saved is not None:
                 body += f"  · {saved_note(event.saved)}"
             self.console.print(Text("  ⎿ ", style="dim") + Text(body, style=style))
-        elif isinstance(event, TurnFinished):
-            self.console.print()
+        elif isinstance(event, TurnFinished) and self.console is self.markdown.console:
+            self.console.print()  # the REPL: a blank line between the answer and what follows
 
 
 def saved_note(saved: SavedResult) -> str:
