@@ -30,7 +30,7 @@ from levelcode.core.outcome import human_bytes, media_summary
 from levelcode.core.spill_files import SavedResult
 from levelcode.ui.activity_line import ActivityLine
 from levelcode.ui.markdown_stream import MarkdownStream
-from levelcode.ui.spend_view import UNKNOWN_PRICE_HINT
+from levelcode.ui.spend_view import EARLIER_UNPRICED, no_price_note
 from levelcode.ui.visible import visible, visible_block
 
 MAX_SHOWN_ARG = 80
@@ -241,12 +241,18 @@ def usage_json(usage: Usage) -> dict[str, int]:
 
 
 def spend_json(report: SpendReport) -> dict[str, object]:
-    """The model, the turn's cost in US dollars, and the session's tokens and cost; a cost is null
-    (with a note saying how to set a price) when the model has no known price."""
+    """The model, the turn's cost in US dollars, and the session's tokens and cost; a cost is null,
+    with a note, when a request's model has no known price (the turn's note says how to set one)."""
     spent: dict[str, object] = {"model": report.model, "cost_usd": _dollars(report.turn.cost)}
     if report.turn.cost is None:
-        spent["cost_note"] = UNKNOWN_PRICE_HINT
-    spent["session"] = {"usage": usage_json(report.session.usage), "cost_usd": _dollars(report.session.cost)}
+        spent["cost_note"] = no_price_note(report.model)
+    session: dict[str, object] = {
+        "usage": usage_json(report.session.usage),
+        "cost_usd": _dollars(report.session.cost),
+    }
+    if report.session.cost is None and report.turn.cost is not None:
+        session["cost_note"] = EARLIER_UNPRICED
+    spent["session"] = session
     return spent
 
 
