@@ -92,7 +92,7 @@ async def cost(repl: ReplFace, _words: list[str]) -> bool:
 async def model(repl: ReplFace, words: list[str]) -> bool:
     from levelcode.cli.model_command import model_command
 
-    model_command(repl.console, repl.session, words)
+    await model_command(repl.console, repl.session, words)
     return True
 
 
