@@ -27,6 +27,7 @@ from levelcode.core.tool_offers import DeferredTool, offer_found
 from levelcode.mcp.calls.deferral import ToolSearchPolicy, parse_tool_search
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.live.client_features import UserAnswers
+from levelcode.mcp.live.overview import Restarted
 from levelcode.mcp.live.runtime import McpRuntime
 from levelcode.providers.base import Provider, ProviderSettings
 from levelcode.providers.context_windows import known_context_window
@@ -150,6 +151,13 @@ class ChatSession:
         self.toolbox.remembered.clear()
         await self.mcp.restart()
         self.agent.system = with_server_instructions(self.base_system, self.mcp.instructions())
+
+    async def restart_server(self, name: str) -> Restarted:
+        """`/mcp restart NAME`: that server ended and started again (the launch gate as ever);
+        the system prompt takes its instructions as it gives them now."""
+        restarted = await self.mcp.restart_server(name)
+        self.agent.system = with_server_instructions(self.base_system, self.mcp.instructions())
+        return restarted
 
     async def close(self) -> None:
         self.recorder.close()

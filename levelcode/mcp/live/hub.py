@@ -329,6 +329,20 @@ class McpHub:
             handle.status = ServerStatus("stopped")
             await connection.close()
 
+    async def reset(self, server: str) -> None:
+        """Before one server starts again: its start stopped, its connection ended, and its handle
+        new (in its place in the start order), so `begin` starts it afresh."""
+        handle = self.servers.get(server)
+        if handle is None:
+            return
+        start, connection = handle.start, handle.connection
+        self.servers[server] = ServerHandle(handle.spec)
+        if start is not None:
+            start.cancel()  # its connection, if it comes, is closed: the handle is no longer its own
+            await asyncio.gather(start, return_exceptions=True)
+        if connection is not None:
+            await connection.close()
+
     async def reap_all(self) -> None:
         """End every server's whole process group (stdin close → SIGTERM → SIGKILL), concurrently;
         a server still starting is stopped first (its start is cancelled, its process ended)."""

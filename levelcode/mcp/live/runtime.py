@@ -30,6 +30,7 @@ from levelcode.mcp.live.client_features import UserAnswers, WorkspaceRoots, feat
 from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.overview import (
     ListView,
+    Restarted,
     ServerFacts,
     ServerSummary,
     stale_approvals,
@@ -159,12 +160,13 @@ class McpRuntime:
         """Pass every server through the gate, then start the permitted ones concurrently."""
         await self.launch(await self.admit())
 
-    async def admit(self) -> list[ServerSpec]:
-        """The launch gate for every server (it may ask the user): the servers that may start."""
+    async def admit(self, specs: Sequence[ServerSpec] | None = None) -> list[ServerSpec]:
+        """The launch gate for every server (or those given; it may ask the user): the servers
+        that may start."""
         if self.store.warning:
             self.notify(McpNote(self.store.warning, warning=True))
         admission = await self.gate.admit(
-            self.config.servers,
+            self.config.servers if specs is None else specs,
             self.approver,
             confinement=self.hub.options.sandbox,
             provider_keys=self.hub.options.provider_key_values,
@@ -305,6 +307,24 @@ class McpRuntime:
         await self.hub.stop(name)
         self.router.rebuild()
         return Stopped(name, was_running=True)
+
+    async def restart_server(self, name: str) -> Restarted:
+        """`/mcp restart NAME`: end one server (if it runs, or is still starting) and start it
+        again with its entry as this chat loaded it, through the launch gate like any start; its
+        tools are listed again. The other servers are left alone."""
+        spec = self.config.server(name)
+        if spec is None:
+            return Restarted(name, None, tuple(s.name for s in self.config.servers))
+        await self.hub.reset(name)
+        permitted = await self.admit([spec])
+        self.hub.begin(permitted, self.sandbox_choices)
+        with self.starting([s.name for s in permitted]):
+            await self.hub.start(permitted, self.sandbox_choices)
+        catalog = self.router.rebuild()
+        for left_out in catalog.left_out:
+            if left_out.server == name:
+                self.notify(left_out)
+        return Restarted(name, next(s for s in self.summaries() if s.name == name))
 
     async def revoke(self, name: str) -> Revoked:
         """Forget a repository server's approval for this workspace; a running server is left alone."""
