@@ -271,13 +271,15 @@ class McpHub:
         arguments: Mapping[str, object],
         *,
         on_progress: ProgressCallback | None = None,
+        whole: bool = False,
     ) -> ToolOutcome:
-        """What the model gets, capped. Never raises for anything the server does."""
+        """What the model gets, capped (`whole`: not cut, for a script reading `mcp call`).
+        Never raises for anything the server does."""
         connection = self.connection(server)
         if connection is None:
             return self._not_running(server)
         outcome = await connection.call_tool(tool, arguments, on_progress=on_progress)
-        return self._capped(server, tool, outcome)
+        return outcome if whole else self._capped(server, tool, outcome)
 
     async def resource_call(self, server: str, kind: str, arguments: Mapping[str, object]) -> ToolOutcome:
         """The model's `list_resources` / `read_resource` on `server`, capped like a tool's result."""

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from levelcode.core import paths
 from levelcode.core.approvals import Approver
+from levelcode.core.outcome import ToolOutcome
 from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.calls.router import McpRouter
 from levelcode.mcp.config.files import load_mcp_config
@@ -307,6 +308,13 @@ class McpRuntime:
         await self.hub.stop(name)
         self.router.rebuild()
         return Stopped(name, was_running=True)
+
+    async def call_tool(
+        self, server: str, tool: str, arguments: Mapping[str, object], *, whole: bool = False
+    ) -> ToolOutcome:
+        """`mcp call`: one tool called as the model's calls are, with no card (the user typed it);
+        the result capped as the model's is, or `whole`."""
+        return await self.hub.call(server, tool, arguments, whole=whole)
 
     async def restart_server(self, name: str) -> Restarted:
         """`/mcp restart NAME`: end one server (if it runs, or is still starting) and start it
