@@ -58,12 +58,14 @@ def summarize_result(text: str) -> str:
 def progress_detail(event: ToolProgress) -> str:
     """`3/5 (60%) · step 3 of 5`: the server's message escaped, on one line."""
     update = event.progress
-    done = f"{update.progress:g}" + (f"/{update.total:g}" if update.total is not None else "")
+    done = ""
+    if update.progress is not None:
+        done = f"{update.progress:g}" + (f"/{update.total:g}" if update.total is not None else "")
     if update.fraction is not None:
         done += f" ({update.fraction:.0%})"
-    if update.task is not None:  # a task reports its status, not always a count
+    if update.task is not None:  # a task reports its status, and the figures last reported if any
         status = f"task {visible(update.task.status).replace('_', ' ')}"
-        done = f"{done} · {status}" if update.total is not None else status
+        done = f"{done} · {status}" if done else status
     message = f" · {visible(' '.join(update.message.split()))[:100]}" if update.message else ""
     return f"{done}{message}"
 
