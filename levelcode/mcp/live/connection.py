@@ -51,6 +51,7 @@ RESOURCE_LIST_SECONDS = 5.0
 LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
 
 ToolsChanged = Callable[["McpConnection"], None]
+ResourceUpdated = Callable[["McpConnection", str], None]  # a resource in use changed: its URI
 Listing = tuple[Mapping[str, object], ...]
 _tokens = itertools.count(1)
 
@@ -72,6 +73,7 @@ class McpConnection:
         self.tools: Listing = ()
         self.listings: dict[str, Listing] = {}  # resources, templates, prompts: fetched when first asked
         self.on_tools_changed: ToolsChanged | None = None
+        self.on_resource_updated: ResourceUpdated | None = None
         self.notes = notes or CallNotes()  # what the server's requests during each call left to say
         log_path = options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None
         self.log = ServerLog(log_path, spec.client.log_level)
@@ -254,7 +256,9 @@ class McpConnection:
             uri = params.get("uri")
             if isinstance(uri, str):
                 self.cache.drop("resources/read", uri)
-            self.listening.updated(params)
+            update = self.listening.updated(params)
+            if update is not None and self.on_resource_updated is not None:
+                self.on_resource_updated(self, update.uri)
         elif method == "notifications/progress":
             self._progressed(params)
         elif method == "notifications/message":

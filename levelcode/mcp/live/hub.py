@@ -111,6 +111,7 @@ class McpHub:
         self.spills = SpillFiles()  # what this session saved: the read tool may read exactly these
         self.servers: dict[str, ServerHandle] = {}
         self.on_tools_changed: Callable[[str], None] | None = None
+        self.on_resource_updated: Callable[[str, str], None] | None = None  # (server, uri), as it comes
 
     def begin(self, specs: Iterable[ServerSpec], sandbox: Mapping[str, SandboxChoice] | None = None) -> None:
         """Start connecting every given server now, without waiting (a running loop is needed);
@@ -199,11 +200,16 @@ class McpHub:
             return
         handle.status, handle.connection = ServerStatus("running"), connection
         connection.on_tools_changed = self._tools_changed
+        connection.on_resource_updated = self._resource_updated
         self.memory.remember(fingerprint, connection.info.era)
 
     def _tools_changed(self, connection: McpConnection) -> None:
         if self.on_tools_changed is not None:
             self.on_tools_changed(connection.name)
+
+    def _resource_updated(self, connection: McpConnection, uri: str) -> None:
+        if self.on_resource_updated is not None:
+            self.on_resource_updated(connection.name, uri)
 
     async def refresh_stale_lists(self, within: float = LIST_REFRESH_SECONDS) -> bool:
         """Before the model is asked again: re-list the tools of every server whose list's TTL ran

@@ -140,6 +140,11 @@ class McpRuntime:
         if answers is not None:
             self.answers.elicit, self.answers.sample = answers.elicit, answers.sample
 
+    def hear_resource_changes(self, heard: Callable[[str, str], None]) -> None:
+        """Who hears (server, uri) as soon as a server says a resource in use changed — the REPL
+        says it above an idle prompt; the model is told with the next message either way."""
+        self.hub.on_resource_updated = heard
+
     def reviews(self) -> dict[str, LaunchReview]:
         """Each repository server's launch as the launch gate last saw it (its files hashed then);
         one the gate has not seen this session is reviewed now, once."""
