@@ -37,6 +37,16 @@ def message_tokens(message: Message) -> int:
 
 
 @dataclass(frozen=True)
+class ContextWindow:
+    """The window compaction goes by: `tokens`, and whether it is `known` (the model's published
+    window, the user's `contextWindow`, or the one the API named) or LevelCode's default guess."""
+
+    model: str
+    tokens: int
+    known: bool
+
+
+@dataclass(frozen=True)
 class ContextUsage:
     system: int
     builtin_tools: int
@@ -47,6 +57,7 @@ class ContextUsage:
     tool_search: int = 0  # the search tool and its index, when tools are deferred
     deferred_by_server: Mapping[str, int] = field(default_factory=dict[str, int])  # kept out
     deferred_tools: int = 0
+    window: ContextWindow | None = None  # the model's, when the caller knows which model it is
 
     @property
     def mcp_tools(self) -> int:
@@ -74,6 +85,7 @@ def measure_context(
     *,
     tool_search: ToolShape | None = None,
     deferred_by_server: Mapping[str, Sequence[ToolShape]] | None = None,
+    window: ContextWindow | None = None,
 ) -> ContextUsage:
     """`mcp_by_server`: the MCP tools in the context (loaded up front or found by a search);
     `deferred_by_server`: those still behind `tool_search`; `instructions`: (server, the section it
@@ -88,4 +100,5 @@ def measure_context(
         tool_search=tool_tokens(tool_search) if tool_search is not None else 0,
         deferred_by_server={server: sum(tool_tokens(t) for t in tools) for server, tools in deferred.items()},
         deferred_tools=sum(len(tools) for tools in deferred.values()),
+        window=window,
     )

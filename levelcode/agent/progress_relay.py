@@ -1,5 +1,6 @@
 """A running call's progress → `ToolProgress` events, at most every `interval` seconds per call
-(a server may report thousands of steps; the last, complete one always goes through)."""
+(a server may report thousands of steps; the last, complete one always goes through, and so does
+every change of a task's status: there are few, and the last says how it ended)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ def progress_relay(
 
     def relay(use: ToolUse, update: Progress) -> None:
         now = clock()
-        complete = update.total is not None and update.progress >= update.total
-        if not complete and use.id in last and now - last[use.id] < interval:
+        passes = update.complete or update.task is not None
+        if not passes and use.id in last and now - last[use.id] < interval:
             return
         last[use.id] = now
         sink.emit(ToolProgress(use.id, use.name, update))

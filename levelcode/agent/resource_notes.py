@@ -40,6 +40,11 @@ def refreshed_copies(changes: Sequence[ResourceChanged]) -> tuple[Attachment, ..
     )
 
 
+def resource_changed_line(server: str, uri: str) -> str:
+    """For the user, as the update arrives: which resource changed, and when the model hears."""
+    return f"MCP resource changed: @{server}:{uri} (the model is told with your next message)"
+
+
 def resource_changes_notice(changes: Sequence[ResourceChanged]) -> str:
     """One line for the user: which resources changed, and what the model gets."""
     named = ", ".join(f"@{c.server}:{c.uri}" for c in changes[:5])

@@ -3,7 +3,8 @@
 
 Every command that starts servers goes through the same launch gate as the agent
 (mcp/live/runtime.py), shows tools under the names the model sees, and prints what the model gets:
-on a terminal with control characters escaped (ui/visible.py), into a pipe byte for byte.
+on a terminal with control characters escaped (ui/visible.py) and cut as the model's result is,
+into a pipe or a file byte for byte and whole (a script wants all of it).
 """
 
 from __future__ import annotations
@@ -140,8 +141,9 @@ def mcp_call(args: argparse.Namespace) -> int:
                 first, *more = unknown_tool_lines(spec.name, args.tool, names)
                 return fail(first, 2, *more)
             progress(f"calling {spec.name}/{tool}…")
-        outcome = await runtime.hub.call(spec.name, tool, arguments)
-        print(visible_block(outcome.text) if sys.stdout.isatty() else outcome.text)
+        on_terminal = sys.stdout.isatty()  # piped or redirected: a script gets the whole result
+        outcome = await runtime.call_tool(spec.name, tool, arguments, whole=not on_terminal)
+        print(visible_block(outcome.text) if on_terminal else outcome.text)
         return 1 if outcome.is_error else 0
 
     return run_command(main, runtime.close)

@@ -1,6 +1,7 @@
 """`/model`: which models this session's provider has (the price table's and the user's priced
-ones), and switching to one mid-session (cli/session.py `switch_model`: the window, the price and
-the session file follow; the next request uses it).
+ones; on a custom base URL, what that server's `GET …/models` lists), and switching to one
+mid-session (cli/session.py `switch_model`: the window, the price and the session file follow;
+the next request uses it).
 
 A name is taken as the provider serves it, known or not (a local server's own names, a newer
 release), except one of the other provider's families on the provider's own API, which could never
@@ -15,10 +16,13 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from levelcode.providers.base import ProviderSettings
+from levelcode.core.errors import ProviderError
+from levelcode.providers.base import ListsModels, ProviderSettings
+from levelcode.providers.context_windows import known_context_window
+from levelcode.providers.keys import is_custom_endpoint
 from levelcode.providers.model_catalog import family_provider, known_models, model_facts
-from levelcode.providers.prices import Price
-from levelcode.ui.model_view import MODEL_USAGE, render_models, switched_lines
+from levelcode.providers.prices import Price, find_price
+from levelcode.ui.model_view import MODEL_USAGE, render_models, render_served, switched_lines, unlisted
 from levelcode.ui.visible import visible
 
 if TYPE_CHECKING:
@@ -52,11 +56,40 @@ def model_listing(
     )
 
 
-def model_command(console: Console, session: ChatSession, words: list[str]) -> None:
+def served_listing(
+    settings: ProviderSettings,
+    served: list[str],
+    user_settings: Mapping[str, object],
+    prices: Mapping[str, Price],
+) -> str:
+    """What a custom base URL serves, sorted, each with the window and price LevelCode knows of
+    it (a local model's are unknown until the user's settings say)."""
+    listed = [(n, known_context_window(n, user_settings), find_price(n, prices)) for n in sorted(set(served))]
+    return render_served(settings.base_url or "", settings.model, listed)
+
+
+async def listing(session: ChatSession) -> str:
+    """`/model`'s list: the provider's known models, or what a custom base URL serves."""
+    settings, user = session.provider.settings, session.settings.user
+    prices = session.agent.spend.user_prices
+    provider = session.provider
+    if not is_custom_endpoint(settings.provider, settings.base_url) or not isinstance(provider, ListsModels):
+        return model_listing(settings, user, prices)
+    endpoint = settings.base_url or ""
+    try:
+        served = await provider.served_models()
+    except ProviderError as exc:
+        return unlisted(endpoint, settings.model, str(exc))
+    if served is None:
+        return unlisted(endpoint, settings.model, None)
+    return served_listing(settings, served, user, prices)
+
+
+async def model_command(console: Console, session: ChatSession, words: list[str]) -> None:
     settings = session.provider.settings
     prices = session.agent.spend.user_prices
     if not words:
-        console.out(model_listing(settings, session.settings.user, prices), highlight=False)
+        console.out(await listing(session), highlight=False)
         return
     if len(words) > 1:
         console.print(Text(MODEL_USAGE, style="yellow"))

@@ -43,6 +43,7 @@ from rich.text import Text
 from levelcode import __version__
 from levelcode.cli.repl_commands import BY_NAME, run_slash_command
 from levelcode.cli.repl_input import PROMPT, complete_typed_path, input_line
+from levelcode.cli.repl_resource_lines import ChangedResources
 from levelcode.cli.repl_shell import SHELL_MARK, run_shell_line
 from levelcode.cli.repl_turns import send_message
 from levelcode.ui.activity_line import SKIP_HINT, ActivityLine, naming
@@ -50,6 +51,7 @@ from levelcode.ui.typeahead import take_kept
 from levelcode.ui.visible import visible_block
 
 if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
     from prompt_toolkit.completion import Completer
 
     from levelcode.cli.repl_mcp import McpPromptParts
@@ -111,6 +113,8 @@ class Repl:
         self.turn: asyncio.Future[Any] | None = None  # what Ctrl-C aborts: a turn, or MCP start-up
         self.startup: asyncio.Future[None] | None = None  # the servers starting behind the prompt
         self.pending: list[Attachment] = []  # `!cmd` outputs, for the next message
+        self.changed = ChangedResources(self.console, lambda: self.turn is None and self._prompt_up())
+        self._prompt: PromptSession[str] | None = None
 
     @property
     def session(self) -> ChatSession:
@@ -147,8 +151,11 @@ class Repl:
         hosts = f"{count} host{'s' if count > 1 else ''}" if count else "off"  # through the egress filter
         return (f" · sandbox, network {'on' if sandbox.network else hosts}", "dim")
 
+    def _prompt_up(self) -> bool:
+        return self._prompt is not None and self._prompt.app.is_running
+
     async def main(self) -> int:
-        prompt = input_line(lambda: self.completer)
+        self._prompt = prompt = input_line(lambda: self.completer)
         self.banner()
         first: str | None = getattr(self.light.args, "prompt", None)  # `levelcode "PROMPT"`
         if first or repository_asks_for_servers(self.light.workspace):
@@ -157,6 +164,7 @@ class Repl:
         if first and not await self.first_message(first):
             return 0
         while True:
+            self.changed.say_pending()  # resources that changed while no prompt was up
             try:
                 text = await prompt.prompt_async(
                     PROMPT, default=take_kept(), handle_sigint=False, pre_run=self.open_behind
@@ -178,6 +186,7 @@ class Repl:
             await run_shell_line(self, text.removeprefix(SHELL_MARK))
             return True
         await self.servers_ready()
+        self.changed.message_sent()
         await send_message(self, text)
         return True
 
@@ -236,6 +245,7 @@ class Repl:
             return TerminalAnswers(console, approver, lambda: provider, line.hidden).answers()
 
         self._session = session = open_session(start, approver=approver, sink=self.notices, answers=answers)
+        session.mcp.hear_resource_changes(self.changed.heard)
         self.mcp_parts = McpPromptParts(session.mcp.hub)
         self.completer = merge_completers(
             [

@@ -42,17 +42,27 @@ async def show_help(repl: ReplFace, _words: list[str]) -> bool:
 
 
 async def mcp(repl: ReplFace, words: list[str]) -> bool:
-    """`/mcp` lists; `/mcp stop NAME` ends a server now; `/mcp revoke NAME` forgets its approval;
-    `/mcp disable|enable NAME` turns it off (or on) in this workspace's repository."""
+    """`/mcp` lists; `/mcp stop NAME` ends a server now; `/mcp restart NAME` starts it again;
+    `/mcp revoke NAME` forgets its approval; `/mcp disable|enable NAME` turns it off (or on) in
+    this workspace's repository."""
     if not words:
         from levelcode.ui.mcp_views import print_list
+        from levelcode.ui.mcp_words import restart_hint
 
-        print_list(repl.console, repl.session.mcp.list_view(take_errors=True))
+        view = repl.session.mcp.list_view(take_errors=True)
+        print_list(repl.console, view)
+        if (hint := restart_hint(view.summaries)) is not None:
+            repl.console.print(Text(hint, style="dim"))
         return True
     action, names = words[0], words[1:]
-    if action not in ("stop", "revoke", "enable", "disable") or len(names) != 1:
-        usage = "usage: /mcp · /mcp stop NAME · /mcp revoke NAME · /mcp disable NAME · /mcp enable NAME"
+    if action not in ("stop", "restart", "revoke", "enable", "disable") or len(names) != 1:
+        usage = "usage: /mcp · /mcp stop|restart|revoke|disable|enable NAME"
         repl.console.print(Text(usage, style="yellow"))
+        return True
+    if action == "restart":
+        from levelcode.cli.repl_server_restart import restart_one
+
+        await restart_one(repl, names[0])
         return True
     if action in ("enable", "disable"):
         from levelcode.cli.repl_profiles import toggle_here
@@ -97,7 +107,7 @@ async def cost(repl: ReplFace, _words: list[str]) -> bool:
 async def model(repl: ReplFace, words: list[str]) -> bool:
     from levelcode.cli.model_command import model_command
 
-    model_command(repl.console, repl.session, words)
+    await model_command(repl.console, repl.session, words)
     return True
 
 
@@ -163,6 +173,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
         (
             "/mcp       MCP servers: state, origin, command, tools (allow/ask)",
             "/mcp stop NAME     end one server now (whole process group); /new starts it again",
+            "/mcp restart NAME  end one server and start it again (one that failed, crashed or hangs)",
             "/mcp revoke NAME   forget a repository server's approval here (it keeps running unless stopped)",
             "/mcp disable NAME  turn a server off here (every worktree of the repository); enable: on again",
         ),

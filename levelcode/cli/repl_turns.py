@@ -66,9 +66,9 @@ def spend_line(repl: ReplFace) -> None:
     """The turn's tokens and cost, one dim line (nothing when no request finished)."""
     from levelcode.ui.spend_view import turn_line
 
-    spend = repl.session.agent.spend
+    spend, model = repl.session.agent.spend, repl.session.provider.settings.model
     if spend.turn.requests:
-        repl.console.print(Text(turn_line(spend.turn, spend.session), style="dim"))
+        repl.console.print(Text(turn_line(spend.turn, spend.session, model), style="dim"))
 
 
 async def run_server_prompt(repl: ReplFace, command: str, rest: str) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from levelcode.agent.context_meter import ContextUsage, measure_context
+from levelcode.agent.context_meter import ContextUsage, ContextWindow, measure_context
 from levelcode.agent.events import EventSink, Notice
 from levelcode.agent.loop import Agent
 from levelcode.agent.progress_relay import progress_relay
@@ -27,8 +27,10 @@ from levelcode.core.tool_offers import DeferredTool, offer_found
 from levelcode.mcp.calls.deferral import ToolSearchPolicy, parse_tool_search
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.live.client_features import UserAnswers
+from levelcode.mcp.live.overview import Restarted
 from levelcode.mcp.live.runtime import McpRuntime
 from levelcode.providers.base import Provider, ProviderSettings
+from levelcode.providers.context_windows import known_context_window
 from levelcode.providers.factory import close_provider
 from levelcode.providers.lazy import LazyProvider
 from levelcode.providers.model_catalog import settings_for_model
@@ -103,7 +105,15 @@ class ChatSession:
             instructions,
             tool_search=search,
             deferred_by_server=deferred,
+            window=self.context_window(),
         )
+
+    def context_window(self) -> ContextWindow:
+        """The window compaction goes by, and whether it is known or LevelCode's default."""
+        model, compactor = self.provider.settings.model, self.agent.compactor
+        named = compactor.named_window is not None
+        known = named or known_context_window(model, self.settings.user) is not None
+        return ContextWindow(model, compactor.window, known)
 
     def add_folder(self, folder: Path) -> None:
         """Let the tools use `folder` too (as `--add-dir` does), and tell the servers that asked."""
@@ -141,6 +151,13 @@ class ChatSession:
         self.toolbox.remembered.clear()
         await self.mcp.restart()
         self.agent.system = with_server_instructions(self.base_system, self.mcp.instructions())
+
+    async def restart_server(self, name: str) -> Restarted:
+        """`/mcp restart NAME`: that server ended and started again (the launch gate as ever);
+        the system prompt takes its instructions as it gives them now."""
+        restarted = await self.mcp.restart_server(name)
+        self.agent.system = with_server_instructions(self.base_system, self.mcp.instructions())
+        return restarted
 
     async def close(self) -> None:
         self.recorder.close()

@@ -7,7 +7,7 @@ Cancelling the task awaiting `complete` closes the HTTP response (and so its con
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -79,6 +79,9 @@ class AnthropicProvider(SdkProvider):
         if tools:
             request["tools"] = anthropic_tools(tools)
         return with_cache_breakpoints(request)
+
+    def _list_models(self, client: anthropic.AsyncAnthropic) -> AsyncIterator[Any]:
+        return aiter(client.models.list(limit=1000))  # the API's largest page
 
     def _new_client(self) -> anthropic.AsyncAnthropic:
         return anthropic.AsyncAnthropic(

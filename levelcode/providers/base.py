@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from levelcode.core.messages import AssistantTurn, Message, ToolShape
 
@@ -41,3 +41,11 @@ class Provider(Protocol):
         tools: Sequence[ToolShape],
         on_text: Callable[[str], None],
     ) -> AssistantTurn: ...
+
+
+@runtime_checkable
+class ListsModels(Protocol):
+    async def served_models(self) -> list[str] | None:
+        """The models the endpoint lists (`GET …/models`), in its order; None when it has no
+        such list. Raises ProviderError when it refuses or cannot be reached."""
+        ...

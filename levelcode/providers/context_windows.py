@@ -25,8 +25,15 @@ KNOWN_WINDOWS: Mapping[str, int] = {
 
 
 def context_window(model: str, user_settings: Mapping[str, object]) -> int:
+    known = known_context_window(model, user_settings)
+    return known if known is not None else DEFAULT_CONTEXT_WINDOW
+
+
+def known_context_window(model: str, user_settings: Mapping[str, object]) -> int | None:
+    """The user's `contextWindow`, else the model family's; None when neither says (the default
+    is then a guess, and `/context` says so)."""
     configured = user_settings.get("contextWindow")
     if isinstance(configured, int) and not isinstance(configured, bool) and configured >= MIN_CONTEXT_WINDOW:
         return configured
     matches = [prefix for prefix in KNOWN_WINDOWS if model.startswith(prefix)]
-    return KNOWN_WINDOWS[max(matches, key=len)] if matches else DEFAULT_CONTEXT_WINDOW
+    return KNOWN_WINDOWS[max(matches, key=len)] if matches else None

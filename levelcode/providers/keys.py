@@ -20,6 +20,7 @@ DEFAULT_BASE_URLS: Mapping[ProviderName, str] = {
     "openai": "https://api.openai.com/v1",
 }
 _HOSTED_OPENAI_SHAPED = ("api.openai.com", "openrouter.ai")
+_OWN_HOSTS: Mapping[ProviderName, str] = {"anthropic": "api.anthropic.com", "openai": "api.openai.com"}
 
 
 def url_host(url: str | None) -> str:
@@ -37,6 +38,12 @@ def is_openrouter(base_url: str | None) -> bool:
 
 def is_official_openai(base_url: str | None) -> bool:
     return base_url is None or _is_host(base_url, "api.openai.com")
+
+
+def is_custom_endpoint(provider: ProviderName, base_url: str | None) -> bool:
+    """A base URL that is not the provider's own API: a local or proxy server, which serves
+    models of its own choosing (its `GET …/models` says which)."""
+    return base_url is not None and not _is_host(base_url, _OWN_HOSTS[provider])
 
 
 def key_env_vars(provider: ProviderName, base_url: str | None) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from levelcode.core.messages import AssistantTurn, Message, ToolShape
-from levelcode.providers.base import Provider, ProviderSettings
+from levelcode.providers.base import ListsModels, Provider, ProviderSettings
 from levelcode.providers.factory import close_provider, make_provider
 
 
@@ -51,6 +51,11 @@ class LazyProvider:
     ) -> AssistantTurn:
         provider = await self.provider()
         return await provider.complete(system=system, messages=messages, tools=tools, on_text=on_text)
+
+    async def served_models(self) -> list[str] | None:
+        """What the endpoint lists (`ListsModels`); None for a provider that cannot ask."""
+        provider = await self.provider()
+        return await provider.served_models() if isinstance(provider, ListsModels) else None
 
     async def aclose(self) -> None:
         made = [*self._retired, *([self._made] if self._made is not None else [])]

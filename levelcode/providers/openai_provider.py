@@ -9,7 +9,7 @@ awaiting `complete` closes the HTTP response (and so its connection).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +63,9 @@ class OpenAIProvider(SdkProvider):
         if tools:
             request["tools"] = openai_tools(tools)
         return request
+
+    def _list_models(self, client: openai.AsyncOpenAI) -> AsyncIterator[Any]:
+        return aiter(client.models.list())
 
     def _new_client(self) -> openai.AsyncOpenAI:
         return openai.AsyncOpenAI(

@@ -2,13 +2,15 @@
 one place where an SDK's failures become our `ProviderError`s.
 
 A subclass says how to build the request, how to stream it into its turn builder, how to make a
-client, and how to read its SDK's exception; `complete` is the same for both.
+client, how to list its models, and how to read its SDK's exception; `complete` and
+`served_models` are the same for both.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, ClassVar, Protocol
 
 import httpx2
@@ -17,6 +19,10 @@ from levelcode.core.messages import AssistantTurn, Message, ToolShape
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.failures import ApiFailure, missing_key_error, provider_error
 from levelcode.providers.loop_client import LoopBoundClient
+
+LIST_SECONDS = 10.0  # `/model` waits this long for the list, asked once (no retries)
+MAX_LISTED = 2_000  # names kept from a server's list: more is a server misbehaving
+NO_LIST = frozenset({404, 405, 501})  # how a server without `GET …/models` answers
 
 
 class TurnBuilder(Protocol):
@@ -50,12 +56,32 @@ class SdkProvider(ABC):
         builder = self._builder(on_text)
         try:
             await self._stream_into(builder, self._request(system, messages, tools))
-        except self.api_error as exc:
-            raise provider_error(self._failure(exc, mid_stream=builder.started), self._settings) from exc
-        except httpx2.HTTPError as exc:  # a transport error the SDK let through unwrapped
-            failure = ApiFailure(None, f"{type(exc).__name__}: {exc}", mid_stream=builder.started)
-            raise provider_error(failure, self._settings) from exc
+        except (self.api_error, httpx2.HTTPError) as exc:
+            raise provider_error(self._failure_of(exc, builder.started), self._settings) from exc
         return builder.finish(self._settings)
+
+    async def served_models(self) -> list[str] | None:
+        """The model names the endpoint's `GET …/models` lists, in its order (at most
+        `MAX_LISTED`); None when it has no such list. Raises ProviderError."""
+        client = self._clients.get().with_options(max_retries=0, timeout=LIST_SECONDS)
+        names: list[str] = []
+        try:
+            async for model in self._list_models(client):
+                if isinstance(model.id, str):
+                    names.append(model.id)
+                if len(names) >= MAX_LISTED:
+                    break
+        except (self.api_error, httpx2.HTTPError) as exc:
+            failure = self._failure_of(exc, False)
+            if failure.status in NO_LIST:
+                return None
+            raise provider_error(failure, dataclasses.replace(self._settings, max_retries=0)) from exc
+        return names
+
+    def _failure_of(self, exc: Exception, started: bool) -> ApiFailure:
+        if isinstance(exc, httpx2.HTTPError):  # a transport error the SDK let through unwrapped
+            return ApiFailure(None, f"{type(exc).__name__}: {exc}", mid_stream=started)
+        return self._failure(exc, mid_stream=started)
 
     async def aclose(self) -> None:
         await self._clients.aclose()
@@ -73,6 +99,9 @@ class SdkProvider(ABC):
 
     @abstractmethod
     def _new_client(self) -> Any: ...
+
+    @abstractmethod
+    def _list_models(self, client: Any) -> AsyncIterator[Any]: ...
 
     @abstractmethod
     def _failure(self, exc: Any, *, mid_stream: bool) -> ApiFailure: ...

@@ -3,7 +3,7 @@ reads the same in a terminal and in a pipe)."""
 
 from __future__ import annotations
 
-from levelcode.agent.context_meter import ContextUsage
+from levelcode.agent.context_meter import ContextUsage, ContextWindow
 from levelcode.core.messages import Usage
 from levelcode.ui.visible import visible
 
@@ -28,6 +28,8 @@ def render_context(usage: ContextUsage, *, last: Usage | None = None) -> str:
         lines.append(_row(server, tokens, total, indent=4, share=False))
     lines.append(_row("messages", usage.messages, total))
     lines.append(_row("total", total, total, share=False))
+    if usage.window is not None:
+        lines.append(window_line(total, usage.window))
     lines.extend(_deferred_lines(usage))
     if last is not None:
         lines.append(last_request_line(last))
@@ -35,6 +37,18 @@ def render_context(usage: ContextUsage, *, last: Usage | None = None) -> str:
         "  MCP servers cost their tool schemas on every request; `levelcode mcp disable NAME` saves it."
     )
     return "\n".join(lines)
+
+
+def window_line(total: int, window: ContextWindow) -> str:
+    """How much of the model's window the context takes; a window LevelCode only assumes is
+    called unknown, with the setting that makes it known."""
+    model, share = visible(window.model), f"{100 * total / window.tokens:.1f}%"
+    if window.known:
+        return f"  window: {share} used — {total:,} of {model}'s {window.tokens:,} tokens"
+    return (
+        f"  window: unknown for {model} — {total:,} tokens would be {share} of the {window.tokens:,} "
+        'LevelCode assumes; set "contextWindow" in your settings.json'
+    )
 
 
 def _deferred_lines(usage: ContextUsage) -> list[str]:

@@ -25,7 +25,7 @@ from levelcode.mcp.launch.status import (
     ToolLeftOut,
 )
 from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, since_approval
-from levelcode.mcp.live.overview import ServerSummary
+from levelcode.mcp.live.overview import Restarted, ServerSummary
 
 NEEDS_APPROVAL = "needs approval"
 NEEDS_LOGIN = "needs login"
@@ -169,6 +169,27 @@ def stopped_words(stopped: Stopped) -> list[str]:
     if not stopped.was_running:
         return [f"{name!r} is not running in this session."]
     return [f"Stopped {name!r}; its tools are gone from the next request. /new starts it again if permitted."]
+
+
+def restart_hint(summaries: Sequence[ServerSummary]) -> str | None:
+    """Under `/mcp`'s list when a server failed: how to try it again without a new chat."""
+    failed = [s.name for s in summaries if s.status.phase == "failed"]
+    if not failed:
+        return None
+    return f"/mcp restart {failed[0]} starts {'it' if len(failed) == 1 else 'a failed server'} again."
+
+
+def restarted_words(restarted: Restarted) -> list[str]:
+    """What `/mcp restart NAME` says once the new start has ended."""
+    name, summary = restarted.server, restarted.summary
+    if summary is None:
+        return [f"No MCP server named {name!r} (configured: {', '.join(restarted.configured) or 'none'})."]
+    if summary.running:
+        count = len(summary.tools)
+        return [f"Restarted {name!r}: running, {count} tool{'' if count == 1 else 's'}."]
+    if summary.status.phase == "failed":
+        return [f"{name!r} failed again: {summary_state(summary).removeprefix('failed: ')}"]
+    return [f"{name!r} was not started: {summary_state(summary)}"]
 
 
 def revoked_words(revoked: Revoked) -> list[str]:

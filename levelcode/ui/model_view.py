@@ -1,5 +1,6 @@
-"""`/model` in words: the provider's known models with the one in use marked, each with its context
-window and price, and the line saying what a switch changed.
+"""`/model` in words: the provider's known models — or the models a custom base URL serves — with
+the one in use marked, each with its context window and price; what is said when a server does
+not list them; and the line saying what a switch changed.
 
 Pure: facts in (providers/model_catalog.py), text out.
 """
@@ -13,6 +14,8 @@ from levelcode.ui.spend_view import price_line, rate_text
 from levelcode.ui.visible import visible
 
 MODEL_USAGE = "usage: /model (lists the models) · /model NAME (the next request goes to NAME)"
+MAX_SERVED_SHOWN = 100  # a proxy may serve hundreds: the rest is counted, /model NAME takes any
+Listed = tuple[str, int | None, PriceFound | None]  # name, window (None: unknown), price
 
 
 def _short_price(found: PriceFound | None) -> str:
@@ -23,13 +26,35 @@ def _short_price(found: PriceFound | None) -> str:
     return f"{rate_text(price.input)} in · {rate_text(price.output)} out{mine}"
 
 
-def render_models(provider: str, current: str, listed: Sequence[tuple[str, int, PriceFound | None]]) -> str:
-    """The models (name, window, price), the one in use first when it is not among them."""
-    width = max([len(name) for name, _window, _price in listed] + [10])
-    lines = [f"Models of {provider} (* in use; /model NAME switches; per million tokens):"]
+def render_models(provider: str, current: str, listed: Sequence[Listed]) -> str:
+    """The provider's models (name, window, price), as the caller ordered them."""
+    return _table(f"Models of {provider}", current, listed)
+
+
+def render_served(endpoint: str, current: str, listed: Sequence[Listed]) -> str:
+    """The models a custom base URL lists, the first `MAX_SERVED_SHOWN`, the rest counted."""
+    table = _table(f"Models served by {visible(endpoint)}", current, listed[:MAX_SERVED_SHOWN])
+    more = len(listed) - MAX_SERVED_SHOWN
+    return table + (f"\n  … and {more:,} more (/model NAME takes any name it serves)" if more > 0 else "")
+
+
+def unlisted(endpoint: str, current: str, problem: str | None) -> str:
+    """What `/model` says when a custom base URL gave no list: it has none, or `problem`."""
+    first = (
+        f"{visible(endpoint)} does not list the models it serves (it has no /models)."
+        if problem is None
+        else f"The models {visible(endpoint)} serves could not be listed: {visible(problem)}"
+    )
+    return f"{first}\nIn use: {visible(current)}; /model NAME switches to another name it serves."
+
+
+def _table(title: str, current: str, listed: Sequence[Listed]) -> str:
+    width = max([len(visible(name)) for name, _window, _price in listed] + [10])
+    lines = [f"{title} (* in use; /model NAME switches; per million tokens):"]
     for name, window, found in listed:
         mark = "*" if name == current else " "
-        lines.append(f"  {mark} {visible(name):<{width}}  window {window:>9,}  {_short_price(found)}")
+        size = f"{window:>9,}" if window is not None else f"{'unknown':>9}"
+        lines.append(f"  {mark} {visible(name):<{width}}  window {size}  {_short_price(found)}")
     return "\n".join(lines)
 
 

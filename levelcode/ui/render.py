@@ -30,7 +30,7 @@ from levelcode.core.outcome import human_bytes, media_summary
 from levelcode.core.spill_files import SavedResult
 from levelcode.ui.activity_line import ActivityLine
 from levelcode.ui.markdown_stream import MarkdownStream
-from levelcode.ui.spend_view import UNKNOWN_PRICE_HINT
+from levelcode.ui.spend_view import EARLIER_UNPRICED, no_price_note
 from levelcode.ui.visible import visible, visible_block
 
 MAX_SHOWN_ARG = 80
@@ -58,12 +58,14 @@ def summarize_result(text: str) -> str:
 def progress_detail(event: ToolProgress) -> str:
     """`3/5 (60%) · step 3 of 5`: the server's message escaped, on one line."""
     update = event.progress
-    done = f"{update.progress:g}" + (f"/{update.total:g}" if update.total is not None else "")
+    done = ""
+    if update.progress is not None:
+        done = f"{update.progress:g}" + (f"/{update.total:g}" if update.total is not None else "")
     if update.fraction is not None:
         done += f" ({update.fraction:.0%})"
-    if update.task is not None:  # a task reports its status, not always a count
+    if update.task is not None:  # a task reports its status, and the figures last reported if any
         status = f"task {visible(update.task.status).replace('_', ' ')}"
-        done = f"{done} · {status}" if update.total is not None else status
+        done = f"{done} · {status}" if done else status
     message = f" · {visible(' '.join(update.message.split()))[:100]}" if update.message else ""
     return f"{done}{message}"
 
@@ -125,8 +127,8 @@ class ConsoleSink:
             if event.saved is not None:
                 body += f"  · {saved_note(event.saved)}"
             self.console.print(Text("  ⎿ ", style="dim") + Text(body, style=style))
-        elif isinstance(event, TurnFinished):
-            self.console.print()
+        elif isinstance(event, TurnFinished) and self.console is self.markdown.console:
+            self.console.print()  # the REPL: a blank line between the answer and what follows
 
 
 def saved_note(saved: SavedResult) -> str:
@@ -241,12 +243,18 @@ def usage_json(usage: Usage) -> dict[str, int]:
 
 
 def spend_json(report: SpendReport) -> dict[str, object]:
-    """The model, the turn's cost in US dollars, and the session's tokens and cost; a cost is null
-    (with a note saying how to set a price) when the model has no known price."""
+    """The model, the turn's cost in US dollars, and the session's tokens and cost; a cost is null,
+    with a note, when a request's model has no known price (the turn's note says how to set one)."""
     spent: dict[str, object] = {"model": report.model, "cost_usd": _dollars(report.turn.cost)}
     if report.turn.cost is None:
-        spent["cost_note"] = UNKNOWN_PRICE_HINT
-    spent["session"] = {"usage": usage_json(report.session.usage), "cost_usd": _dollars(report.session.cost)}
+        spent["cost_note"] = no_price_note(report.model)
+    session: dict[str, object] = {
+        "usage": usage_json(report.session.usage),
+        "cost_usd": _dollars(report.session.cost),
+    }
+    if report.session.cost is None and report.turn.cost is not None:
+        session["cost_note"] = EARLIER_UNPRICED
+    spent["session"] = session
     return spent
 
 

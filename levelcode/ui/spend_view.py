@@ -8,18 +8,26 @@ from levelcode.agent.spend import PriceFound, Spend, SpendMeter
 from levelcode.ui.visible import visible
 
 MAX_TURN_ROWS = 20  # /cost lists the newest turns; the session row counts them all
-UNKNOWN_PRICE_HINT = "unknown (set prices in settings)"
+SMALLEST_SHOWN = 0.0001  # dollars: below it a cost is `<$0.0001`, never a `$0.0000` that hides it
+EARLIER_UNPRICED = "an earlier request went to a model with no known price"
 
 
-def usd(cost: float | None) -> str:
-    """`$0.0213`, `$1.25`; below a cent four places, so a cheap turn is not `$0.00`."""
-    if cost is None:
-        return UNKNOWN_PRICE_HINT
-    return f"${cost:,.2f}" if cost >= 1 or cost == 0 else f"${cost:.4f}"
+def usd(cost: float) -> str:
+    """`$1.25`; below a dollar four places (`$0.0213`, `$0.0042`), so a cheap turn is not
+    `$0.00`; below a hundredth of a cent `<$0.0001`."""
+    if cost >= 1 or cost == 0:
+        return f"${cost:,.2f}"
+    return f"${cost:.4f}" if cost >= SMALLEST_SHOWN else f"<${SMALLEST_SHOWN}"
 
 
-def turn_line(turn: Spend, session: Spend) -> str:
-    """`tokens: 1,234 in · 10,240 cache read · 321 out · $0.0213 (session $0.1234)`."""
+def no_price_note(model: str) -> str:
+    """What a cost says when `model` has no price, naming the settings key that gives it one."""
+    return f'{visible(model)} has no known price; set it under "prices" in your settings.json'
+
+
+def turn_line(turn: Spend, session: Spend, model: str) -> str:
+    """`tokens: 1,234 in · 10,240 cache read · 321 out · $0.0213 (session $0.1234)`; the turn's
+    cost unknown when `model` has no price, the session's when an earlier request's had none."""
     usage = turn.usage
     parts = [f"{usage.input_tokens:,} in"]
     if usage.cache_read_input_tokens:
@@ -28,7 +36,9 @@ def turn_line(turn: Spend, session: Spend) -> str:
         parts.append(f"{usage.cache_creation_input_tokens:,} cache write")
     parts.append(f"{usage.output_tokens:,} out")
     if turn.cost is None:
-        parts.append(f"cost {UNKNOWN_PRICE_HINT}")
+        parts.append(f"cost unknown: {no_price_note(model)}")
+    elif session.cost is None:
+        parts.append(f"{usd(turn.cost)} (session total unknown: {EARLIER_UNPRICED})")
     else:
         parts.append(f"{usd(turn.cost)} (session {usd(session.cost)})")
     return "tokens: " + " · ".join(parts)
@@ -51,7 +61,7 @@ def rate_text(dollars: float) -> str:
 
 def price_line(model: str, found: PriceFound | None) -> str:
     if found is None:
-        return f"  {visible(model)} has no known price: cost {UNKNOWN_PRICE_HINT}"
+        return f"  {no_price_note(model)}"
     price = found.price
     where = "your settings" if found.source == "settings" else "the provider's list price"
     return (

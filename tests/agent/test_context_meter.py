@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from hypothesis import given
 from hypothesis import strategies as st
 
-from levelcode.agent.context_meter import measure_context
+from levelcode.agent.context_meter import ContextWindow, measure_context
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, Usage
 from levelcode.core.outcome import ToolOutcome
 from levelcode.core.token_estimate import estimate_tokens, tool_tokens
@@ -85,3 +85,22 @@ def test_deferred_tools_are_counted_apart_and_the_search_tool_inside() -> None:
     assert "tool_search + index" in text
     assert "MCP deferred: 3 tools behind tool_search, not in the context" in text
     assert "3,160 input tokens — 3,000 read from the cache, 40 written to it, 120 uncached" in text
+
+
+def test_the_share_of_the_window_in_use() -> None:
+    usage = measure_context(
+        "s" * 40_000, [], {}, [], window=ContextWindow("claude-sonnet-5-5", 200_000, True)
+    )
+    assert usage.total == 10_000
+    text = render_context(usage)
+    assert "  window: 5.0% used — 10,000 of claude-sonnet-5-5's 200,000 tokens" in text
+
+
+def test_an_unknown_window_is_said_to_be_unknown() -> None:
+    usage = measure_context("s" * 40_000, [], {}, [], window=ContextWindow("my-local", 128_000, False))
+    text = render_context(usage)
+    assert (
+        "  window: unknown for my-local — 10,000 tokens would be 7.8% of the 128,000 LevelCode "
+        'assumes; set "contextWindow" in your settings.json'
+    ) in text
+    assert "window" not in render_context(measure_context("s", [], {}, []))  # nothing to go by

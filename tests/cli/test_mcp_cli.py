@@ -7,7 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from tests.support.cli import run_cli, write_settings
+from levelcode.mcp.protocol.results import DEFAULT_RESULT_CHARS
+from tests.support.cli import LEVELCODE, cli_env, run_cli, write_settings
+from tests.support.pty_run import run_in_pty
 from tests.support.servers import FAULT_SERVER, node_server, venv_bin
 
 
@@ -98,6 +100,23 @@ def test_mcp_call_prints_what_the_model_would_get(isolated_home: Path, tmp_path:
     assert (done.returncode, done.stdout) == (0, "hi there\n")
     failed = run_cli(["mcp", "call", "fault", "is_error"], isolated_home)
     assert (failed.returncode, failed.stdout) == (1, "ERROR: the tool failed on purpose\n")
+
+
+def test_mcp_call_piped_writes_the_whole_result_and_a_terminal_sees_what_the_model_gets(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """A script reading `mcp call` gets every character; on a terminal the result is cut where the
+    model's would be, with the note naming the file that holds the whole of it."""
+    _settings(isolated_home, tmp_path / "pids")
+    whole = "line of text\n" * 10_000  # fault_server's huge_text: 130,000 characters
+    assert len(whole) > DEFAULT_RESULT_CHARS
+    piped = run_cli(["mcp", "call", "fault", "huge_text"], isolated_home)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == whole + "\n"
+    shown = run_in_pty([str(LEVELCODE), "mcp", "call", "fault", "huge_text"], cli_env(isolated_home))
+    assert shown.returncode == 0
+    assert f"[result cut: showing {DEFAULT_RESULT_CHARS:,} of {len(whole):,} characters" in shown.text
+    assert shown.text.count("line of text") < len(whole) // 12
 
 
 def test_mcp_call_errors_say_what_to_do(isolated_home: Path, tmp_path: Path) -> None:

@@ -1,23 +1,29 @@
 """`/model`: the list of the provider's models (the price table's and the user's own, the one in
-use marked, each with its window and price), the names a session cannot switch to, and a switch
-moving everything that depends on the model — the provider's model and window, the compaction
-window, the tool-search budget — on a real session."""
+use marked, each with its window and price) — or, on a custom base URL, the models that server
+lists — the names a session cannot switch to, and a switch moving everything that depends on the
+model — the provider's model and window, the compaction window, the tool-search budget — on a
+real session."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import io
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from levelcode.agent.events import RecordingSink
-from levelcode.cli.model_command import model_listing, refusal
-from levelcode.cli.session import open_session
+from levelcode.cli.model_command import model_command, model_listing, refusal
+from levelcode.cli.session import ChatSession, open_session
 from levelcode.cli.session_start import prepare_session
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.prices import Price
+from tests.fakes.fake_openai import fake_openai
 
 ANTHROPIC_API = ProviderSettings("anthropic", "claude-sonnet-5-5")
 
@@ -72,3 +78,63 @@ def test_a_switch_moves_the_window_the_compaction_and_the_tool_budget(
         assert session.mcp.router.search_policy.budget_tokens == budget_before * 128_000 // 200_000
     finally:
         asyncio.run(session.close())
+
+
+@asynccontextmanager
+async def served_session(tmp_path: Path, base_url: str, model: str) -> AsyncIterator[ChatSession]:
+    args = argparse.Namespace(workspace=str(tmp_path), provider="openai", model=model, base_url=base_url)
+    session = open_session(prepare_session(args), approver=HeadlessApprover(), sink=RecordingSink())
+    try:
+        yield session
+    finally:
+        await session.close()
+
+
+async def shown(session: ChatSession, *words: str) -> str:
+    out = io.StringIO()
+    await model_command(Console(file=out, width=200), session, list(words))
+    return out.getvalue()
+
+
+async def test_on_a_custom_base_url_the_list_is_what_the_server_serves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with fake_openai(models=["llama3.3:70b", "qwen3-coder:30b"]) as server:
+        async with served_session(tmp_path, server.base_url, "qwen3-coder:30b") as session:
+            text = await shown(session)
+        assert [r.path for r in server.requests] == ["/v1/models"]
+    lines = text.splitlines()
+    title = f"Models served by {server.base_url} (* in use; /model NAME switches; per million tokens):"
+    assert lines[0] == title
+    assert [line.split()[:2] for line in lines[1:]] == [["llama3.3:70b", "window"], ["*", "qwen3-coder:30b"]]
+    assert lines[1].split() == ["llama3.3:70b", "window", "unknown", "price", "unknown"]
+    assert "gpt-5.5" not in text  # OpenAI's catalogue is not what this server serves
+
+
+async def test_a_server_without_a_model_list_gets_a_clear_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with fake_openai(lists_models=False) as server:
+        async with served_session(tmp_path, server.base_url, "fake-gpt") as session:
+            text = await shown(session)
+    assert (
+        text.split()
+        == (
+            f"{server.base_url} does not list the models it serves (it has no /models). In use: fake-gpt; "
+            "/model NAME switches to another name it serves."
+        ).split()
+    )
+
+
+async def test_a_server_that_cannot_be_reached_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with fake_openai() as server:
+        pass  # stopped: nothing listens there any more
+    async with served_session(tmp_path, server.base_url, "fake-gpt") as session:
+        text = " ".join((await shown(session)).split())
+    assert text.startswith(f"The models {server.base_url} serves could not be listed: Could not reach openai")
+    assert text.endswith("In use: fake-gpt; /model NAME switches to another name it serves.")

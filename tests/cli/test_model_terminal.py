@@ -1,4 +1,5 @@
-"""`/model` in a real terminal (tmux): the list with the model in use marked, a switch to a model
+"""`/model` in a real terminal (tmux): the list with the model in use marked (the fake API is a
+custom base URL, so the list is the models it serves), a switch to a model
 LevelCode does not know (its window said, the unknown price warned about), then to a known one;
 the next request goes to it, `/cost` prices it, and the session file records it, so a headless
 `run -c` goes on with it."""
@@ -25,7 +26,7 @@ def test_model_lists_switches_and_is_saved(terminal: Terminal, isolated_home: Pa
         terminal.wait_for("/help for commands")
         terminal.type("/model")
         terminal.send("Enter")
-        screen = terminal.wait_for("Models of anthropic")
+        screen = terminal.wait_for(f"Models served by {server.base_url}")
         assert "* claude-sonnet-5-5" in screen
         assert "  claude-haiku-5-5" in screen
         terminal.wait_for_prompt()

@@ -178,3 +178,17 @@ def test_add_dir_lets_the_tools_reach_another_directory(isolated_home: Path, tmp
     assert "--add-dir" in first["text"]
     assert not second["is_error"]
     assert "outside data" in second["text"]
+
+
+@pytest.mark.parametrize("api", [ANTHROPIC, OPENAI], ids=lambda a: a.name)
+def test_a_successful_run_writes_nothing_to_stderr(api: Api, isolated_home: Path, tmp_path: Path) -> None:
+    """The answer goes to stdout; a script that treats any stderr output as trouble sees none."""
+    with api.fake([Reply(text="All good.")]) as server:
+        command = [str(LEVELCODE), "run", "-C", str(tmp_path)]
+        command += [*provider_flags(api.name, server.base_url, api.model), "hi"]
+        done = subprocess.run(
+            command, capture_output=True, env=provider_env(isolated_home, api.name), timeout=120, check=False
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b""
+    assert b"All good." in done.stdout

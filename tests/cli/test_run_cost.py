@@ -92,7 +92,9 @@ def test_a_model_without_a_price_says_how_to_set_one_and_the_users_price_is_used
         unpriced = _final(_run_json(OPENAI, server, isolated_home, tmp_path, local))
     assert unpriced["usage"]["input_tokens"] > 0
     assert unpriced["cost_usd"] is None
-    assert unpriced["cost_note"] == "unknown (set prices in settings)"
+    assert unpriced["cost_note"] == (
+        'qwen3-coder:30b has no known price; set it under "prices" in your settings.json'
+    )
     assert unpriced["session"]["cost_usd"] is None
 
     write_settings(isolated_home, {"prices": {local: {"input": 0.5, "output": 1}, "typo": {"input": 1}}})

@@ -51,6 +51,29 @@ def test_a_task_reaches_the_model_as_one_result_with_its_status_as_progress(
     assert any(e.get("message") == "step 2 of 4" for e in events if e["type"] == "progress")
 
 
+def test_task_progress_events_carry_the_servers_own_figures(isolated_home: Path, tmp_path: Path) -> None:
+    """Over stdio the task server reports `progress`/`total` as its steps end: the `--json`
+    progress events carry them, and a status change carries the last ones reported (null before
+    any), never a made-up `progress: 0`."""
+    call = ToolCall("tasks__task_report", {"seconds": 2.0, "steps": 4})
+    tasks = {"command": sys.executable, "args": [str(TASK_SERVER), "--stdio"]}
+    with ANTHROPIC.fake([Reply(tool_calls=(call,)), Reply(text="done")]) as model:
+        write_settings(
+            isolated_home, {"mcpServers": {"tasks": tasks}, "mcpToolPolicy": {"tasks__*": "allow"}}
+        )
+        events = run_json(ANTHROPIC, model, isolated_home, tmp_path, "report")
+    progress = [e for e in events if e["type"] == "progress"]
+    reports = [(e["progress"], e["total"]) for e in progress if "task" not in e]
+    assert reports
+    assert all(total == 4 and 1 <= done <= 4 for done, total in reports)
+    statuses = [e for e in progress if "task" in e]
+    assert (statuses[0]["progress"], statuses[0]["total"]) == (None, None)  # nothing reported yet
+    assert statuses[-1]["task"]["status"] == "completed"
+    assert statuses[-1]["total"] == 4
+    assert statuses[-1]["progress"] >= 3
+    assert not any(e["progress"] == 0 for e in progress)
+
+
 def test_a_huge_result_is_cut_saved_and_read_back_by_the_model(isolated_home: Path, tmp_path: Path) -> None:
     whole = "".join(f"row {i:06d} " + "x" * 40 + "\n" for i in range(2_000))  # about 100 KB
     steps = [

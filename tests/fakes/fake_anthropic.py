@@ -1,4 +1,5 @@
-"""A fake Anthropic Messages API (`POST /v1/messages`) on 127.0.0.1, for the real `anthropic` SDK.
+"""A fake Anthropic Messages API (`POST /v1/messages`, and the model list `GET /v1/models`) on
+127.0.0.1, for the real `anthropic` SDK.
 
     with fake_anthropic([Reply(text="Hello")]) as server:
         AnthropicProvider(ProviderSettings("anthropic", "claude-sonnet-5-5", server.base_url, "test-key"))
@@ -80,6 +81,7 @@ class AnthropicShape:
     name = "anthropic"
     path = "/v1/messages"
     base_path = ""
+    models_path = "/v1/models"
     default_models = MODELS
 
     def __init__(
@@ -128,6 +130,15 @@ class AnthropicShape:
                 )
                 return ApiError(400, message)
         return None
+
+    def models_page(self, models: Iterable[str]) -> dict[str, Any]:
+        """`GET /v1/models` as the API answers it: one page (`has_more` false), every model."""
+        entries = [
+            {"type": "model", "id": m, "display_name": m, "created_at": "2026-01-01T00:00:00Z"}
+            for m in models
+        ]
+        first, last = (entries[0]["id"], entries[-1]["id"]) if entries else (None, None)
+        return {"data": entries, "has_more": False, "first_id": first, "last_id": last}
 
     def error_body(self, error: ApiError) -> dict[str, Any]:
         return {

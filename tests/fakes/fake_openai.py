@@ -1,5 +1,6 @@
-"""A fake OpenAI Chat Completions API (`POST /v1/chat/completions`) on 127.0.0.1, for the real
-`openai` SDK, standing in for OpenAI, OpenRouter, Ollama, vLLM and llama.cpp alike.
+"""A fake OpenAI Chat Completions API (`POST /v1/chat/completions`, and the model list
+`GET /v1/models`) on 127.0.0.1, for the real `openai` SDK, standing in for OpenAI, OpenRouter,
+Ollama, vLLM and llama.cpp alike.
 
     with fake_openai([Reply(text="Hello")]) as server:
         OpenAIProvider(ProviderSettings("openai", "gpt-5.5", server.base_url, "test-key"))
@@ -70,6 +71,7 @@ class OpenAIShape:
     name = "openai"
     path = "/v1/chat/completions"
     base_path = "/v1"
+    models_path = "/v1/models"
     default_models = MODELS
 
     def __init__(self, context_window: int | None = None) -> None:
@@ -116,6 +118,11 @@ class OpenAIShape:
         return {
             "error": {"message": error.message, "type": error.type, "param": error.param, "code": error.code}
         }
+
+    def models_page(self, models: Iterable[str]) -> dict[str, Any]:
+        """`GET /v1/models` as the API answers it: one page, every model."""
+        entries = [{"id": m, "object": "model", "created": 1_700_000_000, "owned_by": "fake"} for m in models]
+        return {"object": "list", "data": entries}
 
     def response(self, reply: Reply, body: Mapping[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": reply.text or None, "refusal": None}

@@ -26,6 +26,9 @@ Keys of a JSON step: `text`, `tool_calls` (each `name`, `input`, optional `id`, 
 Every request that arrives is recorded (`server.requests`), accepted or not. Before a step is
 used the request is checked like the real API would: key (401), a `Fail` step, model (404),
 then the request itself (400: tool names, tool use/result pairing, ...).
+
+`GET` of the API's model list (`/v1/models`) answers with the server's `models`, in the API's own
+shape, after the key check; `lists_models=False` makes it a 404, as a server without one answers.
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ class ApiShape(Protocol):
     name: str
     path: str  # the endpoint, e.g. "/v1/messages"
     base_path: str  # what the SDK's base URL adds to http://host:port
+    models_path: str  # the model list, e.g. "/v1/models"
     default_models: frozenset[str]
 
     def presented_key(self, headers: Mapping[str, str]) -> str | None: ...
@@ -113,6 +117,7 @@ class ApiShape(Protocol):
     def unknown_model(self, model: object) -> ApiError: ...
     def validate(self, body: Mapping[str, Any]) -> ApiError | None: ...
     def error_body(self, error: ApiError) -> dict[str, Any]: ...
+    def models_page(self, models: Iterable[str]) -> dict[str, Any]: ...
     def response(self, reply: Reply, body: Mapping[str, Any]) -> dict[str, Any]: ...
     def events(self, reply: Reply, body: Mapping[str, Any]) -> Iterator[bytes | None]: ...
 
@@ -166,10 +171,12 @@ class ScriptedServer:
         models: Iterable[str] | None = None,
         request_log: Path | None = None,
         port: int = 0,
+        lists_models: bool = True,
     ) -> None:
         self.shape = shape
         self.api_key = api_key
         self.models = frozenset(models) if models is not None else shape.default_models
+        self.lists_models = lists_models
         self.request_log = request_log
         self.hanging = threading.Event()  # a hanging reply has sent what it will send
         self.client_gone = threading.Event()  # a client closed its connection in the middle of a stream
@@ -315,6 +322,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # keep test output clean
+
+    def do_GET(self) -> None:
+        fake = self.server.fake
+        fake.record(RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, {}))
+        key = fake.shape.presented_key({k.lower(): v for k, v in self.headers.items()})
+        if self.path.split("?")[0] != fake.shape.models_path or not fake.lists_models:
+            self._send_error(ApiError(404, f"Not found: {self.path}", type="not_found_error"))
+        elif key != fake.api_key:
+            self._send_error(fake.shape.bad_key(key))
+        else:
+            self._send_json(200, fake.shape.models_page(sorted(fake.models)))
 
     def do_POST(self) -> None:
         fake = self.server.fake

@@ -16,8 +16,11 @@ cancellation), so with `--store` a restarted server knows every task it created:
 polls again after a restart finds its task where the clock says it is. Over HTTP a `tasks/*`
 request must carry `Mcp-Name: <taskId>` (the extension's routing rule), or it is refused with 400.
 Lists carry `ttlMs` (`--ttl-ms`, default 0) and `cacheScope` (`--scope`, default "public"); tasks
-suggest polling every `--poll-ms` (default 100). `Server.handle` is the protocol alone (a message
-in, its answer out), so the same server also runs in memory (tests/fakes/memory_server.py).
+suggest polling every `--poll-ms` (default 100). Over stdio, where the server can speak first, a
+`task_report` whose call carried a `progressToken` also reports `notifications/progress` on that
+token as each step ends (`progress` steps done of `total`), with the related-task `_meta`.
+`Server.handle` is the protocol alone (a message in, its answer out), so the same server also runs
+in memory (tests/fakes/memory_server.py).
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ def stamp(seconds: float) -> str:
 class Server:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
+        self.notify = None  # over stdio: sends a notification (a JSON object) to the client
         self.lock = threading.Lock()
         self.counts: dict[str, int] = {}
         self.tasks: dict[str, dict] = {}
@@ -133,7 +137,22 @@ class Server:
         now = time.time()
         self.tasks[task_id] = {"kind": name, "created": now, "seconds": seconds, "steps": steps}
         self.save()
+        token = (params.get("_meta") or {}).get("progressToken")
+        if name == "task_report" and token is not None and self.notify is not None:
+            threading.Thread(target=self.report_steps, args=(task_id, token), daemon=True).start()
         return {"jsonrpc": "2.0", "id": request_id, "result": {"resultType": "task", **self.view(task_id)}}
+
+    def report_steps(self, task_id: str, token: object) -> None:
+        """Progress on the call's token as each step of the task's work ends (the work is the
+        clock's, as everywhere here), until it is done or cancelled."""
+        task = self.tasks[task_id]
+        for step in range(1, task["steps"] + 1):
+            time.sleep(task["seconds"] / max(task["steps"], 1))
+            if "cancelled" in task:
+                return
+            related = {"io.modelcontextprotocol/related-task": {"taskId": task_id}}
+            params = {"progressToken": token, "progress": step, "total": task["steps"], "_meta": related}
+            self.notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
 
     def task_request(self, method: str, request_id: object, params: dict) -> dict:
         task_id = params.get("taskId")
@@ -227,6 +246,14 @@ def serve_http(server: Server, port: int) -> None:
 
 
 def serve_stdio(server: Server) -> None:
+    writing = threading.Lock()  # answers and notifications from the reporting threads, whole lines
+
+    def send(message: dict) -> None:
+        with writing:
+            sys.stdout.write(json.dumps(message) + "\n")
+            sys.stdout.flush()
+
+    server.notify = send
     for line in sys.stdin.buffer:
         try:
             message = json.loads(line)
@@ -234,8 +261,7 @@ def serve_stdio(server: Server) -> None:
             continue
         reply = server.handle(message) if isinstance(message, dict) else None
         if reply is not None:
-            sys.stdout.write(json.dumps(reply) + "\n")
-            sys.stdout.flush()
+            send(reply)
 
 
 def flags() -> argparse.ArgumentParser:

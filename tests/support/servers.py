@@ -27,6 +27,18 @@ def fault_spec(*flags: str, pid_file: Path, name: str = "fault", **overrides: ob
     )
 
 
+def fault_args_once(marker: Path) -> tuple[str, ...]:
+    """The arguments (for `sys.executable`) of the fault server once `marker` exists; before that
+    it exits at start, saying "no database yet" (as a server whose database or token is missing)."""
+    code = (
+        "import os, runpy, sys\n"
+        f"if not os.path.exists({str(marker)!r}): sys.exit('no database yet')\n"
+        f"sys.argv = [{str(FAULT_SERVER)!r}]\n"
+        f"runpy.run_path({str(FAULT_SERVER)!r}, run_name='__main__')\n"
+    )
+    return ("-c", code)
+
+
 def node_server(binary: str) -> str:
     path = NODE_BIN / binary
     if not path.exists():

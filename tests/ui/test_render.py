@@ -149,10 +149,18 @@ def test_a_cut_result_says_where_it_was_saved_on_the_activity_line_and_in_json()
 
 
 def test_a_tasks_status_shows_on_the_live_line_and_in_json() -> None:
-    event = ToolProgress("8", "s__deploy", Progress(0.0, None, "step 2 of 4", TaskProgress("t-1", "working")))
+    event = ToolProgress(
+        "8", "s__deploy", Progress(None, None, "step 2 of 4", TaskProgress("t-1", "working"))
+    )
     assert progress_detail(event) == "task working · step 2 of 4"
-    asking = ToolProgress("8", "s__deploy", Progress(0.0, None, None, TaskProgress("t-1", "input_required")))
+    asking = ToolProgress("8", "s__deploy", Progress(None, None, None, TaskProgress("t-1", "input_required")))
     assert progress_detail(asking) == "task input required"
+    counted = ToolProgress("8", "s__deploy", Progress(2, 4, "step 3 of 4", TaskProgress("t-1", "working")))
+    assert progress_detail(counted) == "2/4 (50%) · task working · step 3 of 4"
     lines = io.StringIO()
     JsonLinesSink(lines).emit(event)
-    assert json.loads(lines.getvalue())["task"] == {"id": "t-1", "status": "working"}
+    JsonLinesSink(lines).emit(counted)
+    first, second = (json.loads(line) for line in lines.getvalue().splitlines())
+    assert first["task"] == {"id": "t-1", "status": "working"}
+    assert (first["progress"], first["total"]) == (None, None)  # nothing reported: no made-up 0
+    assert (second["progress"], second["total"]) == (2, 4)

@@ -15,22 +15,46 @@ from levelcode.ui.render import JsonLinesSink
 from levelcode.ui.spend_view import render_spend, turn_line, usd
 
 
-def test_dollars_keep_a_cheap_turn_visible() -> None:
+def test_dollars_below_a_cent_are_shown_as_such() -> None:
     assert usd(0.0213456) == "$0.0213"
-    assert usd(0.00004) == "$0.0000"
+    assert usd(0.0042) == "$0.0042"
+    assert usd(0.0001) == "$0.0001"
+    assert usd(0.00004) == "<$0.0001"  # never "$0.0000": something was spent
+    assert usd(0.000_000_1) == "<$0.0001"
     assert usd(0) == "$0.00"
     assert usd(1234.5) == "$1,234.50"
-    assert usd(None) == "unknown (set prices in settings)"
 
 
 def test_the_line_after_a_turn() -> None:
     turn = Spend(Usage(1_234, 321, 10_240, 2_048), 0.0213, 2)
     session = Spend(Usage(5_000, 900, 30_000, 2_048), 0.1234, 6)
-    assert turn_line(turn, session) == (
+    assert turn_line(turn, session, "gpt-5.5") == (
         "tokens: 1,234 in · 10,240 cache read · 2,048 cache write · 321 out · $0.0213 (session $0.1234)"
     )
+    tiny = Spend(Usage(12, 3), 0.000_015, 1)
+    assert turn_line(tiny, tiny, "gpt-5.4-nano").endswith(" · <$0.0001 (session <$0.0001)")
     uncached = Spend(Usage(50, 7), None, 1)
-    assert turn_line(uncached, uncached) == "tokens: 50 in · 7 out · cost unknown (set prices in settings)"
+    assert turn_line(uncached, uncached, "my-local") == (
+        "tokens: 50 in · 7 out · cost unknown: my-local has no known price; "
+        'set it under "prices" in your settings.json'
+    )
+
+
+def test_a_session_total_is_unknown_only_when_a_request_had_no_price() -> None:
+    """A model switched to mid-session (or a resumed session) after requests to an unpriced one:
+    the turn has a cost, the session's total cannot."""
+    turn = Spend(Usage(1_000, 100), 0.0042, 1)
+    session = Spend(Usage(3_000, 300), None, 3)
+    assert turn_line(turn, session, "gpt-5.5").endswith(
+        " · $0.0042 (session total unknown: an earlier request went to a model with no known price)"
+    )
+    meter = SpendMeter()
+    for model in ("gpt-5.5", "claude-sonnet-5-5"):
+        meter.begin_turn()
+        meter.record(model, Usage(1_000, 100))
+        meter.end_turn()
+    assert meter.session.cost is not None
+    assert "unknown" not in turn_line(meter.turn, meter.session, "claude-sonnet-5-5")
 
 
 def _meter(prices: dict[str, Price] | None = None, model: str = "gpt-5.5") -> SpendMeter:
@@ -61,7 +85,7 @@ def test_cost_lists_turns_compaction_and_the_session() -> None:
 
 def test_cost_of_an_unknown_model_says_how_to_price_it() -> None:
     shown = render_spend(_meter(model="my-local"), "my-local")
-    assert "my-local has no known price: cost unknown (set prices in settings)" in shown
+    assert 'my-local has no known price; set it under "prices" in your settings.json' in shown
     assert "$" not in shown
     priced = render_spend(_meter({"my-local": Price(0, 0, 0, 0)}, "my-local"), "my-local")
     assert "(your settings): input $0.00 · cache read $0.00" in priced
@@ -106,4 +130,17 @@ def test_the_final_json_event_carries_the_cost_of_the_turn_and_the_session() -> 
     }
     unknown = _final(SpendReport("my-local", Spend(Usage(1, 1), None, 1), Spend(Usage(1, 1), None, 1)))
     assert unknown["cost_usd"] is None
-    assert unknown["cost_note"] == "unknown (set prices in settings)"
+    assert unknown["cost_note"] == 'my-local has no known price; set it under "prices" in your settings.json'
+    carried = _final(SpendReport("gpt-5.5", Spend(Usage(1, 1), 0.0001, 1), Spend(Usage(2, 2), None, 2)))
+    assert carried["cost_usd"] == 0.0001
+    assert "cost_note" not in carried
+    assert carried["session"] == {
+        "usage": {
+            "input_tokens": 2,
+            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 0,
+            "output_tokens": 2,
+        },
+        "cost_usd": None,
+        "cost_note": "an earlier request went to a model with no known price",
+    }

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from levelcode.core import paths
 from levelcode.core.errors import CallTimeout, McpError, ServerExited, ServerStartError
 from levelcode.core.outcome import ToolOutcome, failure
-from levelcode.core.progress import Progress, ProgressCallback
+from levelcode.core.progress import Progress, ProgressCallback, ReportedProgress
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.config.timeouts_entry import effective_limits
 from levelcode.mcp.launch.connect_options import ConnectOptions
@@ -51,6 +51,7 @@ RESOURCE_LIST_SECONDS = 5.0
 LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
 
 ToolsChanged = Callable[["McpConnection"], None]
+ResourceUpdated = Callable[["McpConnection", str], None]  # a resource in use changed: its URI
 Listing = tuple[Mapping[str, object], ...]
 _tokens = itertools.count(1)
 
@@ -72,6 +73,7 @@ class McpConnection:
         self.tools: Listing = ()
         self.listings: dict[str, Listing] = {}  # resources, templates, prompts: fetched when first asked
         self.on_tools_changed: ToolsChanged | None = None
+        self.on_resource_updated: ResourceUpdated | None = None
         self.notes = notes or CallNotes()  # what the server's requests during each call left to say
         log_path = options.log_dir / paths.server_log_name(spec.name) if options.log_dir else None
         self.log = ServerLog(log_path, spec.client.log_level)
@@ -172,11 +174,12 @@ class McpConnection:
             "_meta": {"progressToken": token},
         }
         self._deadlines[token] = deadline
-        if on_progress is not None:
-            self._progress[token] = on_progress
+        reported = ReportedProgress(on_progress) if on_progress is not None else None
+        if reported is not None:
+            self._progress[token] = reported.report
         with self.notes.collecting() as notes:
             try:
-                outcome = await self._call_outcome(tool, params, deadline, on_progress)
+                outcome = await self._call_outcome(tool, params, deadline, reported)
             finally:
                 self._progress.pop(token, None)
                 self._deadlines.pop(token, None)
@@ -187,7 +190,7 @@ class McpConnection:
         tool: str,
         params: dict[str, object],
         deadline: CallDeadline,
-        on_progress: ProgressCallback | None,
+        reported: ReportedProgress | None,
     ) -> ToolOutcome:
         definition = next((t for t in self.tools if t.get("name") == tool), None)
         spelling = task_spelling(self.info.era, self.info.task_calls, definition)
@@ -197,7 +200,7 @@ class McpConnection:
             result = await call_after_browser_steps(self.session, tool, params, deadline, server=self.name)
             task = created_task(result, spelling) if spelling is not None else None
             if task is not None and spelling is not None:
-                status = status_as_progress(on_progress)
+                status = status_as_progress(reported)
                 result = await follow_task(
                     self.session, task, spelling=spelling, deadline=deadline, tool=tool, on_status=status
                 )
@@ -253,7 +256,9 @@ class McpConnection:
             uri = params.get("uri")
             if isinstance(uri, str):
                 self.cache.drop("resources/read", uri)
-            self.listening.updated(params)
+            update = self.listening.updated(params)
+            if update is not None and self.on_resource_updated is not None:
+                self.on_resource_updated(self, update.uri)
         elif method == "notifications/progress":
             self._progressed(params)
         elif method == "notifications/message":

@@ -111,6 +111,7 @@ class McpHub:
         self.spills = SpillFiles()  # what this session saved: the read tool may read exactly these
         self.servers: dict[str, ServerHandle] = {}
         self.on_tools_changed: Callable[[str], None] | None = None
+        self.on_resource_updated: Callable[[str, str], None] | None = None  # (server, uri), as it comes
 
     def begin(self, specs: Iterable[ServerSpec], sandbox: Mapping[str, SandboxChoice] | None = None) -> None:
         """Start connecting every given server now, without waiting (a running loop is needed);
@@ -199,11 +200,16 @@ class McpHub:
             return
         handle.status, handle.connection = ServerStatus("running"), connection
         connection.on_tools_changed = self._tools_changed
+        connection.on_resource_updated = self._resource_updated
         self.memory.remember(fingerprint, connection.info.era)
 
     def _tools_changed(self, connection: McpConnection) -> None:
         if self.on_tools_changed is not None:
             self.on_tools_changed(connection.name)
+
+    def _resource_updated(self, connection: McpConnection, uri: str) -> None:
+        if self.on_resource_updated is not None:
+            self.on_resource_updated(connection.name, uri)
 
     async def refresh_stale_lists(self, within: float = LIST_REFRESH_SECONDS) -> bool:
         """Before the model is asked again: re-list the tools of every server whose list's TTL ran
@@ -271,13 +277,15 @@ class McpHub:
         arguments: Mapping[str, object],
         *,
         on_progress: ProgressCallback | None = None,
+        whole: bool = False,
     ) -> ToolOutcome:
-        """What the model gets, capped. Never raises for anything the server does."""
+        """What the model gets, capped (`whole`: not cut, for a script reading `mcp call`).
+        Never raises for anything the server does."""
         connection = self.connection(server)
         if connection is None:
             return self._not_running(server)
         outcome = await connection.call_tool(tool, arguments, on_progress=on_progress)
-        return self._capped(server, tool, outcome)
+        return outcome if whole else self._capped(server, tool, outcome)
 
     async def resource_call(self, server: str, kind: str, arguments: Mapping[str, object]) -> ToolOutcome:
         """The model's `list_resources` / `read_resource` on `server`, capped like a tool's result."""
@@ -327,6 +335,20 @@ class McpHub:
         if handle is not None and handle.connection is not None:
             connection, handle.connection = handle.connection, None
             handle.status = ServerStatus("stopped")
+            await connection.close()
+
+    async def reset(self, server: str) -> None:
+        """Before one server starts again: its start stopped, its connection ended, and its handle
+        new (in its place in the start order), so `begin` starts it afresh."""
+        handle = self.servers.get(server)
+        if handle is None:
+            return
+        start, connection = handle.start, handle.connection
+        self.servers[server] = ServerHandle(handle.spec)
+        if start is not None:
+            start.cancel()  # its connection, if it comes, is closed: the handle is no longer its own
+            await asyncio.gather(start, return_exceptions=True)
+        if connection is not None:
             await connection.close()
 
     async def reap_all(self) -> None:

@@ -76,6 +76,16 @@ class ServerSummary:
         return self.status.running
 
 
+@dataclass(frozen=True)
+class Restarted:
+    """`/mcp restart NAME`: the server's summary once its new start ended (None: no server has
+    that name; `configured` names those that do)."""
+
+    server: str
+    summary: ServerSummary | None
+    configured: tuple[str, ...] = ()
+
+
 def summarize(
     config: McpConfig,
     statuses: Mapping[str, ServerStatus],

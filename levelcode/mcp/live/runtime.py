@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from levelcode.core import paths
 from levelcode.core.approvals import Approver
+from levelcode.core.outcome import ToolOutcome
 from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.calls.router import McpRouter
 from levelcode.mcp.config.files import load_mcp_config
@@ -30,6 +31,7 @@ from levelcode.mcp.live.client_features import UserAnswers, WorkspaceRoots, feat
 from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.overview import (
     ListView,
+    Restarted,
     ServerFacts,
     ServerSummary,
     stale_approvals,
@@ -138,6 +140,11 @@ class McpRuntime:
         if answers is not None:
             self.answers.elicit, self.answers.sample = answers.elicit, answers.sample
 
+    def hear_resource_changes(self, heard: Callable[[str, str], None]) -> None:
+        """Who hears (server, uri) as soon as a server says a resource in use changed — the REPL
+        says it above an idle prompt; the model is told with the next message either way."""
+        self.hub.on_resource_updated = heard
+
     def reviews(self) -> dict[str, LaunchReview]:
         """Each repository server's launch as the launch gate last saw it (its files hashed then);
         one the gate has not seen this session is reviewed now, once."""
@@ -159,12 +166,13 @@ class McpRuntime:
         """Pass every server through the gate, then start the permitted ones concurrently."""
         await self.launch(await self.admit())
 
-    async def admit(self) -> list[ServerSpec]:
-        """The launch gate for every server (it may ask the user): the servers that may start."""
+    async def admit(self, specs: Sequence[ServerSpec] | None = None) -> list[ServerSpec]:
+        """The launch gate for every server (or those given; it may ask the user): the servers
+        that may start."""
         if self.store.warning:
             self.notify(McpNote(self.store.warning, warning=True))
         admission = await self.gate.admit(
-            self.config.servers,
+            self.config.servers if specs is None else specs,
             self.approver,
             confinement=self.hub.options.sandbox,
             provider_keys=self.hub.options.provider_key_values,
@@ -305,6 +313,31 @@ class McpRuntime:
         await self.hub.stop(name)
         self.router.rebuild()
         return Stopped(name, was_running=True)
+
+    async def call_tool(
+        self, server: str, tool: str, arguments: Mapping[str, object], *, whole: bool = False
+    ) -> ToolOutcome:
+        """`mcp call`: one tool called as the model's calls are, with no card (the user typed it);
+        the result capped as the model's is, or `whole`."""
+        return await self.hub.call(server, tool, arguments, whole=whole)
+
+    async def restart_server(self, name: str) -> Restarted:
+        """`/mcp restart NAME`: end one server (if it runs, or is still starting) and start it
+        again with its entry as this chat loaded it, through the launch gate like any start; its
+        tools are listed again. The other servers are left alone."""
+        spec = self.config.server(name)
+        if spec is None:
+            return Restarted(name, None, tuple(s.name for s in self.config.servers))
+        await self.hub.reset(name)
+        permitted = await self.admit([spec])
+        self.hub.begin(permitted, self.sandbox_choices)
+        with self.starting([s.name for s in permitted]):
+            await self.hub.start(permitted, self.sandbox_choices)
+        catalog = self.router.rebuild()
+        for left_out in catalog.left_out:
+            if left_out.server == name:
+                self.notify(left_out)
+        return Restarted(name, next(s for s in self.summaries() if s.name == name))
 
     async def revoke(self, name: str) -> Revoked:
         """Forget a repository server's approval for this workspace; a running server is left alone."""

@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 
 from levelcode.core.errors import CallTimeout, McpError, ProtocolError, RemoteError, TransportError
-from levelcode.core.progress import Progress, ProgressCallback, TaskProgress
+from levelcode.core.progress import ReportedProgress, TaskProgress
 from levelcode.mcp.protocol.deadline import CallDeadline
 from levelcode.mcp.protocol.input_rounds import fulfil
 from levelcode.mcp.protocol.session import McpSession
@@ -153,12 +153,13 @@ class _Follower:
         )
 
 
-def status_as_progress(on_progress: ProgressCallback | None) -> StatusCallback:
-    """A task's status changes, as progress for the caller (a live line, `--json` events)."""
+def status_as_progress(reported: ReportedProgress | None) -> StatusCallback:
+    """A task's status changes, as progress for the caller (a live line, `--json` events), with
+    the figures the server last reported on the call."""
 
     def status(state: TaskState) -> None:
-        if on_progress is not None:
-            on_progress(Progress(0.0, None, state.message, TaskProgress(state.task_id, state.status)))
+        if reported is not None:
+            reported.status(TaskProgress(state.task_id, state.status), state.message)
 
     return status
 

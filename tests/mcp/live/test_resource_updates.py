@@ -1,7 +1,8 @@
 """Resource updates reach the session: a resource the model read, or the user attached, is watched
 (2026-07-28: `subscriptions/listen` with `resourceSubscriptions`, against the official SDK's
 server; 2025-11-25: `resources/subscribe`, against server-everything), an update drops its cached
-read, `/mcp` shows it, and on the next turn the model is told — an attached resource's new copy
+read, the hub's listener hears it as it arrives (the REPL says it above an idle prompt), `/mcp`
+shows it, and on the next turn the model is told — an attached resource's new copy
 with it. Load-bearing direction: an update for a resource the session does not use is not
 reported, and each update is reported once."""
 
@@ -51,6 +52,8 @@ async def until_updated(connection: McpConnection, uri: str) -> None:
 async def test_a_2026_07_28_update_reaches_the_session_once_and_drops_the_cached_read(tmp_path: Path) -> None:
     with running(sdk_server("--cache-ms", "600000")) as server:
         hub, connection = await started(tmp_path, HttpServerSpec(name="sdk", url=server.url, provenance=USER))
+        heard: list[tuple[str, str]] = []
+        hub.on_resource_updated = lambda server, uri: heard.append((server, uri))  # as it arrives
         try:
             assert connection.info.resources_subscribe
             before = await hub.resource_call("sdk", "read_resource", {"uri": "test://note"})
@@ -65,6 +68,7 @@ async def test_a_2026_07_28_update_reaches_the_session_once_and_drops_the_cached
         finally:
             await hub.reap_all()
     assert changes == (ResourceChanged("sdk", "test://note"),)
+    assert heard == [("sdk", "test://note")]
     assert again == ()
     assert after.text.endswith("second version")  # the cached read (TTL 10 min) was dropped
     assert facts_watched == 2

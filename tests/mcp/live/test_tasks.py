@@ -78,6 +78,32 @@ async def test_a_long_call_runs_as_a_task_and_the_model_gets_its_one_result(
     assert (await counts(connection))["tasks/get"] >= 4
 
 
+async def test_a_tasks_status_carries_the_progress_the_server_last_reported(tmp_path: Path) -> None:
+    """Over stdio the task server reports progress on the call's token as steps end: each status
+    change carries the figures reported before it — none before the first, never a made-up 0."""
+    spec = StdioServerSpec("tasks", sys.executable, USER, args=(str(TASK_SERVER), "--stdio"))
+    connection = await connect(spec, options(tmp_path))
+    seen: list[Progress] = []
+    try:
+        outcome = await connection.call_tool(
+            "task_report", {"seconds": 2, "steps": 4}, on_progress=seen.append
+        )
+    finally:
+        await connection.close()
+    assert outcome.text == "task report done: 4 steps in 2 s"
+    reports = [(p.progress, p.total) for p in seen if p.task is None]
+    assert reports[:3] == [(1, 4), (2, 4), (3, 4)]  # the fourth may come after the task ended
+    last: tuple[float | None, float | None] = (None, None)
+    for update in seen:
+        if update.task is None:
+            last = (update.progress, update.total)
+        else:
+            assert (update.progress, update.total) == last
+    assert seen[0].task is not None
+    assert (seen[0].progress, seen[0].total) == (None, None)
+    assert [p.task.status for p in seen if p.task is not None][-1] == "completed"
+
+
 async def test_a_task_that_needs_the_user_asks_once_and_finishes_with_the_answer(
     remote: tuple[ServerProcess, McpConnection],
 ) -> None:
