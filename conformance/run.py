@@ -34,6 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NODE = ROOT / "node_modules" / ".bin" / "node"
 SUITE = ROOT / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+# The suite's previous line (0.1.16), pinned beside it under another name: its 2025-03-26
+# scenarios serve what servers of that revision still serve (an issuer at a path, say).
+PREVIOUS_SUITE = ROOT / "node_modules" / "conformance-0.1"
 CLIENT = ROOT / "conformance" / "client.py"
 BASELINE = ROOT / "conformance" / "baseline.json"
 REVISIONS = ("2025-11-25", "2026-07-28")
