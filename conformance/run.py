@@ -1,6 +1,6 @@
 """Run the official MCP conformance suite's client scenarios against conformance/client.py.
 
-    uv run python conformance/run.py [--jobs N] [SCENARIO ...]
+    uv run python conformance/run.py [--jobs N] [--suite DIR] [SCENARIO ...]
 
 Runs every client scenario of the pinned suite tagged 2025-03-26, 2025-11-25 or 2026-07-28, each at
 the version the suite picks (the client negotiates on its own), plus those tagged with both current
@@ -12,6 +12,10 @@ total time, and compares the runs that did not pass with conformance/baseline.js
 gives its reason); exit 1 when they differ. A run whose checks were all skipped (the suite's
 "Passed: 0/0") is NOT RUN, never a pass. The suite needs Node 22, pinned in package.json as a
 package with its binary.
+
+`--suite DIR` runs another release of the suite instead of the pinned one: DIR is a folder where it
+was installed (`npm install @modelcontextprotocol/conformance@0.1.16` there), or the package's own
+folder. Its scenarios are planned the same way, and compared with the same baseline.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NODE = ROOT / "node_modules" / ".bin" / "node"
 SUITE = ROOT / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+# The suite's previous line (0.1.16), pinned beside it under another name: its 2025-03-26
+# scenarios serve what servers of that revision still serve (an issuer at a path, say).
+PREVIOUS_SUITE = ROOT / "node_modules" / "conformance-0.1"
 CLIENT = ROOT / "conformance" / "client.py"
 BASELINE = ROOT / "conformance" / "baseline.json"
 REVISIONS = ("2025-11-25", "2026-07-28")
@@ -74,10 +81,20 @@ def verdict_of(returncode: int | None, text: str) -> str:
     return "pass" if returncode == 0 and "OVERALL: PASSED" in text and executed else "FAIL"
 
 
-def client_scenarios() -> dict[str, tuple[str, ...]]:
+def suite_entry(folder: Path) -> Path:
+    """The suite's entry point in `folder`: an install folder (its node_modules holds the package)
+    or the package's own folder."""
+    for package in (folder / "node_modules" / "@modelcontextprotocol" / "conformance", folder):
+        entry = package / "dist" / "index.js"
+        if (package / "package.json").is_file() and entry.is_file():
+            return entry
+    raise SystemExit(f"no conformance suite in {folder}: install it there with npm first")
+
+
+def client_scenarios(suite: Path = SUITE) -> dict[str, tuple[str, ...]]:
     """Every client scenario of the installed suite, with its tags."""
     listed = subprocess.run(
-        [str(NODE), str(SUITE), "list", "--client"], capture_output=True, text=True, check=True, timeout=60
+        [str(NODE), str(suite), "list", "--client"], capture_output=True, text=True, check=True, timeout=60
     ).stdout
     found: dict[str, tuple[str, ...]] = {}
     for line in listed.splitlines():
@@ -107,10 +124,10 @@ def in_scope(run: Run) -> bool:
     return not run.scenario.startswith(UNIMPLEMENTED_EXTENSIONS)
 
 
-async def run_one(run: Run, workdir: Path) -> Outcome:
+async def run_one(run: Run, workdir: Path, suite: Path = SUITE) -> Outcome:
     command = [
         str(NODE),
-        str(SUITE),
+        str(suite),
         "client",
         "--command",
         f"{sys.executable} {CLIENT}",
@@ -136,7 +153,7 @@ async def run_one(run: Run, workdir: Path) -> Outcome:
     return Outcome(run, verdict, time.monotonic() - began, summary, detail)
 
 
-async def run_all(runs: list[Run], jobs: int) -> list[Outcome]:
+async def run_all(runs: list[Run], jobs: int, suite: Path = SUITE) -> list[Outcome]:
     limit = asyncio.Semaphore(jobs)
     with tempfile.TemporaryDirectory(prefix="levelcode-conformance-") as tmp:
 
@@ -144,7 +161,7 @@ async def run_all(runs: list[Run], jobs: int) -> list[Outcome]:
             async with limit:
                 workdir = Path(tmp) / run.label.replace("/", "_").replace("@", "_")
                 workdir.mkdir()
-                return await run_one(run, workdir)
+                return await run_one(run, workdir, suite)
 
         return list(await asyncio.gather(*(bounded(run) for run in runs)))
 
@@ -175,12 +192,16 @@ def main() -> int:
     )
     parser.add_argument("--jobs", type=int, default=3)
     parser.add_argument("--extensions", action="store_true", help="run the extension scenarios instead")
+    parser.add_argument(
+        "--suite", type=Path, metavar="DIR", help="another release of the suite, installed in DIR"
+    )
     parser.add_argument("only", nargs="*", help="run only these scenarios")
     args = parser.parse_args()
+    suite = SUITE if args.suite is None else suite_entry(args.suite)
     plan = extension_runs if args.extensions else planned_runs
-    runs = [r for r in plan(client_scenarios()) if not args.only or r.scenario in args.only]
+    runs = [r for r in plan(client_scenarios(suite)) if not args.only or r.scenario in args.only]
     began = time.monotonic()
-    outcomes = asyncio.run(run_all(runs, args.jobs))
+    outcomes = asyncio.run(run_all(runs, args.jobs, suite))
     baseline = load_baseline()
     for outcome in sorted(outcomes, key=lambda o: o.run.label):
         print(

@@ -7,7 +7,8 @@ authorization, workload identity), passes unless conformance/baseline.json lists
 a new failure fails this test, a run that executed no check fails it too (not run is not passed),
 and so does a listed scenario that passes. The baseline is empty: every one passes, and those
 tagged with both current revisions pass at 2025-11-25 as well. The skills extension (SEP-2640) is
-left out: LevelCode has no skills feature for it to test.
+left out: LevelCode has no skills feature for it to test. The suite's previous line (0.1.16, pinned
+as `conformance-0.1`) runs its 2025-03-26 scenarios too, which must pass.
 """
 
 from __future__ import annotations
@@ -32,6 +33,22 @@ AUTH_EXTENSIONS = {
     "auth/enterprise-managed-authorization",
     "auth/wif-jwt-bearer",
 }
+
+
+def test_the_previous_lines_2025_03_26_scenarios_pass() -> None:
+    """The suite's 0.1 line serves 2025-03-26's authorization differently from the pinned one (its
+    metadata names an issuer at a path on the server's origin): what servers of that withdrawn
+    revision still do, so both lines must pass."""
+    if not (run.PREVIOUS_SUITE / "package.json").is_file():
+        raise RuntimeError(f"{run.PREVIOUS_SUITE} is missing: run `npm ci` (scripts/test does it)")
+    suite = run.suite_entry(run.PREVIOUS_SUITE)
+    tagged = run.client_scenarios(suite).items()
+    runs = [run.Run(name) for name, tags in tagged if set(tags) & set(run.OLDER_REVISIONS)]
+    outcomes = asyncio.run(run.run_all(runs, jobs=2, suite=suite))
+    assert {o.run.label: o.verdict for o in outcomes} == {
+        "auth/2025-03-26-oauth-metadata-backcompat": "pass",
+        "auth/2025-03-26-oauth-endpoint-fallback": "pass",
+    }, "\n".join(f"--- {o.run.label}\n{o.detail}" for o in outcomes if not o.passed)
 
 
 def test_the_baseline_excuses_nothing() -> None:

@@ -3,11 +3,12 @@
 and OpenID Connect, path-inserted then appended), each document checked before use.
 
 Where a server publishes no protected-resource metadata at all, the 2025-03-26 way is followed: its
-own origin is the authorization server, with the metadata found there, else with the default
-endpoints (`/authorize`, `/token`, `/register` at the origin; `guessed`) — when its refusal was a
-Bearer (or DPoP) challenge. A bare 401 without one, or a guessed registration endpoint that is not
-there, means the server offers no OAuth sign-in (`NoSignInOffered`): it wants a token some other
-way.
+own origin is the authorization server, with the metadata found at the origin's root (naming the
+origin, or an issuer at a path on it: that revision fixes where the document is, not the issuer's
+path), else with the default endpoints (`/authorize`, `/token`, `/register` at the origin;
+`guessed`) — when its refusal was a Bearer (or DPoP) challenge. A bare 401 without one, or a
+guessed registration endpoint that is not there, means the server offers no OAuth sign-in
+(`NoSignInOffered`): it wants a token some other way.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from levelcode.mcp.http.oauth.metadata import (
     auth_server_urls,
     canonical_resource,
     fallback_auth_server,
+    issuer_on_origin,
     parse_auth_server,
     parse_protected_resource,
     protected_resource_urls,
@@ -49,7 +51,7 @@ async def discover(
     protected = await find_protected_resource(client, server_url, resource_metadata)
     if protected is None:  # 2025-03-26: the MCP server's origin is its authorization server
         origin = fallback_auth_server(server_url)
-        found = await find_auth_server(client, origin.issuer, lenient_issuer=True)
+        found = await find_auth_server(client, origin.issuer, on_origin=True)
         if found is None and not may_guess:
             raise NoSignInOffered("the server publishes no OAuth metadata")
         if found is None:
@@ -73,16 +75,15 @@ async def find_protected_resource(
 
 
 async def find_auth_server(
-    client: httpx2.AsyncClient, issuer: str, *, lenient_issuer: bool = False
+    client: httpx2.AsyncClient, issuer: str, *, on_origin: bool = False
 ) -> AuthServer | None:
     """The first metadata document found, in the spec's order; its issuer must be `issuer` exactly
-    (for the 2025-03-26 fallback, where the issuer was only guessed from an origin, `issuer/` too)."""
+    — or, with `on_origin` (the 2025-03-26 fallback, where `issuer` is only the server's origin),
+    that origin or a path on it."""
     for url in auth_server_urls(issuer):
         doc = await fetch_document(client, url)
         if doc is None:
             continue
-        named = doc.get("issuer")
-        if lenient_issuer and isinstance(named, str) and named.rstrip("/") == issuer.rstrip("/"):
-            return parse_auth_server(doc, named)
-        return parse_auth_server(doc, issuer)
+        named = issuer_on_origin(doc.get("issuer"), issuer) if on_origin else None
+        return parse_auth_server(doc, named or issuer)
     return None

@@ -121,6 +121,18 @@ def parse_auth_server(doc: Mapping[str, object], issuer: str) -> AuthServer:
     return _auth_server(doc, issuer)
 
 
+def issuer_on_origin(named: object, origin: str) -> str | None:
+    """2025-03-26 puts an MCP server's authorization-server metadata at its origin's root whatever
+    the issuer's path, so the issuer such a document names can be bound to that origin only: the
+    origin itself or a path on it (spelled exactly as the origin, no query, no fragment) is
+    returned, to be used as the issuer from then on; anything else is None."""
+    if not isinstance(named, str) or "?" in named or "#" in named:
+        return None
+    parts, base = urlsplit(named), urlsplit(origin)
+    same = base.netloc and (parts.scheme, parts.netloc) == (base.scheme, base.netloc)
+    return named if same else None
+
+
 def fallback_auth_server(server_url: str) -> AuthServer:
     """2025-03-26: the server's origin as its authorization server, with the default endpoints."""
     parts = urlsplit(server_url)
