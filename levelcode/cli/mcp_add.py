@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -20,11 +21,11 @@ from levelcode.cli.mcp_scope import LOCAL_NOTE, ServersFile, edit_servers_file, 
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.errors import ConfigError
 from levelcode.core.json_store import JsonDoc
+from levelcode.mcp.config.argv import is_env_entry, is_header_entry, is_url
 from levelcode.mcp.config.edit import (
     AddRequest,
     ServerExists,
     build_entry,
-    is_url,
     split_add_arguments,
     user_servers,
     validate_entry,
@@ -54,8 +55,22 @@ def mcp_add(args: argparse.Namespace) -> int:
 
 
 def mcp_add_json(args: argparse.Namespace) -> int:
-    """`mcp add-json NAME JSON`, as Claude Code's: the same as `mcp add NAME --json JSON`."""
-    return add_server(args, AddRequest(json_text=args.entry), replace=args.replace, scope=args.scope)
+    """`mcp add-json NAME JSON`, as Claude Code's: the same as `mcp add NAME --json JSON`; with
+    `-` for JSON, the entry is read from stdin (`… | levelcode mcp add-json NAME -`)."""
+    if args.entry != "-":
+        request = AddRequest(json_text=args.entry, json_source="ENTRY")
+        return add_server(args, request, replace=args.replace, scope=args.scope)
+    if sys.stdin.isatty():
+        say("levelcode: reading the entry's JSON from stdin; end it with Ctrl-D", err=True)
+    try:
+        text = sys.stdin.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        return fail(f"could not read the entry from stdin: {exc}", 2)
+    if not text.strip():
+        example = f"""echo '{{"command": "uvx"}}' | levelcode mcp add-json {args.name} -"""
+        return fail(f"stdin held no JSON; pipe the entry in, as in: {example}", 2)
+    request = AddRequest(json_text=text, json_source="the JSON read from stdin")
+    return add_server(args, request, replace=args.replace, scope=args.scope)
 
 
 def add_request(args: argparse.Namespace) -> tuple[AddRequest, bool, str | None]:
@@ -122,10 +137,10 @@ def _positional_url(url: str, given: str | None, transport: str | None, name: st
 
 
 def _unexpected(word: str) -> str:
-    if "=" in word:
-        return f"unexpected {word!r}: give each env entry its own -e, as in: -e A=1 -e B=2"
-    if ":" in word:
-        return f"unexpected {word!r}: give each header its own -H, as in: -H 'A: 1' -H 'B: 2'"
+    if is_env_entry(word):
+        return f"unexpected {word!r}: an env entry follows -e, as in: -e A=1 B=2"
+    if is_header_entry(word):
+        return f"unexpected {word!r}: a header follows -H, as in: -H 'X-A: 1' 'X-B: 2'"
     return (
         f"unexpected {word!r}; put the server's command after --, as in: "
         "levelcode mcp add NAME [-e KEY=VALUE]... -- COMMAND [ARGS...]"

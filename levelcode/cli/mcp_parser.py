@@ -5,10 +5,11 @@ arguments are added only when it is the one chosen (`CommandParser(fill=…)`)."
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from levelcode.cli.parser_base import CommandParser, RawDescriptionFormatter
+from levelcode.mcp.config.argv import is_env_entry, is_header_entry, is_url
 from levelcode.mcp.config.import_tools import TOOLS
 
 MCP_EPILOG = """\
@@ -27,12 +28,63 @@ examples:
 
 
 AddOptions = Callable[[argparse.ArgumentParser], None]
+# The options after which, as in Claude Code's `-e <env...>` and `-H <header...>`, several values
+# may follow one flag: each word that reads as one (KEY=VALUE, Key: Value) until the next option.
+SEVERAL_VALUES: Mapping[str, Callable[[str], bool]] = {
+    "-e": is_env_entry,
+    "--env": is_env_entry,
+    "-H": is_header_entry,
+    "--header": is_header_entry,
+}
+
+
+class ActionParser(CommandParser):
+    """The parser of one `levelcode mcp` action. `several`: its options that take several values
+    after one flag; they are given one flag each before argparse reads the words, up to `--` or
+    the server's command (whose words are its own), so NAME after them stays NAME."""
+
+    def __init__(self, *, several: Mapping[str, Callable[[str], bool]] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._several = several or {}
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if args is not None and self._several:
+            args = self.one_flag_each(list(args))
+        return super().parse_known_args(args, namespace)
+
+    def one_flag_each(self, words: Sequence[str]) -> list[str]:
+        out: list[str] = []
+        index, positionals, several = 0, 0, None
+        while index < len(words):
+            word = words[index]
+            index += 1
+            if word == "--":
+                return [*out, word, *words[index:]]
+            if several is not None and self._several[several](word):
+                out += [several, word]
+                continue
+            several = None
+            if word.startswith("-") and len(word) > 1:
+                out.append(word)
+                action = self.filled()._option_string_actions.get(word)
+                if action is not None and action.nargs != 0 and index < len(words):
+                    out.append(words[index])  # its value, whatever it looks like
+                    index += 1
+                    several = word if word in self._several else None
+                continue
+            out.append(word)
+            positionals += 1
+            if positionals > 1 and not is_url(word):  # the command starts: the rest is its own
+                return [*out, *words[index:]]
+        return out
 
 
 def fill_mcp_parser(mcp: CommandParser, common: AddOptions) -> None:
     """`levelcode mcp`'s own options and its actions, each to be filled when chosen."""
     common(mcp)
-    actions = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
+    actions = mcp.add_subparsers(
+        dest="mcp_command", metavar="ACTION", required=True, parser_class=ActionParser
+    )
     add_inspect_parsers(actions, common)
     add_login_parsers(actions, common)
     add_manage_parsers(actions, common)
@@ -189,8 +241,8 @@ def _login_arguments(login: argparse.ArgumentParser) -> None:
 
 
 ADD_USAGE = """\
-levelcode mcp add [-s SCOPE] [-e KEY=VALUE]... [--cwd DIR] [--timeout S] NAME -- COMMAND [ARGS...]
-       levelcode mcp add [-s SCOPE] --transport http|sse [-H 'Key: Value']... NAME URL
+levelcode mcp add [-s SCOPE] [-e KEY=VALUE...] [--cwd DIR] [--timeout S] NAME -- COMMAND [ARGS...]
+       levelcode mcp add [-s SCOPE] --transport http|sse [-H 'Key: Value'...] NAME URL
        levelcode mcp add NAME --url URL [--header 'Key: Value']...
        levelcode mcp add NAME --json ENTRY      (or: levelcode mcp add-json NAME ENTRY)"""
 ADD_EPILOG = """\
@@ -198,8 +250,10 @@ examples:
   levelcode mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects
   levelcode mcp add fs -- "npx -y pkg '/Users/me/My Documents'"    (one line: split, never run by a shell)
   levelcode mcp add github -e 'GITHUB_TOKEN=${GITHUB_TOKEN}' -- github-mcp-server stdio
+  levelcode mcp add db -e PGHOST=localhost PGPORT=5432 -- npx -y @modelcontextprotocol/server-postgres
   levelcode mcp add --transport http notion https://mcp.notion.com/mcp
   levelcode mcp add --transport sse linear https://mcp.linear.app/sse
+  levelcode mcp add -t http api https://mcp.example.com/mcp -H 'X-Team: web' 'X-Region: eu'
   levelcode mcp add api --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${API_TOKEN}'
   levelcode mcp add -s project fs -- npx -y @modelcontextprotocol/server-filesystem .
   levelcode mcp add time --json '{"command": "uvx", "args": ["mcp-server-time"]}'
@@ -218,6 +272,7 @@ ADD_JSON_EPILOG = """\
 examples:
   levelcode mcp add-json time '{"command": "uvx", "args": ["mcp-server-time"]}'
   levelcode mcp add-json -s project notion '{"type": "http", "url": "https://mcp.notion.com/mcp"}'
+  cat entry.json | levelcode mcp add-json time -     (- : the entry is read from stdin)
 """
 
 IMPORT_EPILOG = """\
@@ -258,14 +313,24 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
     )
     _scope_option(parser)
     parser.add_argument(
-        "-e", "--env", dest="env", action="append", metavar="KEY=VALUE", help="env entry, stored as written"
+        "-e",
+        "--env",
+        dest="env",
+        action="append",
+        metavar="KEY=VALUE",
+        help="env entry, stored as written (several may follow one -e: -e A=1 B=2)",
     )
     parser.add_argument("--cwd", metavar="DIR", help="working directory (relative: to the workspace)")
     parser.add_argument("--timeout", metavar="S", help="seconds per call")
     parser.add_argument("--startup-timeout", dest="startup_timeout", metavar="S", help="seconds to start")
     parser.add_argument("--url", help="an HTTP (Streamable HTTP) server's URL")
     parser.add_argument(
-        "-H", "--header", dest="headers", action="append", metavar="'KEY: VALUE'", help="HTTP header"
+        "-H",
+        "--header",
+        dest="headers",
+        action="append",
+        metavar="'KEY: VALUE'",
+        help="HTTP header (several may follow one -H); its value is never printed",
     )
     parser.add_argument("--json", dest="json_text", metavar="ENTRY", help="the whole entry as JSON")
     parser.add_argument("--replace", action="store_true", help="overwrite a server of the same name")
@@ -280,6 +345,7 @@ def add_manage_parsers(actions: Any, common: AddOptions) -> None:
     actions.add_parser(
         "add",
         fill=_with(common, _add_arguments),
+        several=SEVERAL_VALUES,
         help="add a server to your settings (or, with -s project, to the workspace's .mcp.json)",
         usage=ADD_USAGE,
         description="Add an MCP server to your own settings (user tier): it starts without asking. "
@@ -335,7 +401,7 @@ def _add_arguments(add: CommandParser) -> None:
 
 def _add_json_arguments(add_json: argparse.ArgumentParser) -> None:
     _name(add_json)
-    add_json.add_argument("entry", metavar="ENTRY", help="the server's entry as JSON")
+    add_json.add_argument("entry", metavar="ENTRY", help="the server's entry as JSON; - reads it from stdin")
     _scope_option(add_json)
     add_json.add_argument("--replace", action="store_true", help="overwrite a server of the same name")
 

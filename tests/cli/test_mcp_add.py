@@ -93,6 +93,36 @@ IN_THE_WILD = {
         ],
         {"url": "https://a.example", "oauth": {"clientId": "abc", "callbackPort": 8976}},
     ),
+    "several env entries after one -e, as Claude Code's <env...>": (
+        "multi",
+        ["add", "multi", "-e", "A=1", "B=2", "--", "x", "y"],
+        {"command": "x", "args": ["y"], "env": {"A": "1", "B": "2"}},
+    ),
+    "several after one -e, before the name": (
+        "multi",
+        ["add", "-e", "A=1", "B=x=y", "multi", "--", "x"],
+        {"command": "x", "env": {"A": "1", "B": "x=y"}},
+    ),
+    "several headers after one -H, after the URL": (
+        "two",
+        ["add", "-t", "http", "two", "https://a.example/mcp", "-H", "X-A: 1", "X-B: 2"],
+        {"url": "https://a.example/mcp", "headers": {"X-A": "1", "X-B": "2"}},
+    ),
+    "several after one --header, before the name": (
+        "two",
+        ["add", "-t", "http", "--header", "X-A: 1", "X-B: 2", "two", "https://a.example/mcp"],
+        {"url": "https://a.example/mcp", "headers": {"X-A": "1", "X-B": "2"}},
+    ),
+    "the server's own -e after its command stays its own": (
+        "own",
+        ["add", "-e", "A=1", "own", "--", "x", "-e", "B=2", "C=3"],
+        {"command": "x", "args": ["-e", "B=2", "C=3"], "env": {"A": "1"}},
+    ),
+    "the server's own -e, no --": (
+        "own",
+        ["add", "-t", "stdio", "own", "x", "-e", "B=2", "C=3"],
+        {"command": "x", "args": ["-e", "B=2", "C=3"]},
+    ),
     "add-json, http": (
         "weather",
         ["add-json", "weather", '{"type": "http", "url": "https://api.weather.example/mcp"}'],
@@ -116,6 +146,22 @@ def test_claude_codes_forms_are_stored_as_config_loading_reads_them(
     assert list(tmp_path.iterdir()) == []  # nothing in the workspace
 
 
+def test_add_json_reads_the_entry_from_stdin_after_a_dash(isolated_home: Path, tmp_path: Path) -> None:
+    entry = {"command": "uvx", "args": ["mcp-server-time"]}
+    done = run_cli(
+        ["-C", str(tmp_path), "mcp", "add-json", "time", "-"], isolated_home, input_text=json.dumps(entry)
+    )
+    assert done.returncode == 0, done.stderr
+    assert _servers(isolated_home / "settings.json") == {"time": entry}
+    unread = (("", "stdin held no JSON"), ("{command", "the JSON read from stdin is not valid JSON"))
+    for text, said in unread:
+        refused = run_cli(["mcp", "add-json", "other", "-"], isolated_home, cwd=tmp_path, input_text=text)
+        assert refused.returncode == 2
+        assert said in refused.stderr
+        assert "--json" not in refused.stderr
+    assert list(_servers(isolated_home / "settings.json")) == ["time"]
+
+
 # What is typed wrong, and the words of the error that give the right form.
 REFUSED = {
     "a URL without a transport": (
@@ -131,18 +177,11 @@ REFUSED = {
         "--transport http takes the server's URL, not a command: levelcode mcp add --transport http fs https://",
     ),
     "stdio with a URL": (["add", "-t", "stdio", "s", "https://a.example"], "a URL takes --transport http"),
-    "-e KEY=VALUE pairs after one -e": (
-        ["add", "s", "-e", "A=1", "B=2", "--", "x"],
-        "give each env entry its own -e",
-    ),
-    "a pair where the name goes": (["add", "-e", "A=1", "B=2", "s", "--", "x"], "looks like an env entry"),
-    "two headers after one -H": (
-        ["add", "-t", "http", "s", "https://a.example", "-H", "A: 1", "B: 2"],
-        "give each header its own -H",
-    ),
+    "a pair where the name goes": (["add", "B=2", "--", "x"], "looks like an env entry"),
+    "an env entry that is not one": (["add", "s", "-e", "A", "--", "x"], "-e 'A': expected KEY=VALUE"),
     "a header for a command": (["add", "s", "-H", "A: b", "--", "x"], "--header: for HTTP servers"),
     "a client secret": (["add", "-t", "http", "--client-secret", "s", "https://a.example"], "clientSecret"),
-    "add-json not JSON": (["add-json", "s", "{command: x}"], "--json is not valid JSON"),
+    "add-json not JSON": (["add-json", "s", "{command: x}"], "ENTRY is not valid JSON"),
 }
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from levelcode.core.errors import ConfigError, ConfigProblem
-from levelcode.mcp.config.argv import split_command_line
+from levelcode.mcp.config.argv import is_url, split_command_line
 from levelcode.mcp.config.managed_servers import REQUIRED_KEY
 from levelcode.mcp.config.specs import SERVERS_KEY, Provenance, ServerSpec, Tier, parse_server_entry
 
@@ -60,6 +60,7 @@ class AddRequest:
     url: str | None = None
     headers: tuple[str, ...] = ()
     json_text: str | None = None
+    json_source: str = "--json"  # how errors name where the JSON came from
     transport: str | None = None  # "stdio", "http" or "sse"; None: what the other input says
     client_id: str | None = None  # a remote server's pre-registered OAuth client
     callback_port: str | None = None
@@ -70,10 +71,6 @@ class AddRequest:
         given = {"--header": bool(self.headers), "--client-id": self.client_id is not None}
         given["--callback-port"] = self.callback_port is not None
         return [option for option, value in given.items() if value]
-
-
-def is_url(word: str) -> bool:
-    return word.lower().startswith(("http://", "https://"))
 
 
 def split_add_arguments(rest: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -129,7 +126,7 @@ def build_entry(request: AddRequest, *, is_existing_path: Callable[[str], bool],
         extras = request.env or request.cwd or request.timeout or request.startup_timeout
         if extras or request.transport or request.remote_only:
             raise ConfigError("--json takes the whole entry; put the other settings inside the JSON")
-        return entry_from_json(request.json_text)
+        return entry_from_json(request.json_text, request.json_source)
     if request.url is not None:
         entry = remote_entry(request.url, request)
     else:
@@ -197,13 +194,16 @@ def stdio_entry(words: Sequence[str], request: AddRequest, *, name: str = "NAME"
     return entry
 
 
-def entry_from_json(text: str) -> Entry:
+def entry_from_json(text: str, source: str = "--json") -> Entry:
+    """The entry in `text`; `source` names where it was typed (`--json`, ENTRY, stdin) in errors."""
     try:
         entry = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise ConfigError(f"--json is not valid JSON: {exc}") from None
+        raise ConfigError(f"{source} is not valid JSON: {exc}") from None
     if not isinstance(entry, dict):
-        raise ConfigError('--json must be one server entry, an object such as {"command": "npx", "args": []}')
+        raise ConfigError(
+            f'{source} must be one server entry, an object such as {{"command": "npx", "args": []}}'
+        )
     return entry
 
 
