@@ -32,6 +32,7 @@ from levelcode.mcp.config.edit import (
     with_server,
 )
 from levelcode.mcp.config.files import load_mcp_config, load_workspace_tier
+from levelcode.mcp.config.shown_values import shown_header, shown_header_text
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.plan import launch_text
 
@@ -140,7 +141,7 @@ def _unexpected(word: str) -> str:
     if is_env_entry(word):
         return f"unexpected {word!r}: an env entry follows -e, as in: -e A=1 B=2"
     if is_header_entry(word):
-        return f"unexpected {word!r}: a header follows -H, as in: -H 'X-A: 1' 'X-B: 2'"
+        return f"unexpected {shown_header_text(word)!r}: a header follows -H, as in: -H 'X-A: 1' 'X-B: 2'"
     return (
         f"unexpected {word!r}; put the server's command after --, as in: "
         "levelcode mcp add NAME [-e KEY=VALUE]... -- COMMAND [ARGS...]"
@@ -198,7 +199,7 @@ def launch_lines(spec: ServerSpec) -> list[str]:
         lines += [f"  cwd:     {spec.cwd}"] if spec.cwd else []
     else:
         lines += ["  via:     the older HTTP+SSE transport"] if spec.legacy_sse else []
-        lines += [f"  header:  {key}: {value}" for key, value in spec.headers]
+        lines += [f"  header:  {shown_header(key, value)}" for key, value in spec.headers]
         if spec.oauth is not None and spec.oauth.client_id is not None:
             lines.append(f"  sign-in: OAuth client {spec.oauth.client_id}")
     timeouts = (("timeout:", spec.timeout), ("startup:", spec.startup_timeout))

@@ -32,6 +32,7 @@ from levelcode.mcp.config.edit import (
     with_disabled,
     without_server,
 )
+from levelcode.mcp.config.shown_values import shown_entry
 from levelcode.mcp.config.specs import (
     POLICY_KEY,
     McpConfig,
@@ -120,7 +121,7 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
         "change": change,
         "approvedLaunch": approved,
         "sandbox": sandbox_info(spec, store, workspace, trust),
-        "entry": entry_as_written(doc, spec.name, spec.provenance.tier),
+        "entry": shown_entry(entry_as_written(doc, spec.name, spec.provenance.tier)),
         "problems": [str(p) for p in problems_for(config.problems, spec.name)],
     }
 

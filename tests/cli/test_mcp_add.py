@@ -355,3 +355,53 @@ def test_help_names_the_transports_scopes_and_both_spellings(isolated_home: Path
     assert "-H 'KEY: VALUE', --header 'KEY: VALUE'" in text
     assert "mcp add-json NAME ENTRY" in text
     assert "add-from-claude-desktop" in run_cli(["mcp", "--help"], isolated_home).stdout
+
+
+def test_a_header_value_is_never_printed(isolated_home: Path, tmp_path: Path) -> None:
+    """`mcp add`, `mcp get` (text and JSON), `mcp list` (text and JSON) and the errors of a header
+    typed wrong show a header by its name and a mask; the value reaches only the server."""
+    secret = "sk-live-4f9a77"
+    with running(sdk_server()) as http:
+        added = _add(
+            isolated_home,
+            tmp_path,
+            "add",
+            "-t",
+            "http",
+            "api",
+            http.url,
+            "-H",
+            f"Authorization: Bearer {secret}",
+            f"X-Team: {secret}-team",
+        )
+        shown = [
+            added,
+            *(
+                _add(isolated_home, tmp_path, *words)
+                for words in (["get", "api"], ["get", "api", "--json"], ["list"], ["list", "--json"])
+            ),
+            _add(
+                isolated_home,
+                tmp_path,
+                "add",
+                "-t",
+                "http",
+                "x",
+                http.url,
+                "-H",
+                f"Authorization Bearer {secret}",
+            ),
+            _add(isolated_home, tmp_path, "add", "x", "--replace", f"X-Key: {secret}", "--", "y"),
+        ]
+        called = _add(isolated_home, tmp_path, "call", "api", "echo", '{"message": "through"}')
+    assert added.returncode == 0, added.stderr
+    assert "  header:  Authorization: Bearer ****" in added.stdout
+    assert "  header:  X-Team: ****" in added.stdout
+    assert [done.returncode for done in shown[1:]] == [0, 0, 0, 0, 2, 2]
+    assert '"Authorization": "Bearer ****"' in shown[2].stdout
+    for done in shown:
+        assert secret not in done.stdout + done.stderr, done.args
+    assert "--header '****': expected 'Key: Value'" in shown[5].stderr
+    assert "unexpected 'X-Key: ****'" in shown[6].stderr
+    assert (called.returncode, called.stdout) == (0, "Echo: through\n"), called.stderr
+    assert _servers(isolated_home / "settings.json")["api"]["headers"]["Authorization"] == f"Bearer {secret}"

@@ -18,6 +18,7 @@ from typing import Any
 from levelcode.core.errors import ConfigError, ConfigProblem
 from levelcode.mcp.config.argv import is_url, split_command_line
 from levelcode.mcp.config.managed_servers import REQUIRED_KEY
+from levelcode.mcp.config.shown_values import shown_header_text
 from levelcode.mcp.config.specs import SERVERS_KEY, Provenance, ServerSpec, Tier, parse_server_entry
 
 JsonDoc = dict[str, Any]
@@ -99,7 +100,8 @@ def parse_assignments(items: Sequence[str], *, separator: str, option: str, form
         key, found, value = item.partition(separator)
         key = key.strip() if separator == ":" else key
         if not found or not key:
-            raise ConfigError(f"{option} {item!r}: expected {form}")
+            typed = repr(shown_header_text(item)) if separator == ":" else repr(item)
+            raise ConfigError(f"{option} {typed}: expected {form}")
         if key in parsed:
             raise ConfigError(f"{option} {key!r} is given twice; give it once")
         parsed[key] = value.lstrip() if separator == ":" else value

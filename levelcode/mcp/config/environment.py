@@ -54,7 +54,8 @@ PROVIDER_KEY_VARIABLES = (
     "LEVELCODE_API_KEY",
 )
 
-_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# `${VAR}` and `${VAR:-default}`: group 1 the name, group 2 the default (None when not written).
+REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 def inherited_environment(parent: Mapping[str, str]) -> dict[str, str]:
@@ -86,7 +87,7 @@ def provider_keys_withheld(parent: Mapping[str, str], extra_values: Collection[s
 
 def references(value: str) -> list[str]:
     """The variable names `value` refers to as `${VAR}` or `${VAR:-default}`, in order."""
-    return [match.group(1) for match in _REFERENCE.finditer(value)]
+    return [match.group(1) for match in REFERENCE.finditer(value)]
 
 
 def withheld_references(values: Iterable[str], parent: Mapping[str, str], withheld: Withheld) -> list[str]:
@@ -130,7 +131,7 @@ def expand_references(
             server=server,
         )
 
-    return _REFERENCE.sub(substitute, value)
+    return REFERENCE.sub(substitute, value)
 
 
 def server_environment(

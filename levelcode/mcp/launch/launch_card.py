@@ -12,6 +12,7 @@ from pathlib import Path
 
 from levelcode.core.approvals import Answer, ApprovalRequest
 from levelcode.mcp.config.remote_urls import is_plaintext_remote
+from levelcode.mcp.config.shown_values import masked_value, shown_header
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.card_summary import PLAINTEXT_LINE, launch_summary
 from levelcode.mcp.launch.plan import launch_text
@@ -159,7 +160,7 @@ def launch_lines(spec: ServerSpec) -> list[str]:
         lines = [f"url:     {spec.url}"]
         if is_plaintext_remote(spec.url):
             lines.append(f"         {PLAINTEXT_LINE}")
-        lines.extend(f"header:  {key}: {value}" for key, value in spec.headers)
+        lines.extend(f"header:  {shown_header(key, value)}" for key, value in spec.headers)
         lines.extend(oauth_lines(spec))
         return lines
     lines = [f"runs:    {launch_text(spec)}", f"command: {spec.command}"]
@@ -171,7 +172,7 @@ def launch_lines(spec: ServerSpec) -> list[str]:
 
 
 def oauth_lines(spec: HttpServerSpec) -> list[str]:
-    """The `oauth` entry as written (its secret as the template it is, never expanded)."""
+    """The `oauth` entry as written (its secret masked: a `${VAR}` shown, never expanded)."""
     oauth = spec.oauth
     if oauth is None:
         return []
@@ -179,7 +180,7 @@ def oauth_lines(spec: HttpServerSpec) -> list[str]:
         return ["oauth:   off (never signs in)"]
     written = {
         "client id": oauth.client_id,
-        "client secret": oauth.client_secret,
+        "client secret": masked_value(oauth.client_secret) if oauth.client_secret else None,
         "scopes": " ".join(oauth.scopes) if oauth.scopes is not None else None,
         "callback port": oauth.callback_port,
         "client metadata": oauth.client_metadata_url,
