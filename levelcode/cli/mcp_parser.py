@@ -159,11 +159,15 @@ def _trust_arguments(trust: argparse.ArgumentParser) -> None:
 
 
 def _call_arguments(call: argparse.ArgumentParser) -> None:
-    _one_server(call)
     call.add_argument(
-        "tool", help="the tool, by the server's own name or the model's (SERVER__TOOL, as mcp list shows)"
+        "server", help="server name as configured, or the tool's name alone as mcp list shows (SERVER__TOOL)"
     )
-    call.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
+    call.add_argument(
+        "tool",
+        nargs="?",
+        help="the tool, by the server's own name or the model's (SERVER__TOOL, as mcp list shows)",
+    )
+    call.add_argument("arguments", nargs="?", help="tool arguments as a JSON object (default {})")
 
 
 def _revoke_arguments(revoke: argparse.ArgumentParser) -> None:

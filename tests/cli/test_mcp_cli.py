@@ -133,6 +133,35 @@ def test_mcp_call_takes_the_models_name_and_the_servers_own(isolated_home: Path,
     ]
 
 
+def test_mcp_call_takes_the_name_mcp_list_prints_alone(isolated_home: Path, tmp_path: Path) -> None:
+    """`mcp call SERVER__TOOL ARGS` — the one name the model sees and `mcp list` prints — works as
+    `mcp call SERVER TOOL ARGS` does; a server that is not configured is still named as typed."""
+    server = {"command": sys.executable, "args": [str(FAULT_SERVER), "--odd-names"]}
+    write_settings(isolated_home, {"mcpServers": {"fault": server, "my server": server}})
+    calls = {
+        ("fault__echo", '{"message": "one name"}'): "one name\n",
+        ("fault__echo",): "(the tool returned no content)\n",
+        ("fault", "fault__echo", '{"message": "two"}'): "two\n",
+    }
+    for words, printed in calls.items():
+        done = run_cli(["-C", str(tmp_path), "mcp", "call", *words], isolated_home)
+        assert (done.returncode, done.stdout) == (0, printed), done.stderr
+    renamed = run_cli(["-C", str(tmp_path), "mcp", "list", "--json"], isolated_home)
+    spaced = next(s for s in json.loads(renamed.stdout)["servers"] if s["name"] == "my server")
+    model_name = next(t["name"] for t in spaced["tools"] if t["tool"] == "echo")
+    assert model_name.startswith("my_server_")  # a server name the model's names had to change
+    done = run_cli(["-C", str(tmp_path), "mcp", "call", model_name, '{"message": "renamed"}'], isolated_home)
+    assert (done.returncode, done.stdout) == (0, "renamed\n"), done.stderr
+    for words, said in (
+        (["nope__echo", "{}"], "no MCP server named 'nope__echo' (configured: fault, my server)"),
+        (["fault"], "name the tool: levelcode mcp call fault TOOL [ARGUMENTS]"),
+        (["fault__echo", "{}", "{}"], "fault__echo names the tool already"),
+    ):
+        refused = run_cli(["-C", str(tmp_path), "mcp", "call", *words], isolated_home)
+        assert refused.returncode == 2, refused.stdout
+        assert said in refused.stderr
+
+
 def test_a_renamed_tools_own_name_is_shown_and_works(isolated_home: Path, tmp_path: Path) -> None:
     server = {"command": sys.executable, "args": [str(FAULT_SERVER), "--odd-names"]}
     write_settings(isolated_home, {"mcpServers": {"fault": server}})
