@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from levelcode.cli.mcp_parser import add_server_options
-from levelcode.cli.mcp_scope import LOCAL_NOTE, ServersFile, edit_servers_file, servers_file
+from levelcode.cli.mcp_scope import ServersFile, edit_servers_file, scope_line, scopes_naming, servers_file
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.errors import ConfigError
 from levelcode.core.json_store import JsonDoc
@@ -173,8 +173,9 @@ def add_server(args: argparse.Namespace, request: AddRequest, *, replace: bool, 
     except ConfigError as exc:
         return fail(exc, 1)
     verb = "Replaced" if existed[0] else "Added"
-    say(f"{verb} MCP server {name!r} in {target.path}", *launch_lines(spec), *_what_now(spec, target))
-    say(*(LOCAL_NOTE if scope == "local" else ()), *_also_named(args, name, target))
+    workspace = workspace_of(args)
+    say(f"{verb} MCP server {name!r} in {target.path}", scope_line(target, workspace, typed=scope))
+    say(*launch_lines(spec), *_what_now(spec, target), *_also_named(workspace, name, target))
     say(*_policy_note(args, name, target))
     return 0
 
@@ -214,8 +215,9 @@ def _what_now(spec: ServerSpec, target: ServersFile) -> list[str]:
             "and wherever this file is; commit the file to share it. Review and approve it here with:",
             f"levelcode mcp trust {name}",
         ]
+    where = "in this workspace only" if target.scope == "local" else "in every workspace"
     lines = [
-        "It is your own server (user tier): LevelCode starts it without asking for approval,",
+        f"It is your own server: LevelCode starts it without asking for approval, {where},",
         f"from your next session on. See it with: levelcode mcp get {name}",
     ]
     if isinstance(spec, StdioServerSpec) and not spec.cwd:
@@ -226,18 +228,22 @@ def _what_now(spec: ServerSpec, target: ServersFile) -> list[str]:
     return lines
 
 
-def _also_named(args: argparse.Namespace, name: str, target: ServersFile) -> list[str]:
-    """Another file naming the same server, and which of the two runs."""
-    workspace = workspace_of(args)
+def _also_named(workspace: Path, name: str, target: ServersFile) -> list[str]:
+    """Other files naming the same server, and which one runs here."""
+    spec = load_mcp_config(workspace).server(name)
+    if spec is not None and spec.provenance.file != str(target.path):
+        return [f"note: {spec.provenance.file} also names a server {name!r}; that one runs here, not this."]
+    notes = [
+        f"note: {other.path} ({other.scope}) also names a server {name!r}; this one runs here."
+        for other in scopes_naming(name, workspace)
+        if other.path != target.path and not other.repository
+    ]
     if not target.repository:
-        return [
+        notes += [
             f"note: {file} also names a server {name!r}; yours is the one that runs there."
             for file in workspace_files_naming(workspace, name)
         ]
-    spec = load_mcp_config(workspace).server(name)
-    if spec is None or spec.provenance.file == str(target.path):
-        return []
-    return [f"note: {spec.provenance.file} also names a server {name!r}; that one runs here, not this."]
+    return notes
 
 
 def workspace_files_naming(workspace: Path, name: str) -> list[str]:

@@ -267,9 +267,12 @@ word is the command's own. Values are stored as written: ${VAR} is expanded from
 only when the server starts.
 
 scopes (-s, --scope):
-  user     your settings.json: starts without asking, in every workspace (the default)
-  local    the same (Claude Code's "this project, only for you": LevelCode has no such place)
+  user     your settings.json: yours, starts without asking, in every workspace (the default)
+  local    your file for this workspace alone, kept outside it (every worktree of its repository
+           shares it): yours, starts without asking, only here
   project  the workspace's .mcp.json, the repository's file: asks before it starts (mcp trust)
+The default is user, where Claude Code's is local: a server added without -s works in this
+workspace either way, and in LevelCode also in your others. Say -s local for this one only.
 """
 
 ADD_JSON_EPILOG = """\
@@ -303,7 +306,8 @@ def _scope_option(parser: argparse.ArgumentParser) -> None:
         "-s",
         "--scope",
         choices=("user", "project", "local"),
-        help="user: your settings.json (the default); project: the workspace's .mcp.json; local: as user",
+        help="user: your settings.json, every workspace (the default; Claude Code's is local); "
+        "local: yours, this workspace only; project: the workspace's .mcp.json",
     )
 
 
@@ -350,10 +354,11 @@ def add_manage_parsers(actions: Any, common: AddOptions) -> None:
         "add",
         fill=_with(common, _add_arguments),
         several=SEVERAL_VALUES,
-        help="add a server to your settings (or, with -s project, to the workspace's .mcp.json)",
+        help="add a server to your settings (-s local: for this workspace only; -s project: its .mcp.json)",
         usage=ADD_USAGE,
-        description="Add an MCP server to your own settings (user tier): it starts without asking. "
-        "With -s project it goes into the workspace's .mcp.json instead, where it asks first.",
+        description="Add an MCP server to your own settings (user scope, the default): it starts "
+        "without asking, in every workspace. With -s local it is yours for this workspace only; "
+        "with -s project it goes into the workspace's .mcp.json, where it asks first.",
         epilog=ADD_EPILOG,
         formatter_class=RawDescriptionFormatter,
     )
@@ -377,7 +382,7 @@ def add_manage_parsers(actions: Any, common: AddOptions) -> None:
     actions.add_parser(
         "remove",
         fill=_with(common, _remove_arguments),
-        help="remove a server from your settings (or, with -s project, from the workspace's .mcp.json)",
+        help="remove a server from the one scope that has it (in several: say which with -s)",
     )
     for name, text in (
         ("enable", 'remove "disabled": true from a server in your settings (--here: in this workspace)'),

@@ -10,6 +10,7 @@ form from public docs is stored as the entry config loading reads, and the serve
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -311,16 +312,71 @@ def test_a_broken_project_file_is_never_overwritten(isolated_home: Path, tmp_pat
     assert project.read_text() == '{"mcpServers": {"a": {"command": "x"},}}'
 
 
-def test_local_scope_is_your_settings_and_says_so(isolated_home: Path, tmp_path: Path) -> None:
-    done = _add(isolated_home, tmp_path, "add", "-s", "local", "mine", "--", "srv")
+def _git_repo_with_worktree(root: Path) -> tuple[Path, Path]:
+    repo, worktree = root / "repo", root / "repo-wt"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "first"], check=True)
+    subprocess.run([*git, "-C", str(repo), "worktree", "add", "-q", str(worktree)], check=True)
+    return repo, worktree
+
+
+def _listed(home: Path, workspace: Path) -> dict[str, tuple[str, str]]:
+    done = _add(home, workspace, "list", "--json")
+    return {s["name"]: (s["state"], s["tier"]) for s in json.loads(done.stdout)["servers"]}
+
+
+def test_local_scope_is_this_workspace_only_and_starts_without_asking(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """-s local: the user's own server (no card, as their settings'), kept outside the repository,
+    in every worktree of it and in no other workspace; listed, shown and removed as local."""
+    repo, worktree = _git_repo_with_worktree(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    done = _add(isolated_home, repo, "add", "-s", "local", "fault", "--", *FAULT)
     assert done.returncode == 0, done.stderr
-    assert _servers(isolated_home / "settings.json") == {"mine": {"command": "srv"}}
+    (kept,) = (isolated_home / "local-servers").glob("*.json")
+    assert done.stdout.splitlines()[:2] == [
+        f"Added MCP server 'fault' in {kept}",
+        "  scope:   local — yours, this workspace only (every worktree of the repository whose git "
+        f"folder is {repo / '.git'})",
+    ]
+    assert "without asking for approval, in this workspace only" in done.stdout
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert _servers(kept) == {"fault": {"command": FAULT[0], "args": FAULT[1:]}}
+    assert not (isolated_home / "settings.json").exists()
+    assert sorted(p.name for p in repo.iterdir()) == [".git"]  # nothing in the repository
+    for workspace in (repo, worktree):
+        assert _listed(isolated_home, workspace) == {"fault": ("running", "local")}
+    called = _add(isolated_home, worktree, "call", "fault", "echo", '{"message": "here"}')
+    assert (called.returncode, called.stdout) == (0, "here\n"), called.stderr
+    assert _listed(isolated_home, other) == {}
+    assert _add(isolated_home, other, "call", "fault", "echo").returncode == 2
+    got = _add(isolated_home, repo, "get", "fault", "--no-start")
+    assert got.stdout.splitlines()[0] == f"fault · local · {kept} (yours, for this workspace only)"
+    removed = _add(isolated_home, worktree, "remove", "fault")
+    assert removed.stdout.splitlines()[0] == f"Removed MCP server 'fault' from {kept}", removed.stderr
+    assert _listed(isolated_home, repo) == {}
+
+
+def test_a_local_server_wins_its_name_over_your_settings_in_its_workspace(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    assert _add(isolated_home, tmp_path, "add", "fault", "--", *FAULT, "--odd-names").returncode == 0
+    done = _add(isolated_home, tmp_path, "add", "-s", "local", "fault", "--", *FAULT)
+    assert done.returncode == 0, done.stderr
     assert (
-        "-s local (in Claude Code: this project only, and only for you) means your own settings"
-        in done.stdout
+        f"note: {isolated_home / 'settings.json'} (user) also names a server 'fault'; this one runs here."
+        in (done.stdout)
     )
-    assert "For this workspace alone: -s project" in done.stdout
-    assert list(tmp_path.iterdir()) == []
+    launches = {}
+    for workspace in (tmp_path, other):
+        listed = json.loads(_add(isolated_home, workspace, "list", "--json").stdout)["servers"]
+        launches[workspace] = [(s["tier"], s["launch"].endswith("--odd-names")) for s in listed]
+    assert launches == {tmp_path: [("local", False)], other: [("user", True)]}
 
 
 def test_user_scope_is_the_default(isolated_home: Path, tmp_path: Path) -> None:

@@ -277,14 +277,16 @@ def without_server(doc: Mapping[str, Any], name: str, of: ServersDoc = USER_SETT
     return _with_servers(doc, servers, of)
 
 
-def with_disabled(doc: Mapping[str, Any], name: str, disabled: bool) -> JsonDoc | None:
-    """`"disabled": true` set (or removed) in the user's settings; None when the entry already says so."""
-    servers = dict(user_servers(doc))
+def with_disabled(
+    doc: Mapping[str, Any], name: str, disabled: bool, of: ServersDoc = USER_SETTINGS
+) -> JsonDoc | None:
+    """`"disabled": true` set (or removed) in the user's own file; None when the entry already says so."""
+    servers = dict(user_servers(doc, of))
     entry = servers.get(name, _MISSING)
     if entry is _MISSING:
-        raise ServerNotFound(f"there is no server named {name!r} in your settings")
+        raise ServerNotFound(f"there is no server named {name!r} in {of.where}")
     if not isinstance(entry, dict):
-        raise ConfigError(f"the entry for {name!r} in your settings is not an object; fix it first")
+        raise ConfigError(f"the entry for {name!r} in {of.where} is not an object; fix it first")
     if entry.get("disabled", False) is disabled:
         return None
     changed = dict(entry)
@@ -293,7 +295,7 @@ def with_disabled(doc: Mapping[str, Any], name: str, disabled: bool) -> JsonDoc 
     else:
         changed.pop("disabled", None)
     servers[name] = changed
-    return _with_servers(doc, servers, USER_SETTINGS)
+    return _with_servers(doc, servers, of)
 
 
 def entry_as_written(doc: object, name: str, tier: Tier) -> object:
@@ -306,7 +308,7 @@ def entry_as_written(doc: object, name: str, tier: Tier) -> object:
     wrapped = doc.get(SERVERS_KEY)
     if isinstance(wrapped, Mapping):
         return wrapped.get(name)
-    return None if tier == "user" else doc.get(name)
+    return None if tier in ("user", "local") else doc.get(name)
 
 
 def problems_for(problems: Sequence[ConfigProblem], name: str) -> list[ConfigProblem]:

@@ -1,6 +1,7 @@
 """The thin edge that reads the MCP configuration files and hands the parsed documents to specs.py,
 then puts the result under the organisation's policy (managed_servers.py), which came with the
-settings.
+settings. The user's own servers are those of their settings and, first, those they keep for
+this workspace alone (local_servers.py), in a file of theirs named by the workspace's identity.
 
 Reads only; never writes (the `mcp` commands write through settings_store.py). A missing, empty or
 `null` file means nothing is configured; a file that cannot be read or parsed is a listed problem.
@@ -9,12 +10,16 @@ Reads only; never writes (the `mcp` commands write through settings_store.py). A
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Collection
 from pathlib import Path
 
+from levelcode.core import paths
 from levelcode.core.config_files import read_json_file
 from levelcode.core.settings import Settings, load_settings
+from levelcode.core.workspace_identity import workspace_identity
 from levelcode.core.workspace_servers import servers_off
+from levelcode.mcp.config.local_servers import own_servers, parse_local_servers
 from levelcode.mcp.config.managed_servers import govern_config, required_tier
 from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile, parse_profiles, select_servers
 from levelcode.mcp.config.specs import (
@@ -26,6 +31,27 @@ from levelcode.mcp.config.specs import (
 )
 
 WORKSPACE_MCP_FILES = (Path(".levelcode") / "mcp.json", Path(".mcp.json"))
+LOCAL_SERVERS_DIR = "local-servers"  # under the config dir, beside settings.json
+
+
+def local_servers_path(workspace: Path, identity: str | None = None) -> Path:
+    """The file of the user's servers for `workspace` alone: named by its identity (a readable
+    stem, then a hash of the whole identity), so every worktree of a repository finds the same."""
+    identity = identity or workspace_identity(workspace)
+    kind, _, rest = identity.partition(":")
+    folder = Path(rest.rpartition(":")[0]).parent if kind == "git" else Path(rest)
+    stem = paths.file_stem(folder.name, fallback="workspace")
+    digest = hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return paths.config_dir() / LOCAL_SERVERS_DIR / f"{stem}-{digest}.json"
+
+
+def local_tier(workspace: Path) -> TierConfig:
+    identity = workspace_identity(workspace)
+    path = local_servers_path(workspace, identity)
+    doc, problem = read_json_file(path)
+    if problem:
+        return TierConfig(problems=(problem,))
+    return parse_local_servers(doc, file=str(path), identity=identity)
 
 
 def load_workspace_tier(workspace: Path) -> list[TierConfig]:
@@ -51,12 +77,12 @@ def load_mcp_config(
     then the user's, win name collisions; then only `profile`'s servers, less those turned off in
     this workspace (`off_here`; read here when None). The user's settings come read (`settings`,
     read once per session; read here when not given), so the file is read once and each of its
-    problems reported once: they lead the config's problems. `user`: their servers, parsed already
-    (by the early start), so they are parsed once too. Raises ConfigError for a profile the
+    problems reported once: they lead the config's problems. `user`: their own servers (`own_tier`),
+    parsed already (by the early start), so they are parsed once too. Raises ConfigError for a profile the
     settings do not define."""
     settings = settings or load_settings(workspace)
     policy, file = settings.managed, str(settings.user_file)
-    user = user if user is not None else user_tier(settings)
+    user = user if user is not None else own_tier(settings, workspace)
     workspace_tiers = load_workspace_tier(workspace)
     merged = merge_tiers(user, workspace_tiers, settings.problems, organisation=required_tier(policy))
     profiles, profile_problems = parse_profiles(settings.user.get(PROFILES_KEY), file=file)
@@ -70,6 +96,7 @@ def load_mcp_config(
     )
 
 
-def user_tier(settings: Settings) -> TierConfig:
-    """The user's own servers and tool policy, parsed from the settings read."""
-    return parse_user_settings(settings.user, file=str(settings.user_file))
+def own_tier(settings: Settings, workspace: Path) -> TierConfig:
+    """The user's own servers in `workspace` (those for it alone first) and their tool policy."""
+    user = parse_user_settings(settings.user, file=str(settings.user_file))
+    return own_servers(local_tier(workspace), user)

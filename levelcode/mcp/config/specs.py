@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
@@ -36,7 +36,8 @@ from levelcode.mcp.config.timeouts_entry import (
     positive_seconds,
 )
 
-Tier = Literal["user", "workspace", "organisation"]
+# "local": the user's own servers for one workspace only (`mcp add -s local`), kept outside it.
+Tier = Literal["user", "local", "workspace", "organisation"]
 
 SERVERS_KEY = "mcpServers"
 POLICY_KEY = "mcpToolPolicy"
@@ -65,6 +66,11 @@ class Provenance:
     def trusted(self) -> bool:
         """Written by the user or their organisation, not by a repository: starts without asking."""
         return self.tier != "workspace"
+
+    @property
+    def own(self) -> bool:
+        """Written by the user: their settings, or their servers for this workspace (local)."""
+        return self.tier in ("user", "local")
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,9 @@ class HttpServerSpec:
 
 
 ServerSpec = StdioServerSpec | HttpServerSpec
+# What config loading applies to each parsed server (config/launch_expansion.py): the spec with its
+# launch's `${VAR}` filled in, or None with a problem added; the str is the entry's key.
+ExpandSpec = Callable[[ServerSpec, str, list[ConfigProblem]], ServerSpec | None]
 
 
 @dataclass(frozen=True)
@@ -148,19 +157,21 @@ class McpConfig:
         return next((spec for spec in self.servers if spec.name == name), None)
 
 
-def parse_user_settings(doc: object, *, file: str) -> TierConfig:
+def parse_user_settings(doc: object, *, file: str, expand: ExpandSpec | None = None) -> TierConfig:
     """The user tier: `mcpServers` and `mcpToolPolicy` from the user's own settings.json."""
     if is_absent(doc):
         return TierConfig()
     if not isinstance(doc, Mapping):
         return TierConfig(problems=(ConfigProblem(file, "(top level)", "expected a JSON object"),))
     provenance = Provenance("user", file)
-    servers, problems = parse_server_map(doc.get(SERVERS_KEY), provenance=provenance, key=SERVERS_KEY)
+    servers, problems = parse_server_map(
+        doc.get(SERVERS_KEY), provenance=provenance, key=SERVERS_KEY, expand=expand
+    )
     policy, policy_problems = parse_tool_policy(doc.get(POLICY_KEY), file=file)
     return TierConfig(tuple(servers), policy, tuple(problems + policy_problems))
 
 
-def parse_workspace_file(doc: object, *, file: str) -> TierConfig:
+def parse_workspace_file(doc: object, *, file: str, expand: ExpandSpec | None = None) -> TierConfig:
     """A repository's `.levelcode/mcp.json` or `.mcp.json`: `{"mcpServers": {…}}` or a bare map."""
     if is_absent(doc):
         return TierConfig()
@@ -176,9 +187,11 @@ def parse_workspace_file(doc: object, *, file: str) -> TierConfig:
             for key in doc
             if key != SERVERS_KEY
         ]
-        servers, server_problems = parse_server_map(wrapped, provenance=provenance, key=SERVERS_KEY)
+        servers, server_problems = parse_server_map(
+            wrapped, provenance=provenance, key=SERVERS_KEY, expand=expand
+        )
         return TierConfig(tuple(servers), {}, tuple(problems + server_problems))
-    servers, problems = parse_server_map(doc, provenance=provenance, key="")
+    servers, problems = parse_server_map(doc, provenance=provenance, key="", expand=expand)
     return TierConfig(tuple(servers), {}, tuple(problems))
 
 
@@ -210,8 +223,10 @@ def merge_tiers(
 
 
 def parse_server_map(
-    raw: object, *, provenance: Provenance, key: str
+    raw: object, *, provenance: Provenance, key: str, expand: ExpandSpec | None = None
 ) -> tuple[list[ServerSpec], list[ConfigProblem]]:
+    """The servers of one file, each parsed, then (`expand`: config/launch_expansion.py) with the
+    `${VAR}` of its launch filled in, or dropped with a problem."""
     if raw is None:
         return [], []
     if not isinstance(raw, Mapping):
@@ -220,9 +235,10 @@ def parse_server_map(
     servers: list[ServerSpec] = []
     problems: list[ConfigProblem] = []
     for name, entry in raw.items():
-        spec = parse_server_entry(
-            str(name), entry, provenance=provenance, key=_server_key(key, str(name)), problems=problems
-        )
+        where = _server_key(key, str(name))
+        spec = parse_server_entry(str(name), entry, provenance=provenance, key=where, problems=problems)
+        if spec is not None and expand is not None:
+            spec = expand(spec, where, problems)
         if spec is not None:
             servers.append(spec)
     return servers, problems
