@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 from collections.abc import Collection
 from pathlib import Path
 
@@ -19,10 +20,13 @@ from levelcode.core.config_files import read_json_file
 from levelcode.core.settings import Settings, load_settings
 from levelcode.core.workspace_identity import workspace_identity
 from levelcode.core.workspace_servers import servers_off
+from levelcode.mcp.config.environment import provider_keys_withheld, settings_key_values
+from levelcode.mcp.config.launch_expansion import launch_expander
 from levelcode.mcp.config.local_servers import own_servers, parse_local_servers
 from levelcode.mcp.config.managed_servers import govern_config, required_tier
 from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile, parse_profiles, select_servers
 from levelcode.mcp.config.specs import (
+    ExpandSpec,
     McpConfig,
     TierConfig,
     merge_tiers,
@@ -45,23 +49,25 @@ def local_servers_path(workspace: Path, identity: str | None = None) -> Path:
     return paths.config_dir() / LOCAL_SERVERS_DIR / f"{stem}-{digest}.json"
 
 
-def local_tier(workspace: Path) -> TierConfig:
+def local_tier(workspace: Path, expand: ExpandSpec | None = None) -> TierConfig:
     identity = workspace_identity(workspace)
     path = local_servers_path(workspace, identity)
     doc, problem = read_json_file(path)
     if problem:
         return TierConfig(problems=(problem,))
-    return parse_local_servers(doc, file=str(path), identity=identity)
+    return parse_local_servers(doc, file=str(path), identity=identity, expand=expand)
 
 
-def load_workspace_tier(workspace: Path) -> list[TierConfig]:
+def load_workspace_tier(workspace: Path, expand: ExpandSpec | None = None) -> list[TierConfig]:
+    """The repository's files' servers (`expand`: with their launch's `${VAR}` filled in)."""
     tiers: list[TierConfig] = []
     for relative in WORKSPACE_MCP_FILES:
         path = workspace / relative
         doc, problem = read_json_file(path)
-        tiers.append(
-            TierConfig(problems=(problem,)) if problem else parse_workspace_file(doc, file=str(path))
-        )
+        if problem:
+            tiers.append(TierConfig(problems=(problem,)))
+        else:
+            tiers.append(parse_workspace_file(doc, file=str(path), expand=expand))
     return tiers
 
 
@@ -83,7 +89,8 @@ def load_mcp_config(
     settings = settings or load_settings(workspace)
     policy, file = settings.managed, str(settings.user_file)
     user = user if user is not None else own_tier(settings, workspace)
-    workspace_tiers = load_workspace_tier(workspace)
+    withheld = provider_keys_withheld(os.environ, settings_key_values(settings.user))
+    workspace_tiers = load_workspace_tier(workspace, launch_expander(os.environ, withheld))
     merged = merge_tiers(user, workspace_tiers, settings.problems, organisation=required_tier(policy))
     profiles, profile_problems = parse_profiles(settings.user.get(PROFILES_KEY), file=file)
     chosen = chosen_profile(profiles, profile, file=file)
@@ -97,6 +104,8 @@ def load_mcp_config(
 
 
 def own_tier(settings: Settings, workspace: Path) -> TierConfig:
-    """The user's own servers in `workspace` (those for it alone first) and their tool policy."""
-    user = parse_user_settings(settings.user, file=str(settings.user_file))
-    return own_servers(local_tier(workspace), user)
+    """The user's own servers in `workspace` (those for it alone first) and their tool policy,
+    their launch's `${VAR}` filled in from the environment."""
+    expand = launch_expander(os.environ)
+    user = parse_user_settings(settings.user, file=str(settings.user_file), expand=expand)
+    return own_servers(local_tier(workspace, expand), user)

@@ -20,7 +20,7 @@ from levelcode.core.config_files import is_absent
 from levelcode.core.errors import ConfigProblem
 from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy
 from levelcode.core.settings import USER_ONLY_KEYS, Settings, ignored_key
-from levelcode.mcp.config.allow_rules import AllowRule, parse_allow_rule
+from levelcode.mcp.config.allow_rules import AllowRule
 from levelcode.mcp.config.client_entry import (
     DEFAULT_CLIENT_FEATURES,
     FEATURE_KEYS,
@@ -35,13 +35,12 @@ from levelcode.mcp.config.timeouts_entry import (
     parse_timeouts_entry,
     positive_seconds,
 )
+from levelcode.mcp.config.tool_policy import POLICY_KEY, parse_tool_policy
 
 # "local": the user's own servers for one workspace only (`mcp add -s local`), kept outside it.
 Tier = Literal["user", "local", "workspace", "organisation"]
 
 SERVERS_KEY = "mcpServers"
-POLICY_KEY = "mcpToolPolicy"
-POLICY_VALUES = ("allow", "ask")
 
 _COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"}) | FEATURE_KEYS
 # `alwaysLoad`: the server's tools stay in every request even when the others are deferred behind
@@ -266,48 +265,6 @@ def parse_server_entry(
     return _parse_http(name, entry, provenance, report)
 
 
-def parse_tool_policy(raw: object, *, file: str) -> tuple[dict[str, str | AllowRule], list[ConfigProblem]]:
-    """`mcpToolPolicy`: `{"server__tool" | "server__*" | "*": "allow" | "ask"}`, or for one tool the
-    object form "always" writes: `{"decision": "allow", "definition": {...hashes}}`."""
-    if raw is None:
-        return {}, []
-    if not isinstance(raw, Mapping):
-        return {}, [ConfigProblem(file, POLICY_KEY, 'expected an object such as {"server__tool": "allow"}')]
-    policy: dict[str, str | AllowRule] = {}
-    problems: list[ConfigProblem] = []
-    for pattern, value in raw.items():
-        where = f"{POLICY_KEY}.{pattern}"
-        if (
-            not isinstance(pattern, str)
-            or not pattern
-            or (pattern.endswith("*") and not is_wildcard(pattern))
-        ):
-            problems.append(ConfigProblem(file, where, 'expected "*", "server__*" or "server__tool"'))
-        elif isinstance(value, Mapping):
-            rule = parse_allow_rule(value)
-            if isinstance(rule, str) or (rule.definition is not None and pattern.endswith("*")):
-                why = (
-                    rule if isinstance(rule, str) else "a definition is recorded for one tool, not a pattern"
-                )
-                problems.append(ConfigProblem(file, where, why + "; this entry allows nothing"))
-            else:
-                policy[pattern] = rule
-        elif value not in POLICY_VALUES:
-            problems.append(
-                ConfigProblem(file, where, f"expected one of {', '.join(POLICY_VALUES)}; got {value!r}")
-            )
-        else:
-            policy[pattern] = str(value)
-    return policy, problems
-
-
-def is_wildcard(pattern: str) -> bool:
-    server = pattern[:-3]
-    return pattern == "*" or (
-        pattern.endswith("__*") and bool(server) and "*" not in server and "__" not in server
-    )
-
-
 class _Reporter:
     """Appends problems for one entry, keyed under its path."""
 
@@ -385,8 +342,8 @@ def _parse_http(
     name: str, entry: Mapping[object, object], provenance: Provenance, report: _Reporter
 ) -> HttpServerSpec | None:
     url = entry.get("url")
-    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        report.fail("url", "must be an http:// or https:// URL")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://", "${")):
+        report.fail("url", "must be an http:// or https:// URL")  # or a ${VAR} that holds one
         return None
     headers = _string_map(entry.get("headers", {}))
     if headers is None:

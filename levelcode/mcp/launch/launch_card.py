@@ -1,8 +1,10 @@
 """What the user is asked before an MCP server starts (G1): one server's consent card, and the
 card before many.
 
-Pure. The launch card shows the literal command, every argument and every env entry exactly as
-written — nothing summarised — so what the user approves is what the fingerprint covers.
+Pure. The launch card shows the command, every argument and every env entry — nothing
+summarised — as the fingerprint covers them: `${VAR}` in the command and arguments filled in,
+except a secret's, shown as its reference beside "will receive your VAR" (config/launch_expansion.py);
+env entries as written; a header by its name and a mask (config/shown_values.py).
 """
 
 from __future__ import annotations
