@@ -111,7 +111,8 @@ def mcp_list(args: argparse.Namespace) -> int:
             else:
                 from levelcode.ui.output_console import OutputConsole
 
-                print_list(OutputConsole(soft_wrap=False), view, said=unusable)
+                verbose = getattr(args, "verbose", False)
+                print_list(OutputConsole(soft_wrap=False), view, said=unusable, verbose=verbose)
         finally:
             await stopping
         return list_status(view)

@@ -126,11 +126,14 @@ A configuration file that cannot be used is named first, on stderr, with the lin
 def add_inspect_parsers(actions: Any, common: AddOptions) -> None:
     actions.add_parser(
         "list",
-        fill=_with(common, _json_flag),
-        help="list configured servers, their state and tools",
-        description="List every configured server (yours and the repository's): its state, how it "
-        "runs, and its tools under the names the model sees (with the server's own name where the "
-        "model's is not SERVER__TOOL). Only servers that may start without asking are started.",
+        fill=_with(common, _list_arguments),
+        help="list configured servers, one line each (-v: their tools too)",
+        description="List every configured server (yours and the repository's), one line each: "
+        "NAME: COMMAND or URL - its state, its tool count and scope, and what to do next (as "
+        "Claude Code's `name: command - ✓ Connected`). With -v, every fact too, and its tools under "
+        "the names the model sees (with the server's own name where the model's is not "
+        "SERVER__TOOL); one server's: levelcode mcp get NAME. Only servers that may start without "
+        "asking are started.",
         epilog=LIST_EPILOG,
         formatter_class=RawDescriptionFormatter,
     )
@@ -151,6 +154,13 @@ def add_inspect_parsers(actions: Any, common: AddOptions) -> None:
         "revoke",
         fill=_with(common, _revoke_arguments),
         help="forget approvals of a repository's servers in this workspace",
+    )
+
+
+def _list_arguments(parser: argparse.ArgumentParser) -> None:
+    _json_flag(parser)
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="each server's facts and tools, not one line each"
     )
 
 

@@ -257,7 +257,7 @@ def test_project_scope_writes_the_workspaces_mcp_json_and_asks_before_it_starts(
     assert project.stat().st_mode & 0o777 == 0o644  # a file to share: as git checks files out
     assert sorted(p.name for p in workspace.iterdir()) == [".mcp.json", "main.py"]  # no lock file left
     assert not (isolated_home / "settings.json").exists()
-    listed = _add(isolated_home, workspace, "list")
+    listed = _add(isolated_home, workspace, "list", "-v")
     assert f"fault · needs approval · workspace · {project}" in listed.stdout
     approve(workspace, "fault")
     called = _add(isolated_home, workspace, "call", "fault", "echo", '{"message": "approved"}')
