@@ -144,6 +144,8 @@ def add_inspect_parsers(actions: Any, common: AddOptions) -> None:
         description="Call one tool and print what the model would get. On a terminal, control "
         "characters in the result (escape sequences, CR, bidi overrides, zero-width characters) are "
         "shown as escapes; piped or redirected, the result is written byte for byte, for scripts.",
+        epilog=CALL_EPILOG,
+        formatter_class=RawDescriptionFormatter,
     )
     actions.add_parser(
         "trust",
@@ -269,12 +271,14 @@ examples:
   levelcode mcp add --transport sse linear https://mcp.linear.app/sse
   levelcode mcp add -t http api https://mcp.example.com/mcp -H 'X-Team: web' 'X-Region: eu'
   levelcode mcp add api --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${API_TOKEN}'
+  levelcode mcp add -s local fs -- npx -y @modelcontextprotocol/server-filesystem .
   levelcode mcp add -s project fs -- npx -y @modelcontextprotocol/server-filesystem .
   levelcode mcp add time --json '{"command": "uvx", "args": ["mcp-server-time"]}'
 
-Options go before or after NAME (as with Claude Code's `claude mcp add`); after the command, every
-word is the command's own. Values are stored as written: ${VAR} is expanded from your environment
-only when the server starts.
+Options go before or after NAME (as with Claude Code's `claude mcp add`); -e and -H take several
+values each, up to the next option or --; after the command, every word is the command's own.
+Values are stored as written: ${VAR} is filled in from your environment when the configuration is
+read (a secret's only when the server starts). A header's value is never printed.
 
 scopes (-s, --scope):
   user     your settings.json: yours, starts without asking, in every workspace (the default)
@@ -283,6 +287,29 @@ scopes (-s, --scope):
   project  the workspace's .mcp.json, the repository's file: asks before it starts (mcp trust)
 The default is user, where Claude Code's is local: a server added without -s works in this
 workspace either way, and in LevelCode also in your others. Say -s local for this one only.
+
+exit status:
+  0  added    1  the name is in that file already, or the file cannot be written
+  2  typed wrong, or an entry config loading would refuse: nothing written
+  (Claude Code: 0, or 1 for every error)
+"""
+
+REMOVE_EPILOG = """\
+Without -s, the server is removed from the one scope whose file has it: your settings.json
+(user), your file for this workspace (local) or the workspace's .mcp.json (project).
+
+exit status:
+  0  removed
+  1  the name is in several scopes (they are listed; nothing is removed: say which with -s),
+     or not in the scope -s names
+  2  no server of that name anywhere
+  (Claude Code: 0, or 1 for every error)
+"""
+
+CALL_EPILOG = """\
+exit status:
+  0  the tool answered    1  it answered with an error, or the server is not running
+  2  no such server or tool, or ARGUMENTS that are not a JSON object
 """
 
 ADD_JSON_EPILOG = """\
@@ -393,6 +420,8 @@ def add_manage_parsers(actions: Any, common: AddOptions) -> None:
         "remove",
         fill=_with(common, _remove_arguments),
         help="remove a server from the one scope that has it (in several: say which with -s)",
+        epilog=REMOVE_EPILOG,
+        formatter_class=RawDescriptionFormatter,
     )
     for name, text in (
         ("enable", 'remove "disabled": true from a server in your settings (--here: in this workspace)'),

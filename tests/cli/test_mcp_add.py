@@ -411,6 +411,9 @@ def test_help_names_the_transports_scopes_and_both_spellings(isolated_home: Path
     assert "-H 'KEY: VALUE', --header 'KEY: VALUE'" in text
     assert "mcp add-json NAME ENTRY" in text
     assert "add-from-claude-desktop" in run_cli(["mcp", "--help"], isolated_home).stdout
+    assert "The default is user, where Claude Code's is local" in text
+    for action in ("add", "remove", "call", "list"):  # beside Claude Code's, where it has the command
+        assert "exit status:" in run_cli(["mcp", action, "--help"], isolated_home).stdout, action
 
 
 def test_a_header_value_is_never_printed(isolated_home: Path, tmp_path: Path) -> None:
