@@ -287,7 +287,7 @@ def test_a_broken_link_and_anchor_are_named(tmp_path: Path) -> None:
         (["mcp", "launch"], "invalid choice: 'launch'"),
         (["rnu", "the tests"], "'rnu' is not a command"),
         (["mcp", "add", "api", "https://example.com/mcp"], "say how to reach it"),
-        (["mcp", "add", "e", "-e", "A=1", "B=2", "--", "x"], "give each env entry its own -e"),
+        (["mcp", "add", "e", "--replace", "A=1", "--", "x"], "an env entry follows -e"),
     ],
 )
 def test_a_command_the_cli_refuses_is_named(arguments: list[str], said: str) -> None:

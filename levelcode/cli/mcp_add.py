@@ -12,25 +12,27 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
 from levelcode.cli.mcp_parser import add_server_options
-from levelcode.cli.mcp_scope import LOCAL_NOTE, ServersFile, edit_servers_file, servers_file
+from levelcode.cli.mcp_scope import ServersFile, edit_servers_file, scope_line, scopes_naming, servers_file
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.errors import ConfigError
 from levelcode.core.json_store import JsonDoc
+from levelcode.mcp.config.argv import is_env_entry, is_header_entry, is_url
 from levelcode.mcp.config.edit import (
     AddRequest,
     ServerExists,
     build_entry,
-    is_url,
     split_add_arguments,
     user_servers,
     validate_entry,
     with_server,
 )
 from levelcode.mcp.config.files import load_mcp_config, load_workspace_tier
+from levelcode.mcp.config.shown_values import shown_header, shown_header_text
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.plan import launch_text
 
@@ -54,8 +56,22 @@ def mcp_add(args: argparse.Namespace) -> int:
 
 
 def mcp_add_json(args: argparse.Namespace) -> int:
-    """`mcp add-json NAME JSON`, as Claude Code's: the same as `mcp add NAME --json JSON`."""
-    return add_server(args, AddRequest(json_text=args.entry), replace=args.replace, scope=args.scope)
+    """`mcp add-json NAME JSON`, as Claude Code's: the same as `mcp add NAME --json JSON`; with
+    `-` for JSON, the entry is read from stdin (`… | levelcode mcp add-json NAME -`)."""
+    if args.entry != "-":
+        request = AddRequest(json_text=args.entry, json_source="ENTRY")
+        return add_server(args, request, replace=args.replace, scope=args.scope)
+    if sys.stdin.isatty():
+        say("levelcode: reading the entry's JSON from stdin; end it with Ctrl-D", err=True)
+    try:
+        text = sys.stdin.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        return fail(f"could not read the entry from stdin: {exc}", 2)
+    if not text.strip():
+        example = f"""echo '{{"command": "uvx"}}' | levelcode mcp add-json {args.name} -"""
+        return fail(f"stdin held no JSON; pipe the entry in, as in: {example}", 2)
+    request = AddRequest(json_text=text, json_source="the JSON read from stdin")
+    return add_server(args, request, replace=args.replace, scope=args.scope)
 
 
 def add_request(args: argparse.Namespace) -> tuple[AddRequest, bool, str | None]:
@@ -122,10 +138,10 @@ def _positional_url(url: str, given: str | None, transport: str | None, name: st
 
 
 def _unexpected(word: str) -> str:
-    if "=" in word:
-        return f"unexpected {word!r}: give each env entry its own -e, as in: -e A=1 -e B=2"
-    if ":" in word:
-        return f"unexpected {word!r}: give each header its own -H, as in: -H 'A: 1' -H 'B: 2'"
+    if is_env_entry(word):
+        return f"unexpected {word!r}: an env entry follows -e, as in: -e A=1 B=2"
+    if is_header_entry(word):
+        return f"unexpected {shown_header_text(word)!r}: a header follows -H, as in: -H 'X-A: 1' 'X-B: 2'"
     return (
         f"unexpected {word!r}; put the server's command after --, as in: "
         "levelcode mcp add NAME [-e KEY=VALUE]... -- COMMAND [ARGS...]"
@@ -157,8 +173,9 @@ def add_server(args: argparse.Namespace, request: AddRequest, *, replace: bool, 
     except ConfigError as exc:
         return fail(exc, 1)
     verb = "Replaced" if existed[0] else "Added"
-    say(f"{verb} MCP server {name!r} in {target.path}", *launch_lines(spec), *_what_now(spec, target))
-    say(*(LOCAL_NOTE if scope == "local" else ()), *_also_named(args, name, target))
+    workspace = workspace_of(args)
+    say(f"{verb} MCP server {name!r} in {target.path}", scope_line(target, workspace, typed=scope))
+    say(*launch_lines(spec), *_what_now(spec, target), *_also_named(workspace, name, target))
     say(*_policy_note(args, name, target))
     return 0
 
@@ -183,7 +200,7 @@ def launch_lines(spec: ServerSpec) -> list[str]:
         lines += [f"  cwd:     {spec.cwd}"] if spec.cwd else []
     else:
         lines += ["  via:     the older HTTP+SSE transport"] if spec.legacy_sse else []
-        lines += [f"  header:  {key}: {value}" for key, value in spec.headers]
+        lines += [f"  header:  {shown_header(key, value)}" for key, value in spec.headers]
         if spec.oauth is not None and spec.oauth.client_id is not None:
             lines.append(f"  sign-in: OAuth client {spec.oauth.client_id}")
     timeouts = (("timeout:", spec.timeout), ("startup:", spec.startup_timeout))
@@ -198,8 +215,9 @@ def _what_now(spec: ServerSpec, target: ServersFile) -> list[str]:
             "and wherever this file is; commit the file to share it. Review and approve it here with:",
             f"levelcode mcp trust {name}",
         ]
+    where = "in this workspace only" if target.scope == "local" else "in every workspace"
     lines = [
-        "It is your own server (user tier): LevelCode starts it without asking for approval,",
+        f"It is your own server: LevelCode starts it without asking for approval, {where},",
         f"from your next session on. See it with: levelcode mcp get {name}",
     ]
     if isinstance(spec, StdioServerSpec) and not spec.cwd:
@@ -210,18 +228,22 @@ def _what_now(spec: ServerSpec, target: ServersFile) -> list[str]:
     return lines
 
 
-def _also_named(args: argparse.Namespace, name: str, target: ServersFile) -> list[str]:
-    """Another file naming the same server, and which of the two runs."""
-    workspace = workspace_of(args)
+def _also_named(workspace: Path, name: str, target: ServersFile) -> list[str]:
+    """Other files naming the same server, and which one runs here."""
+    spec = load_mcp_config(workspace).server(name)
+    if spec is not None and spec.provenance.file != str(target.path):
+        return [f"note: {spec.provenance.file} also names a server {name!r}; that one runs here, not this."]
+    notes = [
+        f"note: {other.path} ({other.scope}) also names a server {name!r}; this one runs here."
+        for other in scopes_naming(name, workspace)
+        if other.path != target.path and not other.repository
+    ]
     if not target.repository:
-        return [
+        notes += [
             f"note: {file} also names a server {name!r}; yours is the one that runs there."
             for file in workspace_files_naming(workspace, name)
         ]
-    spec = load_mcp_config(workspace).server(name)
-    if spec is None or spec.provenance.file == str(target.path):
-        return []
-    return [f"note: {spec.provenance.file} also names a server {name!r}; that one runs here, not this."]
+    return notes
 
 
 def workspace_files_naming(workspace: Path, name: str) -> list[str]:

@@ -29,9 +29,12 @@ def progress(message: str) -> None:
     print(f"levelcode: {visible_block(message)}", file=sys.stderr, flush=True)
 
 
-def one_server(args: argparse.Namespace) -> tuple[McpRuntime, ServerSpec] | None:
+def one_server(
+    args: argparse.Namespace, *, model_names: bool = False
+) -> tuple[McpRuntime, ServerSpec] | None:
     """The runtime for only the server `args.server` names (the launch gate as ever, nobody to
-    ask, notices said on stderr); None, and said, when no server has that name."""
+    ask, notices said on stderr); None, and said, when no server has that name. `model_names`:
+    `args.server` may be a tool's name as the model sees it (SERVER__TOOL, `mcp call`)."""
     from levelcode.cli.config_report import load_reported_config, unread_note
     from levelcode.core.approvals import HeadlessApprover
     from levelcode.mcp.live.runtime import McpRuntime
@@ -41,6 +44,10 @@ def one_server(args: argparse.Namespace) -> tuple[McpRuntime, ServerSpec] | None
     workspace = workspace_of(args)
     config = load_reported_config(workspace, profile=getattr(args, "profile", None))
     spec = config.server(args.server)
+    if spec is None and model_names:
+        spec = config.server(server_of_tool_name(args.server, [s.name for s in config.servers]) or "")
+        if spec is not None:  # SERVER__TOOL [ARGUMENTS]: the words move up one place
+            args.server, args.tool, args.arguments = spec.name, args.server, args.tool
     if spec is None:
         names = ", ".join(s.name for s in config.servers) or "none"
         progress(f"no MCP server named {args.server!r} (configured: {names})")
@@ -105,7 +112,8 @@ def mcp_list(args: argparse.Namespace) -> int:
             else:
                 from levelcode.ui.output_console import OutputConsole
 
-                print_list(OutputConsole(soft_wrap=False), view, said=unusable)
+                verbose = getattr(args, "verbose", False)
+                print_list(OutputConsole(soft_wrap=False), view, said=unusable, verbose=verbose)
         finally:
             await stopping
         return list_status(view)
@@ -113,20 +121,36 @@ def mcp_list(args: argparse.Namespace) -> int:
     return run_command(main, runtime.close)
 
 
+def server_of_tool_name(typed: str, servers: list[str]) -> str | None:
+    """The configured server whose tools the model sees as `typed` (SERVER__TOOL, the server's
+    part as the catalog makes it); None when `typed` is no such name."""
+    from levelcode.mcp.calls.naming import assign_server_parts, split_tool_name
+
+    split = split_tool_name(typed)
+    if split is None:
+        return None
+    return next((name for name, part in assign_server_parts(servers).items() if part == split[0]), None)
+
+
 def mcp_call(args: argparse.Namespace) -> int:
     from levelcode.cli.aio import run_command
     from levelcode.ui.visible import visible_block
 
+    typed, third = args.server, args.arguments
+    found = one_server(args, model_names=True)
+    if found is None:
+        return 2
+    if typed != args.server and third is not None:  # SERVER__TOOL stood for two words: one too many
+        return fail(f"{typed} names the tool already; give its arguments once, after it", 2)
+    if args.tool is None:
+        return fail(f"name the tool: levelcode mcp call {args.server} TOOL [ARGUMENTS]", 2)
     try:
-        arguments = json.loads(args.arguments)
+        arguments = json.loads(args.arguments or "{}")
     except json.JSONDecodeError as exc:
         print(f"levelcode: ARGUMENTS must be a JSON object: {exc}", file=sys.stderr)
         return 2
     if not isinstance(arguments, dict):
         print('levelcode: ARGUMENTS must be a JSON object such as \'{"path": "README.md"}\'', file=sys.stderr)
-        return 2
-    found = one_server(args)
-    if found is None:
         return 2
     runtime, spec = found
 

@@ -18,6 +18,7 @@ def run_mcp_command(args: argparse.Namespace) -> int:
     from levelcode.cli.mcp_content_commands import mcp_prompt, mcp_prompts, mcp_read, mcp_resources
     from levelcode.cli.mcp_import import run_claude_desktop_import, run_import_command
     from levelcode.cli.mcp_manage import ACTIONS, run_manage_command
+    from levelcode.cli.mcp_remove import mcp_remove
     from levelcode.cli.mcp_trust_commands import mcp_revoke, mcp_trust
 
     handlers = {
@@ -25,6 +26,7 @@ def run_mcp_command(args: argparse.Namespace) -> int:
         "call": mcp_call,
         "add": mcp_add,
         "add-json": mcp_add_json,
+        "remove": mcp_remove,
         "trust": mcp_trust,
         "revoke": mcp_revoke,
         "import": run_import_command,

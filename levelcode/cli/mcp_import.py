@@ -37,6 +37,7 @@ from levelcode.mcp.config.importers import (
     read_source,
     source_files,
 )
+from levelcode.mcp.config.shown_values import shown_header
 from levelcode.mcp.config.specs import SERVERS_KEY, HttpServerSpec
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.ui.visible import visible
@@ -285,7 +286,7 @@ def launch_lines(candidate: Candidate) -> list[str]:
     """What would run, as written: the literal command line (or URL), then env, headers and cwd."""
     spec = candidate.spec
     if isinstance(spec, HttpServerSpec):
-        return [f"url:    {launch_text(spec)}", *(f"header: {key}: {value}" for key, value in spec.headers)]
+        return [f"url:    {launch_text(spec)}", *(f"header: {shown_header(k, v)}" for k, v in spec.headers)]
     lines = [f"runs:   {launch_text(spec)}", *(f"env:    {key}={value}" for key, value in spec.env)]
     return [*lines, f"cwd:    {spec.cwd}"] if spec.cwd else lines
 

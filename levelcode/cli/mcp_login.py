@@ -225,7 +225,7 @@ def _configured_client(args: argparse.Namespace) -> Client | None:
     try:
         workspace = workspace_of(args)
         spec = load_mcp_config(workspace, load_settings(workspace)).server(args.name)
-        if not isinstance(spec, HttpServerSpec) or spec.oauth is None or spec.provenance.tier != "user":
+        if not isinstance(spec, HttpServerSpec) or spec.oauth is None or not spec.provenance.own:
             return None
         secrets = oauth_secrets(
             spec.oauth, os.environ, server=spec.name, tier=spec.provenance.tier, withheld=NOTHING_WITHHELD

@@ -1,9 +1,10 @@
 """`levelcode mcp get | remove | enable | disable`: see and manage servers without editing JSON
 (`mcp add` and `add-json` are in mcp_add.py).
 
-They write your settings.json, or with `remove -s project` the workspace's .mcp.json
-(cli/mcp_scope.py), atomically, keeping the rest of the file; a repository's file only when told
-to. Edits are made in mcp/config/edit.py; nothing typed is expanded or run.
+They write the file of the scope that holds the server (cli/mcp_scope.py): your settings.json,
+your file for this workspace (local), or the workspace's .mcp.json — `remove NAME` from the one
+scope that has it, as Claude Code's does, and from none when several do — atomically, keeping the
+rest of the file. Edits are made in mcp/config/edit.py; nothing typed is expanded or run.
 """
 
 from __future__ import annotations
@@ -15,37 +16,37 @@ from pathlib import Path
 from typing import Any
 
 from levelcode.cli.config_report import load_reported_config, unread_note
-from levelcode.cli.mcp_add import workspace_files_naming
 from levelcode.cli.mcp_live import sandbox_info
-from levelcode.cli.mcp_scope import PROJECT_FILE, edit_servers_file, servers_file
+from levelcode.cli.mcp_scope import (
+    PROJECT_FILE,
+    edit_servers_file,
+    scopes_naming,
+    servers_file,
+)
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.config_files import read_json_file
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import NOT_OVERWRITTEN, JsonDoc, UnreadableFile
+from levelcode.core.json_store import NOT_OVERWRITTEN, UnreadableFile
 from levelcode.core.workspace_identity import describe_identity, workspace_identity
 from levelcode.core.workspace_servers import turn_off
 from levelcode.mcp.config.edit import (
     ServerNotFound,
     entry_as_written,
     problems_for,
-    user_servers,
     with_disabled,
-    without_server,
 )
+from levelcode.mcp.config.shown_values import shown_entry
 from levelcode.mcp.config.specs import (
-    POLICY_KEY,
     McpConfig,
-    Provenance,
     ServerSpec,
     entry_fingerprint,
-    parse_server_entry,
 )
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.ui.mcp_views import organisation_json
 
-ACTIONS = ("get", "remove", "enable", "disable")
+ACTIONS = ("get", "enable", "disable")  # remove: cli/mcp_remove.py
 
 TRUST_WORDS: dict[TrustState, str] = {
     "approved": "approved",
@@ -69,7 +70,6 @@ def trust_words(trust: TrustState, change: str | None) -> str:
 def run_manage_command(args: argparse.Namespace) -> int:
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "get": mcp_get,
-        "remove": mcp_remove,
         "enable": mcp_toggle,
         "disable": mcp_toggle,
     }
@@ -120,13 +120,14 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
         "change": change,
         "approvedLaunch": approved,
         "sandbox": sandbox_info(spec, store, workspace, trust),
-        "entry": entry_as_written(doc, spec.name, spec.provenance.tier),
+        "entry": shown_entry(entry_as_written(doc, spec.name, spec.provenance.tier)),
         "problems": [str(p) for p in problems_for(config.problems, spec.name)],
     }
 
 
 ORIGINS = {
     "user": "your settings",
+    "local": "yours, for this workspace only",
     "organisation": "required by your organisation's policy",
     "workspace": "written by the repository, not by you",
 }
@@ -164,7 +165,7 @@ def _state_lines(info: dict[str, Any]) -> list[str]:
     elif info["disabled"]:
         where = (
             f"enable with: levelcode mcp enable {info['name']}"
-            if info["tier"] == "user"
+            if info["tier"] in ("user", "local")
             else f"in {info['file']}"
         )
         lines.append(f"  state:   disabled ({where})")
@@ -175,7 +176,7 @@ def _state_lines(info: dict[str, Any]) -> list[str]:
 
 def _trust_lines(info: dict[str, Any], workspace: Path) -> list[str]:
     if info["tier"] != "workspace":
-        whose = "your own server" if info["tier"] == "user" else "your organisation's server"
+        whose = "your own server" if info["tier"] in ("user", "local") else "your organisation's server"
         return [f"  trust:   {whose}: starts without asking for approval"]
     lines = [f"  trust:   {info['trustText']} (workspace {workspace})"]
     if info["approvedLaunch"] is not None:
@@ -237,58 +238,20 @@ def required_refusal(args: argparse.Namespace) -> int | None:
     return fail(f"nothing changed: {args.name!r} is {refusal}", 1)
 
 
-def mcp_remove(args: argparse.Namespace) -> int:
-    refused = required_refusal(args) if getattr(args, "scope", None) in (None, "user") else None
-    if refused is not None:
-        return refused
-    name, workspace = args.name, workspace_of(args)
-    target = servers_file(getattr(args, "scope", None), workspace)
-    before: list[object] = []
-    after: list[JsonDoc] = []
-
-    def remove(doc: JsonDoc) -> JsonDoc:
-        before.append(user_servers(doc, target.doc).get(name))
-        after.append(without_server(doc, name, target.doc))
-        return after[0]
-
-    try:
-        edit_servers_file(target, remove)
-    except ServerNotFound as exc:
-        return fail(exc, 1) if target.repository else _not_in_user_tier(args)
-    except ConfigError as exc:
-        return fail(exc, 1)
-    say(f"Removed MCP server {name!r} from {target.path}")
-    tier = target.doc.tier
-    provenance = Provenance(tier, str(target.path))
-    spec = parse_server_entry(name, before[0], provenance=provenance, key=name, problems=[])
-    if spec is not None:
-        say(f"  it ran: {launch_text(spec)}")
-    if target.repository:
-        if name in TrustStore().approved_servers(workspace):
-            say(f"Its approval here is kept until you forget it: levelcode mcp revoke {name}")
-        return 0
-    policy = after[0].get(POLICY_KEY)
-    kept = sorted(k for k in policy if str(k).startswith(f"{name}__")) if isinstance(policy, dict) else []
-    if kept:
-        say(f"{POLICY_KEY} still lists {', '.join(kept)}; edit {target.path} if you no longer want that.")
-    for file in workspace_files_naming(workspace, name):
-        say(f"note: {file} also names {name!r}; it starts there only if you approve it.")
-    return 0
-
-
 def mcp_toggle(args: argparse.Namespace) -> int:
     refused = required_refusal(args)
     if refused is not None:
         return refused
     if getattr(args, "here", False):
         return toggle_here(args)
-    name, disable = args.name, args.mcp_command == "disable"
-    settings = servers_file(None, workspace_of(args))
+    name, disable, workspace = args.name, args.mcp_command == "disable", workspace_of(args)
+    own = [target for target in scopes_naming(name, workspace) if not target.repository]
+    settings = own[0] if own else servers_file(None, workspace)  # the one that runs here: local first
     path = settings.path
     try:
-        changed = edit_servers_file(settings, lambda doc: with_disabled(doc, name, disable))
+        changed = edit_servers_file(settings, lambda doc: with_disabled(doc, name, disable, settings.doc))
     except ServerNotFound:
-        return _not_in_user_tier(args)
+        return not_in_user_tier(args)
     except ConfigError as exc:
         return fail(exc, 1)
     if not changed:
@@ -334,7 +297,7 @@ def toggle_here(args: argparse.Namespace) -> int:
     return 0
 
 
-def _not_in_user_tier(args: argparse.Namespace) -> int:
+def not_in_user_tier(args: argparse.Namespace) -> int:
     """The name is not in your settings: explain a repository's server, or list what there is."""
     name, workspace = args.name, workspace_of(args)
     config = load_reported_config(workspace)
@@ -360,7 +323,10 @@ def _not_in_user_tier(args: argparse.Namespace) -> int:
         steps.append(f"To keep it from starting here, forget the approval: levelcode mcp revoke {name}")
     if args.mcp_command == "remove":
         steps.append(_how_to_remove_from(Path(file), workspace, name))
-    never_edits = "Nothing was changed: LevelCode edits a repository's file only when told to (-s project)."
+    never_edits = (
+        "Nothing was changed: of a repository's files, LevelCode edits only .mcp.json, and only "
+        "to add or remove a server there."
+    )
     return fail(f"{name!r} comes from {file}, a repository's file.", 1, never_edits, *steps)
 
 

@@ -5,10 +5,11 @@ arguments are added only when it is the one chosen (`CommandParser(fill=…)`)."
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from levelcode.cli.parser_base import CommandParser, RawDescriptionFormatter
+from levelcode.mcp.config.argv import is_env_entry, is_header_entry, is_url
 from levelcode.mcp.config.import_tools import TOOLS
 
 MCP_EPILOG = """\
@@ -27,12 +28,63 @@ examples:
 
 
 AddOptions = Callable[[argparse.ArgumentParser], None]
+# The options after which, as in Claude Code's `-e <env...>` and `-H <header...>`, several values
+# may follow one flag: each word that reads as one (KEY=VALUE, Key: Value) until the next option.
+SEVERAL_VALUES: Mapping[str, Callable[[str], bool]] = {
+    "-e": is_env_entry,
+    "--env": is_env_entry,
+    "-H": is_header_entry,
+    "--header": is_header_entry,
+}
+
+
+class ActionParser(CommandParser):
+    """The parser of one `levelcode mcp` action. `several`: its options that take several values
+    after one flag; they are given one flag each before argparse reads the words, up to `--` or
+    the server's command (whose words are its own), so NAME after them stays NAME."""
+
+    def __init__(self, *, several: Mapping[str, Callable[[str], bool]] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._several = several or {}
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if args is not None and self._several:
+            args = self.one_flag_each(list(args))
+        return super().parse_known_args(args, namespace)
+
+    def one_flag_each(self, words: Sequence[str]) -> list[str]:
+        out: list[str] = []
+        index, positionals, several = 0, 0, None
+        while index < len(words):
+            word = words[index]
+            index += 1
+            if word == "--":
+                return [*out, word, *words[index:]]
+            if several is not None and self._several[several](word):
+                out += [several, word]
+                continue
+            several = None
+            if word.startswith("-") and len(word) > 1:
+                out.append(word)
+                action = self.filled()._option_string_actions.get(word)
+                if action is not None and action.nargs != 0 and index < len(words):
+                    out.append(words[index])  # its value, whatever it looks like
+                    index += 1
+                    several = word if word in self._several else None
+                continue
+            out.append(word)
+            positionals += 1
+            if positionals > 1 and not is_url(word):  # the command starts: the rest is its own
+                return [*out, *words[index:]]
+        return out
 
 
 def fill_mcp_parser(mcp: CommandParser, common: AddOptions) -> None:
     """`levelcode mcp`'s own options and its actions, each to be filled when chosen."""
     common(mcp)
-    actions = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
+    actions = mcp.add_subparsers(
+        dest="mcp_command", metavar="ACTION", required=True, parser_class=ActionParser
+    )
     add_inspect_parsers(actions, common)
     add_login_parsers(actions, common)
     add_manage_parsers(actions, common)
@@ -74,11 +126,14 @@ A configuration file that cannot be used is named first, on stderr, with the lin
 def add_inspect_parsers(actions: Any, common: AddOptions) -> None:
     actions.add_parser(
         "list",
-        fill=_with(common, _json_flag),
-        help="list configured servers, their state and tools",
-        description="List every configured server (yours and the repository's): its state, how it "
-        "runs, and its tools under the names the model sees (with the server's own name where the "
-        "model's is not SERVER__TOOL). Only servers that may start without asking are started.",
+        fill=_with(common, _list_arguments),
+        help="list configured servers, one line each (-v: their tools too)",
+        description="List every configured server (yours and the repository's), one line each: "
+        "NAME: COMMAND or URL - its state, its tool count and scope, and what to do next (as "
+        "Claude Code's `name: command - ✓ Connected`). With -v, every fact too, and its tools under "
+        "the names the model sees (with the server's own name where the model's is not "
+        "SERVER__TOOL); one server's: levelcode mcp get NAME. Only servers that may start without "
+        "asking are started.",
         epilog=LIST_EPILOG,
         formatter_class=RawDescriptionFormatter,
     )
@@ -89,6 +144,8 @@ def add_inspect_parsers(actions: Any, common: AddOptions) -> None:
         description="Call one tool and print what the model would get. On a terminal, control "
         "characters in the result (escape sequences, CR, bidi overrides, zero-width characters) are "
         "shown as escapes; piped or redirected, the result is written byte for byte, for scripts.",
+        epilog=CALL_EPILOG,
+        formatter_class=RawDescriptionFormatter,
     )
     actions.add_parser(
         "trust",
@@ -102,16 +159,27 @@ def add_inspect_parsers(actions: Any, common: AddOptions) -> None:
     )
 
 
+def _list_arguments(parser: argparse.ArgumentParser) -> None:
+    _json_flag(parser)
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="each server's facts and tools, not one line each"
+    )
+
+
 def _trust_arguments(trust: argparse.ArgumentParser) -> None:
     trust.add_argument("server", help="server name as the repository's config names it")
 
 
 def _call_arguments(call: argparse.ArgumentParser) -> None:
-    _one_server(call)
     call.add_argument(
-        "tool", help="the tool, by the server's own name or the model's (SERVER__TOOL, as mcp list shows)"
+        "server", help="server name as configured, or the tool's name alone as mcp list shows (SERVER__TOOL)"
     )
-    call.add_argument("arguments", nargs="?", default="{}", help="tool arguments as a JSON object")
+    call.add_argument(
+        "tool",
+        nargs="?",
+        help="the tool, by the server's own name or the model's (SERVER__TOOL, as mcp list shows)",
+    )
+    call.add_argument("arguments", nargs="?", help="tool arguments as a JSON object (default {})")
 
 
 def _revoke_arguments(revoke: argparse.ArgumentParser) -> None:
@@ -189,8 +257,8 @@ def _login_arguments(login: argparse.ArgumentParser) -> None:
 
 
 ADD_USAGE = """\
-levelcode mcp add [-s SCOPE] [-e KEY=VALUE]... [--cwd DIR] [--timeout S] NAME -- COMMAND [ARGS...]
-       levelcode mcp add [-s SCOPE] --transport http|sse [-H 'Key: Value']... NAME URL
+levelcode mcp add [-s SCOPE] [-e KEY=VALUE...] [--cwd DIR] [--timeout S] NAME -- COMMAND [ARGS...]
+       levelcode mcp add [-s SCOPE] --transport http|sse [-H 'Key: Value'...] NAME URL
        levelcode mcp add NAME --url URL [--header 'Key: Value']...
        levelcode mcp add NAME --json ENTRY      (or: levelcode mcp add-json NAME ENTRY)"""
 ADD_EPILOG = """\
@@ -198,26 +266,57 @@ examples:
   levelcode mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects
   levelcode mcp add fs -- "npx -y pkg '/Users/me/My Documents'"    (one line: split, never run by a shell)
   levelcode mcp add github -e 'GITHUB_TOKEN=${GITHUB_TOKEN}' -- github-mcp-server stdio
+  levelcode mcp add db -e PGHOST=localhost PGPORT=5432 -- npx -y @modelcontextprotocol/server-postgres
   levelcode mcp add --transport http notion https://mcp.notion.com/mcp
   levelcode mcp add --transport sse linear https://mcp.linear.app/sse
+  levelcode mcp add -t http api https://mcp.example.com/mcp -H 'X-Team: web' 'X-Region: eu'
   levelcode mcp add api --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${API_TOKEN}'
+  levelcode mcp add -s local fs -- npx -y @modelcontextprotocol/server-filesystem .
   levelcode mcp add -s project fs -- npx -y @modelcontextprotocol/server-filesystem .
   levelcode mcp add time --json '{"command": "uvx", "args": ["mcp-server-time"]}'
 
-Options go before or after NAME (as with Claude Code's `claude mcp add`); after the command, every
-word is the command's own. Values are stored as written: ${VAR} is expanded from your environment
-only when the server starts.
+Options go before or after NAME (as with Claude Code's `claude mcp add`); -e and -H take several
+values each, up to the next option or --; after the command, every word is the command's own.
+Values are stored as written: ${VAR} is filled in from your environment when the configuration is
+read (a secret's only when the server starts). A header's value is never printed.
 
 scopes (-s, --scope):
-  user     your settings.json: starts without asking, in every workspace (the default)
-  local    the same (Claude Code's "this project, only for you": LevelCode has no such place)
+  user     your settings.json: yours, starts without asking, in every workspace (the default)
+  local    your file for this workspace alone, kept outside it (every worktree of its repository
+           shares it): yours, starts without asking, only here
   project  the workspace's .mcp.json, the repository's file: asks before it starts (mcp trust)
+The default is user, where Claude Code's is local: a server added without -s works in this
+workspace either way, and in LevelCode also in your others. Say -s local for this one only.
+
+exit status:
+  0  added    1  the name is in that file already, or the file cannot be written
+  2  typed wrong, or an entry config loading would refuse: nothing written
+  (Claude Code: 0, or 1 for every error)
+"""
+
+REMOVE_EPILOG = """\
+Without -s, the server is removed from the one scope whose file has it: your settings.json
+(user), your file for this workspace (local) or the workspace's .mcp.json (project).
+
+exit status:
+  0  removed
+  1  the name is in several scopes (they are listed; nothing is removed: say which with -s),
+     or not in the scope -s names
+  2  no server of that name anywhere
+  (Claude Code: 0, or 1 for every error)
+"""
+
+CALL_EPILOG = """\
+exit status:
+  0  the tool answered    1  it answered with an error, or the server is not running
+  2  no such server or tool, or ARGUMENTS that are not a JSON object
 """
 
 ADD_JSON_EPILOG = """\
 examples:
   levelcode mcp add-json time '{"command": "uvx", "args": ["mcp-server-time"]}'
   levelcode mcp add-json -s project notion '{"type": "http", "url": "https://mcp.notion.com/mcp"}'
+  cat entry.json | levelcode mcp add-json time -     (- : the entry is read from stdin)
 """
 
 IMPORT_EPILOG = """\
@@ -244,7 +343,8 @@ def _scope_option(parser: argparse.ArgumentParser) -> None:
         "-s",
         "--scope",
         choices=("user", "project", "local"),
-        help="user: your settings.json (the default); project: the workspace's .mcp.json; local: as user",
+        help="user: your settings.json, every workspace (the default; Claude Code's is local); "
+        "local: yours, this workspace only; project: the workspace's .mcp.json",
     )
 
 
@@ -258,14 +358,24 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
     )
     _scope_option(parser)
     parser.add_argument(
-        "-e", "--env", dest="env", action="append", metavar="KEY=VALUE", help="env entry, stored as written"
+        "-e",
+        "--env",
+        dest="env",
+        action="append",
+        metavar="KEY=VALUE",
+        help="env entry, stored as written (several may follow one -e: -e A=1 B=2)",
     )
     parser.add_argument("--cwd", metavar="DIR", help="working directory (relative: to the workspace)")
     parser.add_argument("--timeout", metavar="S", help="seconds per call")
     parser.add_argument("--startup-timeout", dest="startup_timeout", metavar="S", help="seconds to start")
     parser.add_argument("--url", help="an HTTP (Streamable HTTP) server's URL")
     parser.add_argument(
-        "-H", "--header", dest="headers", action="append", metavar="'KEY: VALUE'", help="HTTP header"
+        "-H",
+        "--header",
+        dest="headers",
+        action="append",
+        metavar="'KEY: VALUE'",
+        help="HTTP header (several may follow one -H); its value is never printed",
     )
     parser.add_argument("--json", dest="json_text", metavar="ENTRY", help="the whole entry as JSON")
     parser.add_argument("--replace", action="store_true", help="overwrite a server of the same name")
@@ -280,10 +390,12 @@ def add_manage_parsers(actions: Any, common: AddOptions) -> None:
     actions.add_parser(
         "add",
         fill=_with(common, _add_arguments),
-        help="add a server to your settings (or, with -s project, to the workspace's .mcp.json)",
+        several=SEVERAL_VALUES,
+        help="add a server to your settings (-s local: for this workspace only; -s project: its .mcp.json)",
         usage=ADD_USAGE,
-        description="Add an MCP server to your own settings (user tier): it starts without asking. "
-        "With -s project it goes into the workspace's .mcp.json instead, where it asks first.",
+        description="Add an MCP server to your own settings (user scope, the default): it starts "
+        "without asking, in every workspace. With -s local it is yours for this workspace only; "
+        "with -s project it goes into the workspace's .mcp.json, where it asks first.",
         epilog=ADD_EPILOG,
         formatter_class=RawDescriptionFormatter,
     )
@@ -307,7 +419,9 @@ def add_manage_parsers(actions: Any, common: AddOptions) -> None:
     actions.add_parser(
         "remove",
         fill=_with(common, _remove_arguments),
-        help="remove a server from your settings (or, with -s project, from the workspace's .mcp.json)",
+        help="remove a server from the one scope that has it (in several: say which with -s)",
+        epilog=REMOVE_EPILOG,
+        formatter_class=RawDescriptionFormatter,
     )
     for name, text in (
         ("enable", 'remove "disabled": true from a server in your settings (--here: in this workspace)'),
@@ -335,7 +449,7 @@ def _add_arguments(add: CommandParser) -> None:
 
 def _add_json_arguments(add_json: argparse.ArgumentParser) -> None:
     _name(add_json)
-    add_json.add_argument("entry", metavar="ENTRY", help="the server's entry as JSON")
+    add_json.add_argument("entry", metavar="ENTRY", help="the server's entry as JSON; - reads it from stdin")
     _scope_option(add_json)
     add_json.add_argument("--replace", action="store_true", help="overwrite a server of the same name")
 

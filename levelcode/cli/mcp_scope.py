@@ -1,8 +1,9 @@
 """Which file `levelcode mcp add | add-json | remove` write, by `-s/--scope` (Claude Code's words),
 and the locked, atomic edit of it that keeps everything else in the file.
 
-  user     your settings.json (the default): your own servers, started without asking
-  local    the same file: LevelCode keeps no servers of yours for one workspace only
+  user     your settings.json (the default): your own servers, started without asking, everywhere
+  local    your file for this workspace alone, outside it (mcp/config/local_servers.py): your own
+           servers, started without asking, only here (Claude Code's default)
   project  the workspace's .mcp.json, a repository's file: its servers ask before they start
 
 Never writes a file it cannot parse, and writes a repository's file only when it is a plain file
@@ -12,8 +13,8 @@ repository); never leaves a lock file in the repository.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from levelcode.core import paths
@@ -26,20 +27,27 @@ from levelcode.core.json_store import (
     write_atomically,
 )
 from levelcode.core.settings_store import update_user_settings
-from levelcode.mcp.config.edit import USER_SETTINGS, ServerExists, ServerNotFound, ServersDoc
+from levelcode.core.workspace_identity import describe_identity, workspace_identity
+from levelcode.mcp.config.edit import USER_SETTINGS, ServerExists, ServerNotFound, ServersDoc, user_servers
+from levelcode.mcp.config.files import local_servers_path
+from levelcode.mcp.config.local_servers import FOLDER_KEY, WHERE, WORKSPACE_KEY
 
 PROJECT_FILE = Path(".mcp.json")
-LOCAL_NOTE = (
-    "note: -s local (in Claude Code: this project only, and only for you) means your own settings",
-    "here: LevelCode keeps no servers of yours for one workspace, so this one is in every workspace.",
-    "For this workspace alone: -s project (its .mcp.json, which asks before the server starts).",
-)
+DEFAULT_SCOPE = "user"
+SCOPES = ("local", "project", "user")  # in Claude Code's order, narrowest first
+SCOPE_WORDS = {
+    "local": "yours, this workspace only",
+    "project": "the repository's, shared; asks before it starts",
+    "user": "yours, every workspace",
+}
 
 
 @dataclass(frozen=True)
 class ServersFile:
     path: Path
     doc: ServersDoc
+    scope: str = DEFAULT_SCOPE
+    stamp: Mapping[str, str] = field(default_factory=dict[str, str])  # keys a new file starts with
 
     @property
     def repository(self) -> bool:
@@ -49,8 +57,36 @@ class ServersFile:
 def servers_file(scope: str | None, workspace: Path) -> ServersFile:
     if scope == "project":
         path = workspace / PROJECT_FILE
-        return ServersFile(path, ServersDoc("workspace", str(path)))
+        return ServersFile(path, ServersDoc("workspace", str(path)), "project")
+    if scope == "local":
+        identity = workspace_identity(workspace)
+        stamp = {WORKSPACE_KEY: identity, FOLDER_KEY: str(workspace)}
+        path = local_servers_path(workspace, identity)
+        return ServersFile(path, ServersDoc("local", WHERE), "local", stamp)
     return ServersFile(paths.user_settings_path(), USER_SETTINGS)
+
+
+def scopes_naming(name: str, workspace: Path) -> list[ServersFile]:
+    """The scopes' files whose servers include `name` (one that cannot be read: not among them)."""
+    found = []
+    for scope in SCOPES:
+        target = servers_file(scope, workspace)
+        try:
+            if name in user_servers(read_json_object(target.path), target.doc):
+                found.append(target)
+        except (UnreadableFile, ConfigError):
+            continue
+    return found
+
+
+def scope_line(target: ServersFile, workspace: Path, *, typed: str | None) -> str:
+    """`  scope:   local — yours, this workspace only (every worktree of the repository …)`."""
+    line = f"  scope:   {target.scope} — {SCOPE_WORDS[target.scope]}"
+    if target.scope == "local":
+        return f"{line} ({describe_identity(workspace_identity(workspace))})"
+    if target.scope == DEFAULT_SCOPE and typed is None:
+        return f"{line} (the default; Claude Code's is local: -s local for this workspace only)"
+    return line
 
 
 class _Unchanged(Exception):
@@ -65,7 +101,7 @@ def edit_servers_file(target: ServersFile, edit: Callable[[JsonDoc], JsonDoc | N
         if new is None:
             raise _Unchanged
         doc.clear()
-        doc.update(new)
+        doc.update({**target.stamp, **new})
 
     try:
         if target.repository:

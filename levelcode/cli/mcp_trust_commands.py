@@ -60,7 +60,7 @@ def _said(answer: Reconsidered, spec: ServerSpec, workspace: Path) -> int:
     if answer.outcome == "blocked":
         return fail(f"{spec.name!r} cannot be approved: it is {answer.reason}", 1)
     if answer.outcome == "own_server":
-        whose = "your own server" if spec.provenance.tier == "user" else "your organisation's server"
+        whose = "your own server" if spec.provenance.own else "your organisation's server"
         say(f"{spec.name!r} is {whose} ({spec.provenance.file}); it starts without approval.")
         return 0
     if answer.outcome == "already_approved":

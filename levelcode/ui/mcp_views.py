@@ -1,5 +1,7 @@
 """Views of the MCP server summary (mcp/live/overview.py) for `mcp list` and `/mcp`: rich in a terminal,
-plain text when piped, JSON for scripts. All three show the same facts from the same summary."""
+plain text when piped, JSON for scripts. All three show the same facts from the same summary:
+`mcp list` one line per server (as Claude Code's `name: command - ✓ Connected`), `-v` and `/mcp`
+every fact and tool."""
 
 from __future__ import annotations
 
@@ -166,11 +168,45 @@ def empty_list_lines(view: ListView) -> list[str]:
     return ["No MCP servers are configured.", ADD_HINT]
 
 
-def render_list(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> str:
-    """Plain text, for pipes and logs; `said`: problems the command has said already (not repeated)."""
+# What `-s` calls each tier's file (the repository's files are Claude Code's project scope).
+SCOPE_OF_TIER: dict[Tier, str] = {
+    "user": "user",
+    "local": "local",
+    "workspace": "project",
+    "organisation": "organisation",
+}
+
+
+def line_mark(summary: ServerSummary) -> tuple[str, str]:
+    """The mark before a server's state, and its colour: ● running, ✗ failed, ◌ waiting, …"""
+    phase = summary.status.phase
+    mark, style = _MARKS.get(phase, ("✗" if phase == "failed" else "◌", "yellow"))
+    return mark, "red" if phase == "failed" and not summary.remote else style
+
+
+def line_parts(summary: ServerSummary) -> tuple[str, str, str | None]:
+    """One server's line after its launch: state, then tools and scope, then the next step."""
+    count = len(summary.tools)
+    tools = [f"{count} tool{'' if count == 1 else 's'}"] if count else []
+    rest = " · ".join([*tools, SCOPE_OF_TIER[summary.tier]])
+    return summary_state(summary), rest, next_step(summary)
+
+
+def server_line(summary: ServerSummary) -> str:
+    """`fs: npx -y pkg ~ - ● running · 14 tools · user`, and what to do next, on one line."""
+    state, rest, step = line_parts(summary)
+    line = f"{summary.name}: {summary.launch} - {line_mark(summary)[0]} {state} · {rest}"
+    return visible(line + (f" — {step}" if step else ""))
+
+
+def render_list(view: ListView, *, said: Sequence[ConfigProblem] = (), verbose: bool = True) -> str:
+    """Plain text, for pipes and logs; `said`: problems the command has said already (not repeated);
+    `verbose`: every fact and tool of each server, else one line each."""
     lines: list[str] = []
     if not view.summaries:
         lines += empty_list_lines(view)
+    if not verbose:
+        return "\n".join([*lines, *map(server_line, view.summaries), *_footer(view, said)])
     for summary in view.summaries:
         lines.append(visible(f"{summary.name} · {summary_state(summary)} · {summary.tier} · {summary.file}"))
         lines.append(f"  {visible(summary.launch)}")
@@ -218,10 +254,34 @@ def _header(summary: ServerSummary) -> Text:
     return line
 
 
-def render_list_rich(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> RenderableType:
+def _rich_line(summary: ServerSummary) -> Text:
+    mark, style = line_mark(summary)
+    state, rest, step = line_parts(summary)
+    line = Text.assemble((visible(summary.name), "bold"), ": ", (visible(summary.launch), "cyan"), " - ")
+    line.append(f"{mark} {visible(state)}", style=style)
+    line.append(f" · {rest}", style="dim")
+    if step is not None:
+        line.append(f" — {visible(step)}", style="yellow")
+    return line
+
+
+def _rich_footer(view: ListView, said: Sequence[ConfigProblem]) -> list[Text]:
+    return [
+        Text(line, style="yellow" if line.startswith(("warning", "problem")) else "")
+        for line in _footer(view, said)
+    ]
+
+
+def render_list_rich(
+    view: ListView, *, said: Sequence[ConfigProblem] = (), verbose: bool = True
+) -> RenderableType:
     parts: list[RenderableType] = []
     if not view.summaries:
         parts += [Text(line, style="dim" if line == ADD_HINT else "") for line in empty_list_lines(view)]
+    if not verbose:
+        parts += [_rich_line(summary) for summary in view.summaries]
+        parts += _rich_footer(view, said)
+        return Group(*parts)
     for summary in view.summaries:
         parts.append(_header(summary))
         parts.append(Text("  " + visible(summary.launch), style="cyan", overflow="fold"))
@@ -250,10 +310,7 @@ def render_list_rich(view: ListView, *, said: Sequence[ConfigProblem] = ()) -> R
             ]
             parts.append(Padding(Columns(cells, padding=(0, 3), expand=False), (0, 0, 0, 4)))
         parts.append(Text(""))
-    parts.extend(
-        Text(line, style="yellow" if line.startswith(("warning", "problem")) else "")
-        for line in _footer(view, said)
-    )
+    parts += _rich_footer(view, said)
     return Group(*parts)
 
 
@@ -271,11 +328,13 @@ def _kind_mark(kind: str) -> tuple[str, str]:
     return (f" ({kind})", _KIND_STYLES.get(kind, "dim"))
 
 
-def print_list(console: Console, view: ListView, *, said: Sequence[ConfigProblem] = ()) -> None:
+def print_list(
+    console: Console, view: ListView, *, said: Sequence[ConfigProblem] = (), verbose: bool = True
+) -> None:
     if console.is_terminal:
-        console.print(render_list_rich(view, said=said))
+        console.print(render_list_rich(view, said=said, verbose=verbose))
     else:
-        console.out(render_list(view, said=said), highlight=False)
+        console.out(render_list(view, said=said, verbose=verbose), highlight=False)
 
 
 def sandbox_json(summary: ServerSummary) -> dict[str, object] | None:

@@ -90,7 +90,7 @@ def confinement_words(box: ServerBox | None, tier: Tier, trust: TrustState | Non
             return "sandboxed once approved (its entry asks for it); you choose if it may write the workspace"
         return "you choose when you approve it: sandboxed (offered first) or unconfined"
     if box is None:
-        if tier == "user":
+        if tier in ("user", "local"):
             return 'unconfined (your own server; add "sandbox" to its entry to confine it)'
         if tier == "organisation":
             return "unconfined (as your organisation's policy declares it)"

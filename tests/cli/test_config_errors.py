@@ -77,7 +77,7 @@ def test_mcp_list_with_only_a_broken_file_says_so_and_no_how_to_add(
     isolated_home: Path, tmp_path: Path
 ) -> None:
     path = _broken_settings(isolated_home)
-    done = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    done = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert done.returncode == 1
     assert done.stderr == f"levelcode: {path}:{BROKEN_AT}\n"
     assert done.stdout == f"No MCP servers listed: {path} could not be read.\n"
@@ -168,7 +168,7 @@ def test_a_broken_repository_file_is_said_first_and_the_rest_goes_on(
     assert _first_line(done.stderr) == f"config problem: {repo_file}:1:60: {trailing}"
     assert "still here" in ANTHROPIC.result_texts(server.requests[1])[0]
     assert "Done." in done.stdout
-    listed = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    listed = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert listed.returncode == 1
     assert _first_line(listed.stderr) == f"levelcode: {repo_file}:1:60: {trailing}"
     assert "fault · running" in listed.stdout

@@ -10,6 +10,7 @@ form from public docs is stored as the entry config loading reads, and the serve
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,36 @@ IN_THE_WILD = {
         ],
         {"url": "https://a.example", "oauth": {"clientId": "abc", "callbackPort": 8976}},
     ),
+    "several env entries after one -e, as Claude Code's <env...>": (
+        "multi",
+        ["add", "multi", "-e", "A=1", "B=2", "--", "x", "y"],
+        {"command": "x", "args": ["y"], "env": {"A": "1", "B": "2"}},
+    ),
+    "several after one -e, before the name": (
+        "multi",
+        ["add", "-e", "A=1", "B=x=y", "multi", "--", "x"],
+        {"command": "x", "env": {"A": "1", "B": "x=y"}},
+    ),
+    "several headers after one -H, after the URL": (
+        "two",
+        ["add", "-t", "http", "two", "https://a.example/mcp", "-H", "X-A: 1", "X-B: 2"],
+        {"url": "https://a.example/mcp", "headers": {"X-A": "1", "X-B": "2"}},
+    ),
+    "several after one --header, before the name": (
+        "two",
+        ["add", "-t", "http", "--header", "X-A: 1", "X-B: 2", "two", "https://a.example/mcp"],
+        {"url": "https://a.example/mcp", "headers": {"X-A": "1", "X-B": "2"}},
+    ),
+    "the server's own -e after its command stays its own": (
+        "own",
+        ["add", "-e", "A=1", "own", "--", "x", "-e", "B=2", "C=3"],
+        {"command": "x", "args": ["-e", "B=2", "C=3"], "env": {"A": "1"}},
+    ),
+    "the server's own -e, no --": (
+        "own",
+        ["add", "-t", "stdio", "own", "x", "-e", "B=2", "C=3"],
+        {"command": "x", "args": ["-e", "B=2", "C=3"]},
+    ),
     "add-json, http": (
         "weather",
         ["add-json", "weather", '{"type": "http", "url": "https://api.weather.example/mcp"}'],
@@ -116,6 +147,22 @@ def test_claude_codes_forms_are_stored_as_config_loading_reads_them(
     assert list(tmp_path.iterdir()) == []  # nothing in the workspace
 
 
+def test_add_json_reads_the_entry_from_stdin_after_a_dash(isolated_home: Path, tmp_path: Path) -> None:
+    entry = {"command": "uvx", "args": ["mcp-server-time"]}
+    done = run_cli(
+        ["-C", str(tmp_path), "mcp", "add-json", "time", "-"], isolated_home, input_text=json.dumps(entry)
+    )
+    assert done.returncode == 0, done.stderr
+    assert _servers(isolated_home / "settings.json") == {"time": entry}
+    unread = (("", "stdin held no JSON"), ("{command", "the JSON read from stdin is not valid JSON"))
+    for text, said in unread:
+        refused = run_cli(["mcp", "add-json", "other", "-"], isolated_home, cwd=tmp_path, input_text=text)
+        assert refused.returncode == 2
+        assert said in refused.stderr
+        assert "--json" not in refused.stderr
+    assert list(_servers(isolated_home / "settings.json")) == ["time"]
+
+
 # What is typed wrong, and the words of the error that give the right form.
 REFUSED = {
     "a URL without a transport": (
@@ -131,18 +178,11 @@ REFUSED = {
         "--transport http takes the server's URL, not a command: levelcode mcp add --transport http fs https://",
     ),
     "stdio with a URL": (["add", "-t", "stdio", "s", "https://a.example"], "a URL takes --transport http"),
-    "-e KEY=VALUE pairs after one -e": (
-        ["add", "s", "-e", "A=1", "B=2", "--", "x"],
-        "give each env entry its own -e",
-    ),
-    "a pair where the name goes": (["add", "-e", "A=1", "B=2", "s", "--", "x"], "looks like an env entry"),
-    "two headers after one -H": (
-        ["add", "-t", "http", "s", "https://a.example", "-H", "A: 1", "B: 2"],
-        "give each header its own -H",
-    ),
+    "a pair where the name goes": (["add", "B=2", "--", "x"], "looks like an env entry"),
+    "an env entry that is not one": (["add", "s", "-e", "A", "--", "x"], "-e 'A': expected KEY=VALUE"),
     "a header for a command": (["add", "s", "-H", "A: b", "--", "x"], "--header: for HTTP servers"),
     "a client secret": (["add", "-t", "http", "--client-secret", "s", "https://a.example"], "clientSecret"),
-    "add-json not JSON": (["add-json", "s", "{command: x}"], "--json is not valid JSON"),
+    "add-json not JSON": (["add-json", "s", "{command: x}"], "ENTRY is not valid JSON"),
 }
 
 
@@ -217,7 +257,7 @@ def test_project_scope_writes_the_workspaces_mcp_json_and_asks_before_it_starts(
     assert project.stat().st_mode & 0o777 == 0o644  # a file to share: as git checks files out
     assert sorted(p.name for p in workspace.iterdir()) == [".mcp.json", "main.py"]  # no lock file left
     assert not (isolated_home / "settings.json").exists()
-    listed = _add(isolated_home, workspace, "list")
+    listed = _add(isolated_home, workspace, "list", "-v")
     assert f"fault · needs approval · workspace · {project}" in listed.stdout
     approve(workspace, "fault")
     called = _add(isolated_home, workspace, "call", "fault", "echo", '{"message": "approved"}')
@@ -272,16 +312,71 @@ def test_a_broken_project_file_is_never_overwritten(isolated_home: Path, tmp_pat
     assert project.read_text() == '{"mcpServers": {"a": {"command": "x"},}}'
 
 
-def test_local_scope_is_your_settings_and_says_so(isolated_home: Path, tmp_path: Path) -> None:
-    done = _add(isolated_home, tmp_path, "add", "-s", "local", "mine", "--", "srv")
+def _git_repo_with_worktree(root: Path) -> tuple[Path, Path]:
+    repo, worktree = root / "repo", root / "repo-wt"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "first"], check=True)
+    subprocess.run([*git, "-C", str(repo), "worktree", "add", "-q", str(worktree)], check=True)
+    return repo, worktree
+
+
+def _listed(home: Path, workspace: Path) -> dict[str, tuple[str, str]]:
+    done = _add(home, workspace, "list", "--json")
+    return {s["name"]: (s["state"], s["tier"]) for s in json.loads(done.stdout)["servers"]}
+
+
+def test_local_scope_is_this_workspace_only_and_starts_without_asking(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """-s local: the user's own server (no card, as their settings'), kept outside the repository,
+    in every worktree of it and in no other workspace; listed, shown and removed as local."""
+    repo, worktree = _git_repo_with_worktree(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    done = _add(isolated_home, repo, "add", "-s", "local", "fault", "--", *FAULT)
     assert done.returncode == 0, done.stderr
-    assert _servers(isolated_home / "settings.json") == {"mine": {"command": "srv"}}
+    (kept,) = (isolated_home / "local-servers").glob("*.json")
+    assert done.stdout.splitlines()[:2] == [
+        f"Added MCP server 'fault' in {kept}",
+        "  scope:   local — yours, this workspace only (every worktree of the repository whose git "
+        f"folder is {repo / '.git'})",
+    ]
+    assert "without asking for approval, in this workspace only" in done.stdout
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert _servers(kept) == {"fault": {"command": FAULT[0], "args": FAULT[1:]}}
+    assert not (isolated_home / "settings.json").exists()
+    assert sorted(p.name for p in repo.iterdir()) == [".git"]  # nothing in the repository
+    for workspace in (repo, worktree):
+        assert _listed(isolated_home, workspace) == {"fault": ("running", "local")}
+    called = _add(isolated_home, worktree, "call", "fault", "echo", '{"message": "here"}')
+    assert (called.returncode, called.stdout) == (0, "here\n"), called.stderr
+    assert _listed(isolated_home, other) == {}
+    assert _add(isolated_home, other, "call", "fault", "echo").returncode == 2
+    got = _add(isolated_home, repo, "get", "fault", "--no-start")
+    assert got.stdout.splitlines()[0] == f"fault · local · {kept} (yours, for this workspace only)"
+    removed = _add(isolated_home, worktree, "remove", "fault")
+    assert removed.stdout.splitlines()[0] == f"Removed MCP server 'fault' from {kept}", removed.stderr
+    assert _listed(isolated_home, repo) == {}
+
+
+def test_a_local_server_wins_its_name_over_your_settings_in_its_workspace(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    assert _add(isolated_home, tmp_path, "add", "fault", "--", *FAULT, "--odd-names").returncode == 0
+    done = _add(isolated_home, tmp_path, "add", "-s", "local", "fault", "--", *FAULT)
+    assert done.returncode == 0, done.stderr
     assert (
-        "-s local (in Claude Code: this project only, and only for you) means your own settings"
-        in done.stdout
+        f"note: {isolated_home / 'settings.json'} (user) also names a server 'fault'; this one runs here."
+        in (done.stdout)
     )
-    assert "For this workspace alone: -s project" in done.stdout
-    assert list(tmp_path.iterdir()) == []
+    launches = {}
+    for workspace in (tmp_path, other):
+        listed = json.loads(_add(isolated_home, workspace, "list", "--json").stdout)["servers"]
+        launches[workspace] = [(s["tier"], s["launch"].endswith("--odd-names")) for s in listed]
+    assert launches == {tmp_path: [("local", False)], other: [("user", True)]}
 
 
 def test_user_scope_is_the_default(isolated_home: Path, tmp_path: Path) -> None:
@@ -316,3 +411,56 @@ def test_help_names_the_transports_scopes_and_both_spellings(isolated_home: Path
     assert "-H 'KEY: VALUE', --header 'KEY: VALUE'" in text
     assert "mcp add-json NAME ENTRY" in text
     assert "add-from-claude-desktop" in run_cli(["mcp", "--help"], isolated_home).stdout
+    assert "The default is user, where Claude Code's is local" in text
+    for action in ("add", "remove", "call", "list"):  # beside Claude Code's, where it has the command
+        assert "exit status:" in run_cli(["mcp", action, "--help"], isolated_home).stdout, action
+
+
+def test_a_header_value_is_never_printed(isolated_home: Path, tmp_path: Path) -> None:
+    """`mcp add`, `mcp get` (text and JSON), `mcp list` (text and JSON) and the errors of a header
+    typed wrong show a header by its name and a mask; the value reaches only the server."""
+    secret = "sk-live-4f9a77"
+    with running(sdk_server()) as http:
+        added = _add(
+            isolated_home,
+            tmp_path,
+            "add",
+            "-t",
+            "http",
+            "api",
+            http.url,
+            "-H",
+            f"Authorization: Bearer {secret}",
+            f"X-Team: {secret}-team",
+        )
+        shown = [
+            added,
+            *(
+                _add(isolated_home, tmp_path, *words)
+                for words in (["get", "api"], ["get", "api", "--json"], ["list"], ["list", "--json"])
+            ),
+            _add(
+                isolated_home,
+                tmp_path,
+                "add",
+                "-t",
+                "http",
+                "x",
+                http.url,
+                "-H",
+                f"Authorization Bearer {secret}",
+            ),
+            _add(isolated_home, tmp_path, "add", "x", "--replace", f"X-Key: {secret}", "--", "y"),
+        ]
+        called = _add(isolated_home, tmp_path, "call", "api", "echo", '{"message": "through"}')
+    assert added.returncode == 0, added.stderr
+    assert "  header:  Authorization: Bearer ****" in added.stdout
+    assert "  header:  X-Team: ****" in added.stdout
+    assert [done.returncode for done in shown[1:]] == [0, 0, 0, 0, 2, 2]
+    assert '"Authorization": "Bearer ****"' in shown[2].stdout
+    for done in shown:
+        assert secret not in done.stdout + done.stderr, done.args
+    assert "--header '****': expected 'Key: Value'" in shown[5].stderr
+    assert "unexpected 'X-Key: ****'" in shown[6].stderr
+    assert (called.returncode, called.stdout) == (0, "Echo: through\n"), called.stderr
+    assert _servers(isolated_home / "settings.json")["api"]["headers"]["Authorization"] == f"Bearer {secret}"

@@ -38,7 +38,7 @@ def test_mcp_list_shows_every_configured_server_with_state_and_tools(
     _settings(isolated_home, tmp_path / "pids")
     marker = tmp_path / "marker"
     (tmp_path / ".mcp.json").write_text(json.dumps({"repo": {"command": "touch", "args": [str(marker)]}}))
-    done = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    done = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert done.returncode == 1, done.stderr  # 'missing' failed to start
     out = done.stdout
     assert "fault · running · user · " in out
@@ -51,6 +51,28 @@ def test_mcp_list_shows_every_configured_server_with_state_and_tools(
     assert f"repo · needs approval · workspace · {tmp_path / '.mcp.json'}" in out
     assert f"  touch {marker}" in out
     assert not marker.exists()
+
+
+def test_mcp_list_prints_one_line_per_server_as_claude_code_does(isolated_home: Path, tmp_path: Path) -> None:
+    """NAME: COMMAND - state · tools · scope — what to do next; the tools only with -v or mcp get."""
+    _settings(isolated_home, tmp_path / "pids")
+    marker = tmp_path / "marker"
+    (tmp_path / ".mcp.json").write_text(json.dumps({"repo": {"command": "touch", "args": [str(marker)]}}))
+    done = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    assert done.returncode == 1, done.stderr  # 'missing' failed to start
+    fault, everything, missing, off, repo = done.stdout.splitlines()
+    assert fault.startswith(f"fault: {sys.executable} {FAULT_SERVER} - ● running · ")
+    assert fault.endswith(" tools · user")
+    assert everything.startswith(f"everything: {node_server('mcp-server-everything')} - ● running · ")
+    cannot = "cannot start 'no-such-command-anywhere': command not found"
+    assert missing.startswith(f"missing: no-such-command-anywhere - ✗ failed: {cannot}")
+    assert missing.endswith(f" · user — its stderr: {isolated_home / 'state' / 'logs' / 'missing.log'}")
+    assert off == "off: whatever - ○ disabled · user — enable with: levelcode mcp enable off"
+    assert (
+        repo == f"repo: touch {marker} - ◌ needs approval · project — approve with: levelcode mcp trust repo"
+    )
+    assert "fault__echo" not in done.stdout
+    assert "fault__echo  [allow · read-only]" in run_cli(["mcp", "get", "fault"], isolated_home).stdout
 
 
 def test_mcp_list_json(isolated_home: Path, tmp_path: Path) -> None:
@@ -77,7 +99,7 @@ def test_mcp_list_exits_0_only_when_nothing_failed(isolated_home: Path, tmp_path
     for argv in (["mcp", "list"], ["mcp", "list", "--json"]):
         assert run_cli(["-C", str(tmp_path), *argv], isolated_home).returncode == 0
     write_settings(isolated_home, {"mcpServers": {**fine, "typo": {"comand": "x"}}})
-    left_out = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    left_out = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert left_out.returncode == 1
     assert "mcpServers.typo: needs `command`" in left_out.stdout
     write_settings(isolated_home, {"mcpServers": {**fine, "gone": {"command": "no-such-command-anywhere"}}})
@@ -88,7 +110,7 @@ def test_mcp_list_exits_0_only_when_nothing_failed(isolated_home: Path, tmp_path
 
 
 def test_mcp_list_with_nothing_configured_says_how_to_add(isolated_home: Path, tmp_path: Path) -> None:
-    done = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    done = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert done.returncode == 0
     assert "No MCP servers are configured." in done.stdout
     assert "levelcode mcp add" in done.stdout
@@ -152,10 +174,39 @@ def test_mcp_call_takes_the_models_name_and_the_servers_own(isolated_home: Path,
     ]
 
 
+def test_mcp_call_takes_the_name_mcp_list_prints_alone(isolated_home: Path, tmp_path: Path) -> None:
+    """`mcp call SERVER__TOOL ARGS` — the one name the model sees and `mcp list` prints — works as
+    `mcp call SERVER TOOL ARGS` does; a server that is not configured is still named as typed."""
+    server = {"command": sys.executable, "args": [str(FAULT_SERVER), "--odd-names"]}
+    write_settings(isolated_home, {"mcpServers": {"fault": server, "my server": server}})
+    calls = {
+        ("fault__echo", '{"message": "one name"}'): "one name\n",
+        ("fault__echo",): "(the tool returned no content)\n",
+        ("fault", "fault__echo", '{"message": "two"}'): "two\n",
+    }
+    for words, printed in calls.items():
+        done = run_cli(["-C", str(tmp_path), "mcp", "call", *words], isolated_home)
+        assert (done.returncode, done.stdout) == (0, printed), done.stderr
+    renamed = run_cli(["-C", str(tmp_path), "mcp", "list", "--json"], isolated_home)
+    spaced = next(s for s in json.loads(renamed.stdout)["servers"] if s["name"] == "my server")
+    model_name = next(t["name"] for t in spaced["tools"] if t["tool"] == "echo")
+    assert model_name.startswith("my_server_")  # a server name the model's names had to change
+    done = run_cli(["-C", str(tmp_path), "mcp", "call", model_name, '{"message": "renamed"}'], isolated_home)
+    assert (done.returncode, done.stdout) == (0, "renamed\n"), done.stderr
+    for words, said in (
+        (["nope__echo", "{}"], "no MCP server named 'nope__echo' (configured: fault, my server)"),
+        (["fault"], "name the tool: levelcode mcp call fault TOOL [ARGUMENTS]"),
+        (["fault__echo", "{}", "{}"], "fault__echo names the tool already"),
+    ):
+        refused = run_cli(["-C", str(tmp_path), "mcp", "call", *words], isolated_home)
+        assert refused.returncode == 2, refused.stdout
+        assert said in refused.stderr
+
+
 def test_a_renamed_tools_own_name_is_shown_and_works(isolated_home: Path, tmp_path: Path) -> None:
     server = {"command": sys.executable, "args": [str(FAULT_SERVER), "--odd-names"]}
     write_settings(isolated_home, {"mcpServers": {"fault": server}})
-    listed = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    listed = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     renamed = [line for line in listed.stdout.splitlines() if "bad_name" in line]
     assert len(renamed) == 1
     assert renamed[0].startswith("    fault__bad_name_with_chars_")

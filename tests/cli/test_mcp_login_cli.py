@@ -59,7 +59,7 @@ def test_needs_login_then_login_list_call_logout(
     secured: tuple[AuthorizationServer, ServerProcess], isolated_home: Path
 ) -> None:
     auth, _server = secured
-    before = _cli(isolated_home, "mcp", "list")
+    before = _cli(isolated_home, "mcp", "list", "-v")
     before_json = _cli(isolated_home, "mcp", "list", "--json")
     call_before = _cli(isolated_home, "mcp", "call", "secured", "echo", '{"message": "hi"}')
     assert "secured · needs login" in before.stdout, before.stdout + before.stderr
@@ -102,7 +102,7 @@ def test_needs_login_then_login_list_call_logout(
     assert kinds == ["refresh_token", "access_token"]  # the refresh token first (RFC 7009 §2.1)
     assert {line.split()[1] for line in auth.state.revoked} <= kept_refresh | kept_access
     assert not any(t in out.stdout + out.stderr for t in tokens)
-    again = _cli(isolated_home, "mcp", "list")
+    again = _cli(isolated_home, "mcp", "list", "-v")
     assert "secured · needs login" in again.stdout
 
 
@@ -119,7 +119,7 @@ def test_logout_forgets_the_sign_in_even_when_revocation_fails_and_says_so(
     assert f"the authorization server {auth.issuer} did not revoke them" in out.stderr
     assert "HTTP 503" in out.stderr
     assert auth.state.revoked == []
-    assert "secured · needs login" in _cli(isolated_home, "mcp", "list").stdout
+    assert "secured · needs login" in _cli(isolated_home, "mcp", "list", "-v").stdout
 
 
 def test_a_headless_run_that_meets_a_401_says_which_login_to_run(
@@ -195,5 +195,5 @@ def test_login_call_logout_on_a_real_system_keyring(
         out = _cli(isolated_home, "mcp", "logout", "secured", **keyring_service.env)
         assert "gone from the system keyring" in out.stdout
         assert "revoked them" in out.stdout
-        again = _cli(isolated_home, "mcp", "list", **keyring_service.env)
+        again = _cli(isolated_home, "mcp", "list", "-v", **keyring_service.env)
         assert "secured · needs login" in again.stdout

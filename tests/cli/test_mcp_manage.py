@@ -1,7 +1,8 @@
 """`levelcode mcp add | get | remove | enable | disable | revoke` as a user runs them (real processes,
 an isolated LEVELCODE_HOME). Load-bearing direction: no command writes a repository's files unless
-told to with -s project (test_mcp_add.py) (.mcp.json, .levelcode/*: byte-identical after every
-command); nothing typed is expanded or seen
+told to with -s project (test_mcp_add.py), or `remove NAME` names a server that only its .mcp.json
+has, as Claude Code's does (.mcp.json, .levelcode/*: byte-identical after every other command;
+a name in several scopes is removed from none); nothing typed is expanded or seen
 by a shell (`${VAR}`, `$(…)`, backticks, `;`, globs stay literal, nothing runs); a settings.json
 that cannot be parsed is never overwritten; an entry config loading would complain about is
 refused and nothing is written. The second corpus: the user's settings.json gets exactly the
@@ -136,7 +137,7 @@ def test_a_repository_server_is_explained_not_edited(
     for done in (never, approved):
         assert done.returncode == 1
         assert f"'deep' comes from {repo / '.levelcode' / 'mcp.json'}, a repository's file." in done.stderr
-        assert "Nothing was changed: LevelCode edits a repository's file only when told to" in done.stderr
+        assert "Nothing was changed: of a repository's files, LevelCode edits only .mcp.json" in done.stderr
     assert "now: never approved." in never.stderr
     assert "do not approve it" in never.stderr
     assert "now: approved." in approved.stderr
@@ -440,10 +441,12 @@ def test_add_says_what_where_and_that_it_starts_without_approval(isolated_home: 
     path = isolated_home / "settings.json"
     assert done.stdout.splitlines() == [
         f"Added MCP server 'repo' in {path}",
+        "  scope:   user — yours, every workspace (the default; Claude Code's is local: -s local for "
+        "this workspace only)",
         "  runs:    srv 'a b'",
         "  env:     A=${A}",
         "  timeout: 60 s",
-        "It is your own server (user tier): LevelCode starts it without asking for approval,",
+        "It is your own server: LevelCode starts it without asking for approval, in every workspace,",
         "from your next session on. See it with: levelcode mcp get repo",
         "It starts in its own empty directory, not in the workspace; if it needs the project,",
         "add it with --cwd . (relative to the workspace) or ${workspaceFolder} in its arguments.",
@@ -586,11 +589,52 @@ def test_removing_a_user_server_that_shadowed_a_repository_one_says_so(
 ) -> None:
     repo = make_repo(tmp_path)
     write_settings(isolated_home, {"mcpServers": {"repo": {"command": "mine"}}})
-    done = mcp(isolated_home, repo, "remove", "repo")
+    done = mcp(isolated_home, repo, "remove", "repo", "-s", "user")  # in two scopes: say which
     assert done.returncode == 0
     assert f"note: {repo / '.mcp.json'} also names 'repo'; it starts there only if you approve it." in (
         done.stdout
     )
+
+
+def test_remove_takes_the_one_scope_that_has_the_name_and_lists_several(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """As Claude Code's `mcp remove NAME`: from the only scope that has it (the repository's
+    .mcp.json too, without -s project); in several, nothing is removed, each scope is listed with
+    the command that removes it there, and the exit status is 1."""
+    repo = make_repo(tmp_path)
+    project = repo / ".mcp.json"
+    only_project = mcp(isolated_home, repo, "remove", "repo")
+    assert only_project.returncode == 0, only_project.stderr
+    assert only_project.stdout.startswith(f"Removed MCP server 'repo' from {project}\n")
+    assert json.loads(project.read_text()) == {"mcpServers": {}}
+    project.write_text(json.dumps(REPO_MCP, indent=1), encoding="utf-8")
+    for scope in ("user", "local"):
+        assert mcp(isolated_home, repo, "add", "-s", scope, "repo", "--", f"mine-{scope}").returncode == 0
+    (local,) = (isolated_home / "local-servers").glob("*.json")
+    files = [project, local, isolated_home / "settings.json"]
+    before = [path.read_bytes() for path in files]
+    several = mcp(isolated_home, repo, "remove", "repo")
+    assert several.returncode == 1
+    assert several.stderr.splitlines() == [
+        "levelcode: 'repo' is in more than one scope; nothing was removed:",
+        f"  local    {local} (yours, this workspace only)",
+        f"  project  {project} (the repository's, shared; asks before it starts)",
+        f"  user     {isolated_home / 'settings.json'} (yours, every workspace)",
+        "To remove it from one, say which:",
+        "  levelcode mcp remove repo -s local",
+        "  levelcode mcp remove repo -s project",
+        "  levelcode mcp remove repo -s user",
+    ]
+    assert [path.read_bytes() for path in files] == before
+    assert mcp(isolated_home, repo, "remove", "repo", "-s", "local").returncode == 0
+    again = mcp(isolated_home, repo, "remove", "repo", "-s", "local")
+    assert again.returncode == 1
+    assert again.stderr.splitlines() == [
+        "levelcode: there is no server named 'repo' in your servers for this workspace",
+        f"It is in project ({project}): levelcode mcp remove repo -s project",
+        f"It is in user ({isolated_home / 'settings.json'}): levelcode mcp remove repo -s user",
+    ]
 
 
 # --- revoke ------------------------------------------------------------------------------------

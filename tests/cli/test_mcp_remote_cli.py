@@ -33,7 +33,7 @@ def test_list_and_call_a_streamable_http_server(isolated_home: Path, tmp_path: P
     with running(sdk_server(env={"EXPECTED_API_KEY": SECRET})) as server:
         entry = {"url": server.url, "headers": {"X-Api-Key": "${SERVER_KEY}"}}
         write_settings(isolated_home, {"mcpServers": {"remote": entry}})
-        listed = _cli(isolated_home, "-C", str(tmp_path), "mcp", "list")
+        listed = _cli(isolated_home, "-C", str(tmp_path), "mcp", "list", "-v")
         as_json = _cli(isolated_home, "-C", str(tmp_path), "mcp", "list", "--json")
         whoami = _cli(isolated_home, "mcp", "call", "remote", "whoami")
         echo = _cli(isolated_home, "mcp", "call", "remote", "echo", '{"message": "over http"}')
@@ -60,7 +60,7 @@ def test_call_a_legacy_sse_server(isolated_home: Path) -> None:
 def test_list_and_call_a_fastmcp_server(isolated_home: Path) -> None:
     with running(fastmcp_server()) as server:
         write_settings(isolated_home, {"mcpServers": {"fast": {"url": server.url}}})
-        listed = _cli(isolated_home, "mcp", "list")
+        listed = _cli(isolated_home, "mcp", "list", "-v")
         done = _cli(isolated_home, "mcp", "call", "fast", "add", '{"a": 2, "b": 3}')
     assert "fast · running" in listed.stdout, listed.stderr
     assert "    fast__add  [ask · unannotated]" in listed.stdout
@@ -73,7 +73,7 @@ def test_an_unreachable_server_is_a_listed_failure_not_a_traceback(
     port = sdk_server().port  # a free port nobody listens on
     entry = {"url": f"http://127.0.0.1:{port}/mcp", "headers": {"X-Api-Key": "${SERVER_KEY}"}}
     write_settings(isolated_home, {"mcpServers": {"down": entry}})
-    listed = _cli(isolated_home, "-C", str(tmp_path), "mcp", "list")
+    listed = _cli(isolated_home, "-C", str(tmp_path), "mcp", "list", "-v")
     called = _cli(isolated_home, "mcp", "call", "down", "echo")
     assert listed.returncode == 1, listed.stderr  # a server failed
     assert (

@@ -84,7 +84,7 @@ def test_views_name_each_tools_kind(isolated_home: Path, tmp_path: Path) -> None
         "allow",
         "allow",
     ]
-    plain = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home).stdout
+    plain = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home).stdout
     assert "    chromedev__fill  [ask · destructive]" in plain
     assert "    chromedev__list_pages  [allow · read-only]" in plain
     assert "    chromedev__touch_marker  [allow · unannotated]" in plain

@@ -78,7 +78,7 @@ def test_where_a_cap_bit_is_shown_by_mcp_list_and_get(isolated_home: Path, tmp_p
         "trimmed_schemas": ["huge_description"],
         "left_out": ["huge_enum"],
     }
-    plain = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home).stdout
+    plain = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home).stdout
     assert "1 schema trimmed (huge_description)" in plain
     assert "1 left out over the definition cap (huge_enum)" in plain
     got = run_cli(["-C", str(tmp_path), "mcp", "get", "fault"], isolated_home)

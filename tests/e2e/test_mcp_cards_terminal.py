@@ -235,7 +235,7 @@ def test_mcp_trust_shows_the_card_and_approves_for_later_runs(
     terminal.answer("y", confirm=True)
     terminal.wait_for("Approved: LevelCode will start 'fault'")
     terminal.wait_for("[exited 0]")
-    listed = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    listed = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert "fault · running · workspace" in listed.stdout
 
 

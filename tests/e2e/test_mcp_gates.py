@@ -181,7 +181,7 @@ def test_an_approved_script_that_changes_is_not_started_and_the_file_is_named(
     text = notices(changed)
     assert "needs your approval (server.py changed since you approved it)" in text
     assert "mcp · helper" in notices(approved)
-    listed = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    listed = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert "helper · server.py changed since you approved — needs approval · workspace" in listed.stdout
     got = run_cli(["-C", str(tmp_path), "mcp", "get", "helper"], isolated_home)
     assert "trust:   approved, then server.py changed" in got.stdout

@@ -49,7 +49,9 @@ def _setup(home: Path, workspace: Path) -> None:
 def test_mcp_list_in_a_terminal_and_piped(terminal: Terminal, isolated_home: Path, tmp_path: Path) -> None:
     _setup(isolated_home, tmp_path)
     terminal.start(
-        [str(LEVELCODE), "mcp", "list"], cli_env(isolated_home, TERM="xterm-256color"), cwd=str(tmp_path)
+        [str(LEVELCODE), "mcp", "list", "-v"],
+        cli_env(isolated_home, TERM="xterm-256color"),
+        cwd=str(tmp_path),
     )
     screen = terminal.wait_for("[exited 0]")
     assert "● fault  running" in screen
@@ -59,7 +61,7 @@ def test_mcp_list_in_a_terminal_and_piped(terminal: Terminal, isolated_home: Pat
     assert "fresh  needs approval   workspace" in screen
     assert "approve with: levelcode mcp trust repo" in screen
     assert "gone: npx old-server" in screen
-    piped = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    piped = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert "\x1b[" not in piped.stdout
     assert "repo · command changed — needs approval · workspace" in piped.stdout
     assert "fresh · needs approval · workspace" in piped.stdout

@@ -70,7 +70,7 @@ def test_a_required_server_runs_and_neither_the_user_nor_a_repository_replaces_i
         tmp_path,
         {"requiredMcpServers": {"memory": {"command": node_server("mcp-server-memory")}}, "contact": "#it"},
     )
-    listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     disabled = under_policy(policy, isolated_home, tmp_path, "mcp", "disable", "memory")
     removed = under_policy(policy, isolated_home, tmp_path, "mcp", "remove", "memory")
     got = under_policy(policy, isolated_home, tmp_path, "mcp", "get", "memory", "--no-start", "--json")
@@ -98,7 +98,7 @@ def test_a_required_server_runs_and_neither_the_user_nor_a_repository_replaces_i
 def test_without_the_policy_the_users_entry_of_that_name_runs(isolated_home: Path, tmp_path: Path) -> None:
     mine = tmp_path / "mine"
     write_settings(isolated_home, {"mcpServers": {"memory": hostile_entry(mine)}})
-    done = under_policy(tmp_path / ABSENT, isolated_home, tmp_path, "mcp", "list")
+    done = under_policy(tmp_path / ABSENT, isolated_home, tmp_path, "mcp", "list", "-v")
     assert mine.exists(), words(done)
 
 
@@ -114,9 +114,9 @@ def test_a_denied_url_is_never_contacted_however_the_repository_spells_it(
         repository_servers(tmp_path, spelt)
         approve_repository_server(isolated_home, tmp_path, "remote", spelt["remote"])
         policy = policy_file(tmp_path, {"deniedMcpServers": [{"url": "http://localhost/*"}]})
-        done = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+        done = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
         assert seen.seen == [], words(done)
-        control = under_policy(tmp_path / ABSENT, isolated_home, tmp_path, "mcp", "list")
+        control = under_policy(tmp_path / ABSENT, isolated_home, tmp_path, "mcp", "list", "-v")
         assert seen.seen, words(control)
     assert 'it matches deniedMcpServers[0] (url "http://localhost/*")' in done.stdout
 
@@ -198,7 +198,7 @@ def test_sampling_is_off_whatever_the_users_entry_says(isolated_home: Path, tmp_
     assert "everything__trigger-sampling-request" in offered_without
     (asked,) = results(control)
     assert "refused: nobody can approve it here" in asked  # the user's "sampling": true applied
-    listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     assert f"policy: sampling is turned off by your organisation's policy ({policy})" in listed.stdout
 
 
@@ -266,7 +266,7 @@ def test_a_broken_policy_file_fails_closed_and_says_where(
     marker = tmp_path / "marker"
     write_settings(isolated_home, {"mcpServers": {"mine": hostile_entry(marker)}})
     policy = policy_file(tmp_path, text)
-    listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     with OPENAI.fake([Reply(text="no"), Reply(text="fine")]) as server:
         autopilot = run(policy, server, isolated_home, tmp_path, "go", "--autopilot")
         done = run(policy, server, isolated_home, tmp_path, "go")
@@ -298,7 +298,7 @@ def test_an_unknown_key_fails_closed_too(isolated_home: Path, tmp_path: Path) ->
     marker = tmp_path / "marker"
     write_settings(isolated_home, {"mcpServers": {"mine": hostile_entry(marker)}})
     policy = policy_file(tmp_path, {"deniedMcpServer": [{"name": "other"}]})
-    done = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    done = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     assert not marker.exists(), words(done)
     assert done.stderr.startswith(f"levelcode: {policy}: 1 mistake(s), listed below;")
     assert f"problem: {policy}: deniedMcpServer: unknown key" in done.stdout
@@ -307,7 +307,7 @@ def test_an_unknown_key_fails_closed_too(isolated_home: Path, tmp_path: Path) ->
 def test_a_policy_file_anyone_can_change_is_warned_about(isolated_home: Path, tmp_path: Path) -> None:
     policy = policy_file(tmp_path, {"sampling": False})
     policy.chmod(0o666)
-    done = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    done = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     assert f"problem: {policy}: owner and mode: warning: the file is writable by everyone" in done.stdout
     assert done.returncode == 0
 

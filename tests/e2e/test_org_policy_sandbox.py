@@ -56,7 +56,7 @@ def test_the_users_own_server_runs_sandboxed_under_the_policy(
     assert not target.exists()
     control = try_write(tmp_path / ABSENT, isolated_home, tmp_path, "probe", target)
     assert control.stdout == f"wrote {target}\n", words(control)
-    listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     assert (
         "sandbox: sandboxed (your organisation's policy requires it): writes its own folder" in listed.stdout
     )

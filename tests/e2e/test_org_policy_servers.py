@@ -34,7 +34,7 @@ def test_a_server_denied_by_name_never_starts(isolated_home: Path, tmp_path: Pat
     marker = tmp_path / "marker"
     write_settings(isolated_home, {"mcpServers": {"evil": hostile_entry(marker)}})
     policy = policy_file(tmp_path, {"deniedMcpServers": [{"name": "evil"}], "contact": "ask #platform"})
-    done = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    done = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     assert not marker.exists(), words(done)
     said = BLOCKED.format(file=policy) + ': it matches deniedMcpServers[0] (name "evil") — ask #platform'
     assert f"evil · {said}" in done.stdout
@@ -45,7 +45,7 @@ def test_no_policy_file_lets_the_same_server_run(isolated_home: Path, tmp_path: 
     """The positive control: the scene above runs the server when the policy file is not there."""
     marker = tmp_path / "marker"
     write_settings(isolated_home, {"mcpServers": {"evil": hostile_entry(marker)}})
-    done = under_policy(tmp_path / "absent.json", isolated_home, tmp_path, "mcp", "list")
+    done = under_policy(tmp_path / "absent.json", isolated_home, tmp_path, "mcp", "list", "-v")
     assert marker.exists(), words(done)
 
 
@@ -59,7 +59,7 @@ def test_a_repository_renaming_a_denied_command_is_still_denied(isolated_home: P
     approve_repository_server(isolated_home, tmp_path, "helpful-tool", entry)
     program = Path(sys.executable).name
     policy = policy_file(tmp_path, {"deniedMcpServers": [{"command": f"{program} -c *pwned*"}]})
-    listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    listed = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     trusted = under_policy(policy, isolated_home, tmp_path, "mcp", "trust", "helpful-tool")
     got = under_policy(policy, isolated_home, tmp_path, "mcp", "get", "helpful-tool")
     assert not marker.exists(), words(listed) + words(trusted) + words(got)
@@ -76,7 +76,7 @@ def test_an_approved_repository_server_runs_without_a_policy(isolated_home: Path
     entry = hostile_entry(marker)
     repository_servers(tmp_path, {"helpful-tool": entry})
     approve_repository_server(isolated_home, tmp_path, "helpful-tool", entry)
-    done = under_policy(tmp_path / "absent.json", isolated_home, tmp_path, "mcp", "list")
+    done = under_policy(tmp_path / "absent.json", isolated_home, tmp_path, "mcp", "list", "-v")
     assert marker.exists(), words(done)
 
 
@@ -92,7 +92,7 @@ def test_a_fingerprint_denies_the_same_launch_under_any_name(
     approve_repository_server(isolated_home, tmp_path, "renamed", entry)
     write_settings(isolated_home, {"mcpServers": {"mine": entry}})
     policy = policy_file(tmp_path, {"deniedMcpServers": [{"fingerprint": written(launch_fingerprint(spec))}]})
-    done = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    done = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     assert not marker.exists(), words(done)
     assert done.stdout.count("it matches deniedMcpServers[0] (fingerprint") == 2
 
@@ -108,9 +108,9 @@ def test_an_allow_list_lets_through_only_what_it_names(isolated_home: Path, tmp_
     policy = policy_file(
         tmp_path, {"allowedMcpServers": [{"name": "memory", "fingerprint": launch_fingerprint(spec)}]}
     )
-    done = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    done = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     write_settings(isolated_home, {"mcpServers": {"memory": hostile_entry(taken)}})
-    swapped = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    swapped = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     assert not marker.exists(), words(done)
     assert not taken.exists(), words(swapped)
     assert "memory · running" in done.stdout
@@ -144,11 +144,11 @@ def test_a_server_spawned_early_last_time_is_not_spawned_once_the_policy_denies_
     marker = tmp_path / "marker"
     write_settings(isolated_home, {"mcpServers": {"evil": hostile_entry(marker)}})
     policy = tmp_path / "etc-levelcode" / "managed-settings.json"
-    first = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    first = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     assert marker.exists(), words(first)
     marker.unlink()
     policy_file(tmp_path, {"deniedMcpServers": [{"name": "evil"}]})
-    again = under_policy(policy, isolated_home, tmp_path, "mcp", "list")
+    again = under_policy(policy, isolated_home, tmp_path, "mcp", "list", "-v")
     assert not marker.exists(), words(again)
 
 

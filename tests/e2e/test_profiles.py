@@ -52,14 +52,14 @@ def servers(home: Path, marker: Path, **more: object) -> None:
 def test_a_profile_starts_only_its_servers(isolated_home: Path, tmp_path: Path) -> None:
     marker = tmp_path / "marker"
     servers(isolated_home, marker)
-    before = run_cli(["--profile", "quiet", "mcp", "list", "-C", str(tmp_path)], isolated_home)
-    after = run_cli(["mcp", "list", "--profile", "quiet", "-C", str(tmp_path)], isolated_home)
+    before = run_cli(["--profile", "quiet", "mcp", "list", "-v", "-C", str(tmp_path)], isolated_home)
+    after = run_cli(["mcp", "list", "-v", "--profile", "quiet", "-C", str(tmp_path)], isolated_home)
     assert not marker.exists(), words(before) + words(after)
     for done in (before, after):
         assert "memory · running" in done.stdout
         assert "probe · not in profile 'quiet', which this session uses" in done.stdout
         assert "Profile 'quiet': only its servers start" in done.stdout
-    control = run_cli(["mcp", "list", "-C", str(tmp_path)], isolated_home)
+    control = run_cli(["mcp", "list", "-v", "-C", str(tmp_path)], isolated_home)
     assert marker.exists(), words(control)
 
 
@@ -85,7 +85,7 @@ def test_run_offers_only_the_profiles_tools(isolated_home: Path, tmp_path: Path)
 def test_an_unknown_profile_is_refused_before_anything_starts(isolated_home: Path, tmp_path: Path) -> None:
     marker = tmp_path / "marker"
     servers(isolated_home, marker)
-    done = run_cli(["--profile", "loud", "mcp", "list", "-C", str(tmp_path)], isolated_home)
+    done = run_cli(["--profile", "loud", "mcp", "list", "-v", "-C", str(tmp_path)], isolated_home)
     assert done.returncode == 2
     assert not marker.exists()
     assert (
@@ -105,18 +105,18 @@ def test_a_server_turned_off_here_stays_off_in_every_worktree_and_not_elsewhere(
     assert "Disabled 'probe' here: it will not start in every worktree of the repository" in turned.stdout
     git(main, "worktree", "add", "-q", str(tmp_path / "feature"))
     for folder in (main, tmp_path / "feature"):
-        done = run_cli(["mcp", "list", "-C", str(folder)], isolated_home)
+        done = run_cli(["mcp", "list", "-v", "-C", str(folder)], isolated_home)
         assert not marker.exists(), words(done)
         assert (
             "probe · disabled in this workspace (enable with: levelcode mcp enable probe --here)"
             in done.stdout
         )
-    elsewhere = run_cli(["mcp", "list", "-C", str(other)], isolated_home)
+    elsewhere = run_cli(["mcp", "list", "-v", "-C", str(other)], isolated_home)
     assert marker.exists(), words(elsewhere)
     marker.unlink()
     again = run_cli(["mcp", "enable", "probe", "--here", "-C", str(tmp_path / "feature")], isolated_home)
     assert again.returncode == 0, words(again)
-    run_cli(["mcp", "list", "-C", str(main)], isolated_home)
+    run_cli(["mcp", "list", "-v", "-C", str(main)], isolated_home)
     assert marker.exists()
 
 
@@ -135,7 +135,7 @@ def test_the_organisations_policy_wins_over_profiles(isolated_home: Path, tmp_pa
             "deniedMcpServers": [{"name": "probe"}],
         },
     )
-    done = under_policy(policy, isolated_home, tmp_path, "--profile", "mine", "mcp", "list")
+    done = under_policy(policy, isolated_home, tmp_path, "--profile", "mine", "mcp", "list", "-v")
     turned = under_policy(policy, isolated_home, tmp_path, "mcp", "disable", "docs", "--here")
     assert not marker.exists(), words(done)
     assert f"docs · running · organisation · {policy}" in done.stdout
@@ -158,9 +158,9 @@ def test_a_server_spawned_early_last_time_is_not_spawned_once_turned_off(
     spawned last time (mcp/stdio/remembered.py): turning the server off here must end that."""
     marker = tmp_path / "marker"
     servers(isolated_home, marker)
-    first = run_cli(["mcp", "list", "-C", str(tmp_path)], isolated_home, cwd=tmp_path)
+    first = run_cli(["mcp", "list", "-v", "-C", str(tmp_path)], isolated_home, cwd=tmp_path)
     assert marker.exists(), words(first)
     marker.unlink()
     run_cli(["mcp", "disable", "probe", "--here", "-C", str(tmp_path)], isolated_home, cwd=tmp_path)
-    again = run_cli(["mcp", "list", "-C", str(tmp_path)], isolated_home, cwd=tmp_path)
+    again = run_cli(["mcp", "list", "-v", "-C", str(tmp_path)], isolated_home, cwd=tmp_path)
     assert not marker.exists(), words(again)

@@ -73,6 +73,6 @@ def test_profile_switches_servers_keeps_typed_text_and_a_disable_holds_in_a_work
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
     git(repo, "worktree", "add", "-q", str(tmp_path / "feature"))
-    listed = run_cli(["mcp", "list", "-C", str(tmp_path / "feature")], isolated_home)
+    listed = run_cli(["mcp", "list", "-v", "-C", str(tmp_path / "feature")], isolated_home)
     assert "memory · disabled in this workspace" in listed.stdout, listed.stdout + listed.stderr
     assert "slow · running" in listed.stdout

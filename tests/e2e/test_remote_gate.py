@@ -67,7 +67,7 @@ def approve(home: Path, workspace: Path) -> None:
 def test_an_unapproved_repository_server_is_never_contacted(isolated_home: Path, tmp_path: Path) -> None:
     with silent_listener() as (url, listener):
         repo_server(tmp_path, url)
-        listed = cli(isolated_home, tmp_path, "mcp", "list")
+        listed = cli(isolated_home, tmp_path, "mcp", "list", "-v")
         called = cli(isolated_home, tmp_path, "mcp", "call", "remote", "echo")
         with OPENAI.fake([Reply(text="done")]) as provider:
             ran = subprocess.run(
@@ -103,7 +103,7 @@ def test_an_approved_server_whose_headers_change_is_not_contacted(
         repo_server(tmp_path, url)
         approve(isolated_home, tmp_path)
         repo_server(tmp_path, url, {"Authorization": "Bearer ${OTHER_TOKEN}"})
-        listed = cli(isolated_home, tmp_path, "mcp", "list")
+        listed = cli(isolated_home, tmp_path, "mcp", "list", "-v")
         assert not contacted(listener)
     assert "remote · command changed — needs approval" in listed.stdout
 

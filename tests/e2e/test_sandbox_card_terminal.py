@@ -108,5 +108,5 @@ def test_mcp_trust_offers_the_same_answers_and_the_workspace_one_lets_it_write_t
         isolated_home,
     )
     assert done.stdout == f"wrote {kept}\n", done.stderr
-    listed = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    listed = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert "sandbox: sandboxed (as you approved it): writes its own folder, the workspace" in listed.stdout

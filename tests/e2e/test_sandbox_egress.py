@@ -174,7 +174,7 @@ def test_a_repository_cannot_put_a_host_on_its_list(
     said = call(isolated_home, workspace, "repo", "try_fetch", {"url": listener.url})
     assert said.startswith("refused: HTTP 403"), said
     assert listener.received() == b""
-    listed = levelcode(isolated_home, workspace, "mcp", "list")
+    listed = levelcode(isolated_home, workspace, "mcp", "list", "-v")
     assert REPOSITORY_HOSTS_IGNORED.split(";")[0] in listed.stdout
 
 

@@ -175,7 +175,7 @@ def test_a_repository_cannot_widen_its_sandbox(isolated_home: Path, scene: Scene
     done = call(isolated_home, scene, "repo", "try_connect", {"port": scene.listener.port})
     assert done.stdout.startswith("refused: ")
     assert scene.listener.received() == b""
-    listed = levelcode(isolated_home, scene.workspace, "mcp", "list")
+    listed = levelcode(isolated_home, scene.workspace, "mcp", "list", "-v")
     assert "cannot choose folders for its server to write; ignored" in listed.stdout
     assert "cannot give its server the network in the sandbox; ignored" in listed.stdout
 

@@ -150,13 +150,14 @@ def test_mcp_call_never_writes_the_clipboard(terminal: Terminal, isolated_home: 
 
 def test_mcp_list_shows_a_failed_servers_stderr_escaped(isolated_home: Path, tmp_path: Path) -> None:
     hostile_settings(isolated_home, tmp_path)
-    piped = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    piped = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert piped.returncode == 1, piped.stderr  # a server failed
     assert "broken · failed: exited while starting" in piped.stdout
     assert "\x1b" not in piped.stdout + piped.stderr
     assert SHOWN in piped.stdout
     shown = run_in_pty(
-        [str(LEVELCODE), "-C", str(tmp_path), "mcp", "list"], cli_env(isolated_home, TERM="xterm-256color")
+        [str(LEVELCODE), "-C", str(tmp_path), "mcp", "list", "-v"],
+        cli_env(isolated_home, TERM="xterm-256color"),
     )
     assert shown.returncode == 1, shown.text
     assert_no_raw_pieces(shown.text)

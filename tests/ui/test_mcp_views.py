@@ -70,6 +70,22 @@ def test_piped_output_is_plain_and_a_terminal_gets_the_rich_view() -> None:
     assert "command changed — needs approval" in shown
 
 
+def test_one_line_per_server_plain_and_rich_the_same_words() -> None:
+    """`mcp list` without -v: NAME: COMMAND - state · tools · scope — next step; no tool names."""
+    assert render_list(VIEW, verbose=False).splitlines()[:3] == [
+        "fs: npx -y fs /tmp - ● running · 2 tools · user",
+        "repo: node x.js - ◌ command changed — needs approval · project — approve with: "
+        "levelcode mcp trust repo",
+        "new: python s.py\\nfake line - ◌ needs approval · project — approve with: levelcode mcp trust new",
+    ]
+    terminal = Console(record=True, force_terminal=True, width=200)
+    print_list(terminal, VIEW, verbose=False)
+    shown = terminal.export_text()
+    assert shown.splitlines()[:3] == render_list(VIEW, verbose=False).splitlines()[:3]
+    assert "fs__read" not in shown
+    assert "levelcode mcp revoke NAME" in shown  # the footer is kept
+
+
 def test_json_view() -> None:
     doc = summaries_json(VIEW)
     assert [s["state"] for s in doc["servers"]] == [

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from levelcode.core.errors import ConfigError, ConfigProblem
-from levelcode.mcp.config.argv import split_command_line
+from levelcode.mcp.config.argv import is_url, split_command_line
 from levelcode.mcp.config.managed_servers import REQUIRED_KEY
+from levelcode.mcp.config.shown_values import shown_header_text
 from levelcode.mcp.config.specs import SERVERS_KEY, Provenance, ServerSpec, Tier, parse_server_entry
 
 JsonDoc = dict[str, Any]
@@ -60,6 +61,7 @@ class AddRequest:
     url: str | None = None
     headers: tuple[str, ...] = ()
     json_text: str | None = None
+    json_source: str = "--json"  # how errors name where the JSON came from
     transport: str | None = None  # "stdio", "http" or "sse"; None: what the other input says
     client_id: str | None = None  # a remote server's pre-registered OAuth client
     callback_port: str | None = None
@@ -70,10 +72,6 @@ class AddRequest:
         given = {"--header": bool(self.headers), "--client-id": self.client_id is not None}
         given["--callback-port"] = self.callback_port is not None
         return [option for option, value in given.items() if value]
-
-
-def is_url(word: str) -> bool:
-    return word.lower().startswith(("http://", "https://"))
 
 
 def split_add_arguments(rest: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -102,7 +100,8 @@ def parse_assignments(items: Sequence[str], *, separator: str, option: str, form
         key, found, value = item.partition(separator)
         key = key.strip() if separator == ":" else key
         if not found or not key:
-            raise ConfigError(f"{option} {item!r}: expected {form}")
+            typed = repr(shown_header_text(item)) if separator == ":" else repr(item)
+            raise ConfigError(f"{option} {typed}: expected {form}")
         if key in parsed:
             raise ConfigError(f"{option} {key!r} is given twice; give it once")
         parsed[key] = value.lstrip() if separator == ":" else value
@@ -129,7 +128,7 @@ def build_entry(request: AddRequest, *, is_existing_path: Callable[[str], bool],
         extras = request.env or request.cwd or request.timeout or request.startup_timeout
         if extras or request.transport or request.remote_only:
             raise ConfigError("--json takes the whole entry; put the other settings inside the JSON")
-        return entry_from_json(request.json_text)
+        return entry_from_json(request.json_text, request.json_source)
     if request.url is not None:
         entry = remote_entry(request.url, request)
     else:
@@ -197,13 +196,16 @@ def stdio_entry(words: Sequence[str], request: AddRequest, *, name: str = "NAME"
     return entry
 
 
-def entry_from_json(text: str) -> Entry:
+def entry_from_json(text: str, source: str = "--json") -> Entry:
+    """The entry in `text`; `source` names where it was typed (`--json`, ENTRY, stdin) in errors."""
     try:
         entry = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise ConfigError(f"--json is not valid JSON: {exc}") from None
+        raise ConfigError(f"{source} is not valid JSON: {exc}") from None
     if not isinstance(entry, dict):
-        raise ConfigError('--json must be one server entry, an object such as {"command": "npx", "args": []}')
+        raise ConfigError(
+            f'{source} must be one server entry, an object such as {{"command": "npx", "args": []}}'
+        )
     return entry
 
 
@@ -275,14 +277,16 @@ def without_server(doc: Mapping[str, Any], name: str, of: ServersDoc = USER_SETT
     return _with_servers(doc, servers, of)
 
 
-def with_disabled(doc: Mapping[str, Any], name: str, disabled: bool) -> JsonDoc | None:
-    """`"disabled": true` set (or removed) in the user's settings; None when the entry already says so."""
-    servers = dict(user_servers(doc))
+def with_disabled(
+    doc: Mapping[str, Any], name: str, disabled: bool, of: ServersDoc = USER_SETTINGS
+) -> JsonDoc | None:
+    """`"disabled": true` set (or removed) in the user's own file; None when the entry already says so."""
+    servers = dict(user_servers(doc, of))
     entry = servers.get(name, _MISSING)
     if entry is _MISSING:
-        raise ServerNotFound(f"there is no server named {name!r} in your settings")
+        raise ServerNotFound(f"there is no server named {name!r} in {of.where}")
     if not isinstance(entry, dict):
-        raise ConfigError(f"the entry for {name!r} in your settings is not an object; fix it first")
+        raise ConfigError(f"the entry for {name!r} in {of.where} is not an object; fix it first")
     if entry.get("disabled", False) is disabled:
         return None
     changed = dict(entry)
@@ -291,7 +295,7 @@ def with_disabled(doc: Mapping[str, Any], name: str, disabled: bool) -> JsonDoc 
     else:
         changed.pop("disabled", None)
     servers[name] = changed
-    return _with_servers(doc, servers, USER_SETTINGS)
+    return _with_servers(doc, servers, of)
 
 
 def entry_as_written(doc: object, name: str, tier: Tier) -> object:
@@ -304,7 +308,7 @@ def entry_as_written(doc: object, name: str, tier: Tier) -> object:
     wrapped = doc.get(SERVERS_KEY)
     if isinstance(wrapped, Mapping):
         return wrapped.get(name)
-    return None if tier == "user" else doc.get(name)
+    return None if tier in ("user", "local") else doc.get(name)
 
 
 def problems_for(problems: Sequence[ConfigProblem], name: str) -> list[ConfigProblem]:

@@ -54,7 +54,8 @@ PROVIDER_KEY_VARIABLES = (
     "LEVELCODE_API_KEY",
 )
 
-_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# `${VAR}` and `${VAR:-default}`: group 1 the name, group 2 the default (None when not written).
+REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 def inherited_environment(parent: Mapping[str, str]) -> dict[str, str]:
@@ -84,9 +85,15 @@ def provider_keys_withheld(parent: Mapping[str, str], extra_values: Collection[s
     return Withheld(frozenset(PROVIDER_KEY_VARIABLES), frozenset(values))
 
 
+def settings_key_values(user_settings: Mapping[str, object]) -> list[str]:
+    """The apiKey in the user's settings, which a repository's server must never receive."""
+    key = user_settings.get("apiKey")
+    return [key] if isinstance(key, str) and key else []
+
+
 def references(value: str) -> list[str]:
     """The variable names `value` refers to as `${VAR}` or `${VAR:-default}`, in order."""
-    return [match.group(1) for match in _REFERENCE.finditer(value)]
+    return [match.group(1) for match in REFERENCE.finditer(value)]
 
 
 def withheld_references(values: Iterable[str], parent: Mapping[str, str], withheld: Withheld) -> list[str]:
@@ -103,9 +110,11 @@ def expand_references(
     key: str,
     field: str = "env",
     withheld: Withheld = NOTHING_WITHHELD,
+    file: str | None = None,
 ) -> str:
     """`${VAR}` → the user's value; `${VAR:-default}` → the default when VAR is unset or empty
-    (or withheld: then it counts as unset)."""
+    (or withheld: then it counts as unset). `file`: the entry's, named in the error."""
+    where = f"{field} {key}".strip()
 
     def substitute(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
@@ -119,18 +128,18 @@ def expand_references(
             return found
         if kept_back:
             raise ServerStartError(
-                f"{field} {key} refers to ${{{name}}}, which holds LevelCode's own provider key: "
+                f"{where} refers to ${{{name}}}, which holds LevelCode's own provider key: "
                 f"a repository's server never receives it (give the server a key of its own, "
                 f"or write ${{{name}:-default}})",
                 server=server,
             )
         raise ServerStartError(
-            f"{field} {key} refers to ${{{name}}}, which is not set in your environment "
-            f"(set it, or write ${{{name}:-default}} in the config)",
+            f"{where} refers to ${{{name}}}, which is not set in your environment "
+            f"(set it, or write ${{{name}:-default}} in {file or 'the config'})",
             server=server,
         )
 
-    return _REFERENCE.sub(substitute, value)
+    return REFERENCE.sub(substitute, value)
 
 
 def server_environment(
@@ -139,9 +148,10 @@ def server_environment(
     *,
     server: str,
     withheld: Withheld = NOTHING_WITHHELD,
+    file: str | None = None,
 ) -> dict[str, str]:
     """The allowlisted part of `parent`, overlaid with the server's own expanded `env`."""
     env = inherited_environment(parent)
     for key, value in own:
-        env[key] = expand_references(value, parent, server=server, key=key, withheld=withheld)
+        env[key] = expand_references(value, parent, server=server, key=key, withheld=withheld, file=file)
     return env

@@ -257,26 +257,26 @@ def _transport_fields(raw: Mapping[object, object]) -> tuple[str, ...]:
 
 def _translate_field(key: str, value: object, tool: Tool) -> object:
     if isinstance(value, str):
-        return _translate(value, key, tool, expanded_here=False)
+        return _translate(value, key, tool)
     if key == "args" and isinstance(value, list):
         return [
-            _translate(item, f"arg {index}", tool, expanded_here=False) if isinstance(item, str) else item
+            _translate(item, f"arg {index}", tool) if isinstance(item, str) else item
             for index, item in enumerate(value, 1)
         ]
     if key in ("env", "headers") and isinstance(value, Mapping):
         label = "env" if key == "env" else "header"
         return {
-            str(name): _translate(item, f"{label} {name}", tool, expanded_here=True)
-            if isinstance(item, str)
-            else item
+            str(name): _translate(item, f"{label} {name}", tool) if isinstance(item, str) else item
             for name, item in value.items()
         }
     return value  # a wrong type: LevelCode's parser names it
 
 
-def _translate(text: str, where: str, tool: Tool, *, expanded_here: bool) -> str:
+def _translate(text: str, where: str, tool: Tool) -> str:
     """`text` with `${env:X}` written `${X}`; a reference LevelCode would not resolve as `tool` did
-    refuses the entry. `expanded_here`: LevelCode expands `${…}` in this field (env and header values)."""
+    refuses the entry. LevelCode fills in `${X}` from the environment in command, args, env, url and
+    headers (config/launch_expansion.py); `cwd` is the one field it does not, and no tool puts one
+    there that LevelCode's parser would accept as a path."""
     label = TOOL_LABELS[tool]
 
     def rewrite(match: re.Match[str]) -> str:
@@ -293,10 +293,10 @@ def _translate(text: str, where: str, tool: Tool, *, expanded_here: bool) -> str
                 f"{where} uses ${{{inner}}}, which {label} fills in itself and LevelCode does not; "
                 "add the server yourself with the value written out"
             )
-        if kind == "environment" and not expanded_here:
+        if kind == "environment" and where == "cwd":
             raise _Refusal(
                 f"{where} uses ${{{inner}}}, which {label} fills in from your environment; LevelCode "
-                "does that only in env and header values, so the server would get the text as written"
+                "does not in cwd, so the server would start in a folder of that name"
             )
         return "${" + kept + "}"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
@@ -20,7 +20,7 @@ from levelcode.core.config_files import is_absent
 from levelcode.core.errors import ConfigProblem
 from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy
 from levelcode.core.settings import USER_ONLY_KEYS, Settings, ignored_key
-from levelcode.mcp.config.allow_rules import AllowRule, parse_allow_rule
+from levelcode.mcp.config.allow_rules import AllowRule
 from levelcode.mcp.config.client_entry import (
     DEFAULT_CLIENT_FEATURES,
     FEATURE_KEYS,
@@ -35,12 +35,12 @@ from levelcode.mcp.config.timeouts_entry import (
     parse_timeouts_entry,
     positive_seconds,
 )
+from levelcode.mcp.config.tool_policy import POLICY_KEY, parse_tool_policy
 
-Tier = Literal["user", "workspace", "organisation"]
+# "local": the user's own servers for one workspace only (`mcp add -s local`), kept outside it.
+Tier = Literal["user", "local", "workspace", "organisation"]
 
 SERVERS_KEY = "mcpServers"
-POLICY_KEY = "mcpToolPolicy"
-POLICY_VALUES = ("allow", "ask")
 
 _COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"}) | FEATURE_KEYS
 # `alwaysLoad`: the server's tools stay in every request even when the others are deferred behind
@@ -65,6 +65,11 @@ class Provenance:
     def trusted(self) -> bool:
         """Written by the user or their organisation, not by a repository: starts without asking."""
         return self.tier != "workspace"
+
+    @property
+    def own(self) -> bool:
+        """Written by the user: their settings, or their servers for this workspace (local)."""
+        return self.tier in ("user", "local")
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,9 @@ class HttpServerSpec:
 
 
 ServerSpec = StdioServerSpec | HttpServerSpec
+# What config loading applies to each parsed server (config/launch_expansion.py): the spec with its
+# launch's `${VAR}` filled in, or None with a problem added; the str is the entry's key.
+ExpandSpec = Callable[[ServerSpec, str, list[ConfigProblem]], ServerSpec | None]
 
 
 @dataclass(frozen=True)
@@ -148,19 +156,21 @@ class McpConfig:
         return next((spec for spec in self.servers if spec.name == name), None)
 
 
-def parse_user_settings(doc: object, *, file: str) -> TierConfig:
+def parse_user_settings(doc: object, *, file: str, expand: ExpandSpec | None = None) -> TierConfig:
     """The user tier: `mcpServers` and `mcpToolPolicy` from the user's own settings.json."""
     if is_absent(doc):
         return TierConfig()
     if not isinstance(doc, Mapping):
         return TierConfig(problems=(ConfigProblem(file, "(top level)", "expected a JSON object"),))
     provenance = Provenance("user", file)
-    servers, problems = parse_server_map(doc.get(SERVERS_KEY), provenance=provenance, key=SERVERS_KEY)
+    servers, problems = parse_server_map(
+        doc.get(SERVERS_KEY), provenance=provenance, key=SERVERS_KEY, expand=expand
+    )
     policy, policy_problems = parse_tool_policy(doc.get(POLICY_KEY), file=file)
     return TierConfig(tuple(servers), policy, tuple(problems + policy_problems))
 
 
-def parse_workspace_file(doc: object, *, file: str) -> TierConfig:
+def parse_workspace_file(doc: object, *, file: str, expand: ExpandSpec | None = None) -> TierConfig:
     """A repository's `.levelcode/mcp.json` or `.mcp.json`: `{"mcpServers": {…}}` or a bare map."""
     if is_absent(doc):
         return TierConfig()
@@ -176,9 +186,11 @@ def parse_workspace_file(doc: object, *, file: str) -> TierConfig:
             for key in doc
             if key != SERVERS_KEY
         ]
-        servers, server_problems = parse_server_map(wrapped, provenance=provenance, key=SERVERS_KEY)
+        servers, server_problems = parse_server_map(
+            wrapped, provenance=provenance, key=SERVERS_KEY, expand=expand
+        )
         return TierConfig(tuple(servers), {}, tuple(problems + server_problems))
-    servers, problems = parse_server_map(doc, provenance=provenance, key="")
+    servers, problems = parse_server_map(doc, provenance=provenance, key="", expand=expand)
     return TierConfig(tuple(servers), {}, tuple(problems))
 
 
@@ -210,8 +222,10 @@ def merge_tiers(
 
 
 def parse_server_map(
-    raw: object, *, provenance: Provenance, key: str
+    raw: object, *, provenance: Provenance, key: str, expand: ExpandSpec | None = None
 ) -> tuple[list[ServerSpec], list[ConfigProblem]]:
+    """The servers of one file, each parsed, then (`expand`: config/launch_expansion.py) with the
+    `${VAR}` of its launch filled in, or dropped with a problem."""
     if raw is None:
         return [], []
     if not isinstance(raw, Mapping):
@@ -220,9 +234,10 @@ def parse_server_map(
     servers: list[ServerSpec] = []
     problems: list[ConfigProblem] = []
     for name, entry in raw.items():
-        spec = parse_server_entry(
-            str(name), entry, provenance=provenance, key=_server_key(key, str(name)), problems=problems
-        )
+        where = _server_key(key, str(name))
+        spec = parse_server_entry(str(name), entry, provenance=provenance, key=where, problems=problems)
+        if spec is not None and expand is not None:
+            spec = expand(spec, where, problems)
         if spec is not None:
             servers.append(spec)
     return servers, problems
@@ -248,48 +263,6 @@ def parse_server_entry(
     if kind == "stdio":
         return _parse_stdio(name, entry, provenance, report)
     return _parse_http(name, entry, provenance, report)
-
-
-def parse_tool_policy(raw: object, *, file: str) -> tuple[dict[str, str | AllowRule], list[ConfigProblem]]:
-    """`mcpToolPolicy`: `{"server__tool" | "server__*" | "*": "allow" | "ask"}`, or for one tool the
-    object form "always" writes: `{"decision": "allow", "definition": {...hashes}}`."""
-    if raw is None:
-        return {}, []
-    if not isinstance(raw, Mapping):
-        return {}, [ConfigProblem(file, POLICY_KEY, 'expected an object such as {"server__tool": "allow"}')]
-    policy: dict[str, str | AllowRule] = {}
-    problems: list[ConfigProblem] = []
-    for pattern, value in raw.items():
-        where = f"{POLICY_KEY}.{pattern}"
-        if (
-            not isinstance(pattern, str)
-            or not pattern
-            or (pattern.endswith("*") and not is_wildcard(pattern))
-        ):
-            problems.append(ConfigProblem(file, where, 'expected "*", "server__*" or "server__tool"'))
-        elif isinstance(value, Mapping):
-            rule = parse_allow_rule(value)
-            if isinstance(rule, str) or (rule.definition is not None and pattern.endswith("*")):
-                why = (
-                    rule if isinstance(rule, str) else "a definition is recorded for one tool, not a pattern"
-                )
-                problems.append(ConfigProblem(file, where, why + "; this entry allows nothing"))
-            else:
-                policy[pattern] = rule
-        elif value not in POLICY_VALUES:
-            problems.append(
-                ConfigProblem(file, where, f"expected one of {', '.join(POLICY_VALUES)}; got {value!r}")
-            )
-        else:
-            policy[pattern] = str(value)
-    return policy, problems
-
-
-def is_wildcard(pattern: str) -> bool:
-    server = pattern[:-3]
-    return pattern == "*" or (
-        pattern.endswith("__*") and bool(server) and "*" not in server and "__" not in server
-    )
 
 
 class _Reporter:
@@ -369,8 +342,8 @@ def _parse_http(
     name: str, entry: Mapping[object, object], provenance: Provenance, report: _Reporter
 ) -> HttpServerSpec | None:
     url = entry.get("url")
-    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        report.fail("url", "must be an http:// or https:// URL")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://", "${")):
+        report.fail("url", "must be an http:// or https:// URL")  # or a ${VAR} that holds one
         return None
     headers = _string_map(entry.get("headers", {}))
     if headers is None:

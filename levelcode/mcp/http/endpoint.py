@@ -1,5 +1,6 @@
-"""What a remote connection needs, resolved from a server's config at connect time: its URL, its
-headers with `${VAR}` expanded from the user's environment, its mode, its limits.
+"""What a remote connection needs, resolved from a server's config at connect time: its URL (the
+`${VAR}` config loading left in it because they look like secrets filled in), its headers with
+`${VAR}` expanded from the user's environment, its mode, its limits.
 
 Pure apart from reading the given environment mapping. Header values are secrets: they are never
 put in an error message (a bad one is named by its key only).
@@ -38,17 +39,23 @@ def remote_endpoint(
     withheld: Withheld = NOTHING_WITHHELD,
 ) -> RemoteEndpoint:
     """`withheld`: what a repository's server must not receive (LevelCode's provider keys)."""
+    file = spec.provenance.file
     headers = {
         key: expand_references(
-            value, parent_env, server=spec.name, key=key, field="header", withheld=withheld
+            value, parent_env, server=spec.name, key=key, field="header", withheld=withheld, file=file
         )
         for key, value in spec.headers
     }
     for key, value in headers.items():
         _check_header(spec.name, key, value)
+    url = expand_references(
+        spec.url, parent_env, server=spec.name, key="", field="url", withheld=withheld, file=file
+    )
+    if not url.lower().startswith(("http://", "https://")):
+        raise ServerStartError("url is not an http:// or https:// URL once filled in", server=spec.name)
     return RemoteEndpoint(
         server=spec.name,
-        url=spec.url,
+        url=url,
         headers=headers,
         mode="sse" if spec.legacy_sse else "auto",
         max_message_bytes=max_message_bytes,

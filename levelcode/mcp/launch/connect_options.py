@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from levelcode.core import paths
 from levelcode.core.settings import Settings
+from levelcode.mcp.config.environment import settings_key_values
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.protocol.limits import DEFAULT_HINTED_PROBE_SECONDS, DEFAULT_MAX_MESSAGE_BYTES
 from levelcode.mcp.protocol.sign_in import SignIn
@@ -64,5 +65,4 @@ def session_options(workspace: Path, settings: Settings) -> ConnectOptions:
 
 def settings_api_key(settings: Settings) -> list[str]:
     """The apiKey in the user's settings, which a repository's server must never receive."""
-    key = settings.user.get("apiKey")
-    return [key] if isinstance(key, str) and key else []
+    return settings_key_values(settings.user)

@@ -1,8 +1,10 @@
 """What the user is asked before an MCP server starts (G1): one server's consent card, and the
 card before many.
 
-Pure. The launch card shows the literal command, every argument and every env entry exactly as
-written — nothing summarised — so what the user approves is what the fingerprint covers.
+Pure. The launch card shows the command, every argument and every env entry — nothing
+summarised — as the fingerprint covers them: `${VAR}` in the command and arguments filled in,
+except a secret's, shown as its reference beside "will receive your VAR" (config/launch_expansion.py);
+env entries as written; a header by its name and a mask (config/shown_values.py).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 
 from levelcode.core.approvals import Answer, ApprovalRequest
 from levelcode.mcp.config.remote_urls import is_plaintext_remote
+from levelcode.mcp.config.shown_values import masked_value, shown_header
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.card_summary import PLAINTEXT_LINE, launch_summary
 from levelcode.mcp.launch.plan import launch_text
@@ -159,7 +162,7 @@ def launch_lines(spec: ServerSpec) -> list[str]:
         lines = [f"url:     {spec.url}"]
         if is_plaintext_remote(spec.url):
             lines.append(f"         {PLAINTEXT_LINE}")
-        lines.extend(f"header:  {key}: {value}" for key, value in spec.headers)
+        lines.extend(f"header:  {shown_header(key, value)}" for key, value in spec.headers)
         lines.extend(oauth_lines(spec))
         return lines
     lines = [f"runs:    {launch_text(spec)}", f"command: {spec.command}"]
@@ -171,7 +174,7 @@ def launch_lines(spec: ServerSpec) -> list[str]:
 
 
 def oauth_lines(spec: HttpServerSpec) -> list[str]:
-    """The `oauth` entry as written (its secret as the template it is, never expanded)."""
+    """The `oauth` entry as written (its secret masked: a `${VAR}` shown, never expanded)."""
     oauth = spec.oauth
     if oauth is None:
         return []
@@ -179,7 +182,7 @@ def oauth_lines(spec: HttpServerSpec) -> list[str]:
         return ["oauth:   off (never signs in)"]
     written = {
         "client id": oauth.client_id,
-        "client secret": oauth.client_secret,
+        "client secret": masked_value(oauth.client_secret) if oauth.client_secret else None,
         "scopes": " ".join(oauth.scopes) if oauth.scopes is not None else None,
         "callback port": oauth.callback_port,
         "client metadata": oauth.client_metadata_url,

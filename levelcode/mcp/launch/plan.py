@@ -1,11 +1,13 @@
 """Where a stdio server starts and the arguments it gets: `${workspaceFolder}`, and the working
 directory each tier gets; and any server's launch as the one line every card and view shows.
 
-Pure: takes the spec and paths, returns strings and paths; never creates, reads or spawns. The one
-variable expanded outside `env` is `${workspaceFolder}` (VS Code's spelling), in `args` and `cwd`;
-every other `${…}` in an argument reaches the server as written. A user-tier server without `cwd`
-starts in its own private directory, never in the workspace: a repository must not steer a server
-it did not declare (a planted module, `node_modules` or `.npmrc` is found first in the cwd).
+Pure: takes the spec and paths, returns strings and paths; never creates, reads or spawns.
+`${workspaceFolder}` (VS Code's spelling) is filled in here, in `args` and `cwd`; the user's
+variables in the command and arguments were filled in when the configuration was loaded
+(config/launch_expansion.py), but for a secret's, filled in at spawn (resolve.py). A user-tier
+server without `cwd` starts in its own private directory, never in the workspace: a repository
+must not steer a server it did not declare (a planted module, `node_modules` or `.npmrc` is found
+first in the cwd).
 """
 
 from __future__ import annotations

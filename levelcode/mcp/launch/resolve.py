@@ -1,6 +1,7 @@
-"""What exactly a stdio server runs: its argv (`${workspaceFolder}` filled in, nothing else), its
-environment (the allowlist plus its own `env`, `${VAR}` expanded, a repository's server kept from
-LevelCode's provider keys), its working directory and its log.
+"""What exactly a stdio server runs: its argv (`${workspaceFolder}` filled in, and the `${VAR}`
+config loading left as references because they look like secrets: mcp/config/launch_expansion.py),
+its environment (the allowlist plus its own `env`, `${VAR}` expanded), a repository's server kept
+from LevelCode's provider keys in both, its working directory and its log.
 
 A repository's server gets `PYTHONPYCACHEPREFIX` (unless its entry sets it, which its card shows):
 Python then reads and writes bytecode in the server's own folder, never in the workspace's
@@ -23,12 +24,13 @@ from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.environment import (
     NOTHING_WITHHELD,
     Withheld,
+    expand_references,
     provider_keys_withheld,
     server_environment,
 )
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.connect_options import ConnectOptions
-from levelcode.mcp.launch.plan import launch_argv, launch_cwd, uses_private_dir
+from levelcode.mcp.launch.plan import WORKSPACE_FOLDER, launch_cwd, uses_private_dir
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
 
 BYTECODE_VARIABLE = "PYTHONPYCACHEPREFIX"
@@ -47,12 +49,40 @@ def resolve_launch(
 ) -> StdioLaunch:
     """Raises ServerStartError naming a `${VAR}` in env that is not set (or withheld, unset).
     `bytecode_dir`: where Python keeps its bytecode (a repository's server: not the workspace)."""
-    env = server_environment(spec.env, parent_env, server=spec.name, withheld=withheld)
+    file = spec.provenance.file
+    env = server_environment(spec.env, parent_env, server=spec.name, withheld=withheld, file=file)
     if bytecode_dir is not None:
         env.setdefault(BYTECODE_VARIABLE, str(bytecode_dir))
     cwd = launch_cwd(spec, workspace, private_dir)
-    argv = launch_argv(spec, workspace)
+    argv = filled_argv(spec, workspace, parent_env, withheld)
     return StdioLaunch(spec.name, argv, env, str(cwd), max_message_bytes, log_path)
+
+
+def filled_argv(
+    spec: StdioServerSpec, workspace: Path, parent_env: Mapping[str, str], withheld: Withheld
+) -> tuple[str, ...]:
+    """The command and arguments with the references config loading left (secrets) filled in,
+    then `${workspaceFolder}` in the arguments (after: a folder whose name holds `${…}` must not
+    name a variable). The command keeps `${workspaceFolder}` as written, as plan.launch_argv does."""
+
+    def filled(word: str, field: str, key: str, folder: str) -> str:
+        return folder.join(
+            expand_references(
+                part,
+                parent_env,
+                server=spec.name,
+                key=key,
+                field=field,
+                withheld=withheld,
+                file=spec.provenance.file,
+            )
+            for part in word.split(WORKSPACE_FOLDER)
+        )
+
+    return (
+        filled(spec.command, "command", "", WORKSPACE_FOLDER),
+        *(filled(arg, "arg", str(index), str(workspace)) for index, arg in enumerate(spec.args, 1)),
+    )
 
 
 def server_launch(

@@ -2,9 +2,11 @@
 
 Pure: never reads or writes the trust store (trust_store.py does) nor the files a launch runs
 (inspection.py does). Trust is keyed on what would run, not on the server's name: a SHA-256
-over a structural encoding of the command, its arguments, its env (sorted `[key, value]` pairs,
-values as written, unexpanded) and its cwd — and, for a repository's stdio server, over the facts
-of what that text runs: the resolved program and the content of the workspace files it runs.
+over a structural encoding of the command, its arguments, its env (sorted `[key, value]` pairs)
+and its cwd as the card shows them — the `${VAR}` of the command and arguments filled in at load,
+a secret's left as its reference, env values as written (config/launch_expansion.py) — and, for a
+repository's stdio server, over the facts of what that text runs: the resolved program and the
+content of the workspace files it runs.
 Structural means a JSON array, never `k=v` text, so `{"a": "b=c"}` and `{"a=b": "c"}` differ.
 """
 

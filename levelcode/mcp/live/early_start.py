@@ -8,10 +8,11 @@ when the hub starts that server (`take`); its transport joins the process to the
 handshake goes on from there. Whatever the hub never takes is ended when it reaps (or when the
 session gives up before it has a hub: `end_untaken`).
 
-Only what starts without asking, and unconfined, is started here: servers of the user tier, not
-disabled, stdio, whose entry asks for no sandbox, and which the organisation's policy (read with
-the settings) neither blocks, sandboxes nor replaces with a required server of the same name, in
-the session's profile and not turned off in this workspace (mcp/config/server_selection.py). A
+Only what starts without asking, and unconfined, is started here: the user's own servers (their
+settings' and those they keep for this workspace alone, `-s local`), not disabled, stdio, whose
+entry asks for no sandbox, and which the organisation's policy (read with the settings) neither
+blocks, sandboxes nor replaces with a required server of the same name, in the session's profile
+and not turned off in this workspace (mcp/config/server_selection.py). A
 repository's servers wait for the launch gate as always; a server whose entry asks for the
 sandbox is left to the hub, which wraps it (spawned here it would run unconfined); so is a server
 whose launch cannot be resolved (a `${VAR}` unset), and the hub reports why. Light on purpose: no
@@ -33,9 +34,10 @@ from typing import TypeGuard
 from levelcode.core.errors import ServerStartError
 from levelcode.core.settings import Settings
 from levelcode.core.workspace_servers import servers_off
+from levelcode.mcp.config.files import own_tier
 from levelcode.mcp.config.managed_servers import govern
 from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile, parse_profiles, select_specs
-from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, TierConfig, parse_user_settings
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, TierConfig
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.resolve import server_launch
 from levelcode.mcp.launch.server_box import server_box
@@ -111,7 +113,7 @@ def start_user_servers(
     those of `profile` only, less those turned off in this workspace. Raises ConfigError for a
     profile the settings do not define."""
     file = str(settings.user_file)
-    tier = parse_user_settings(settings.user, file=file)
+    tier = own_tier(settings, options.workspace)  # settings.json's servers, and this workspace's own
     profiles, _problems = parse_profiles(settings.user.get(PROFILES_KEY), file=file)  # said by config loading
     chosen = chosen_profile(profiles, profile, file=file)
     early = EarlyStart(options, tier)

@@ -1,11 +1,13 @@
 """Which `${VAR}` references a repository's server receives, and what its launch card says of them.
 Load-bearing direction: every field in which LevelCode fills in `${VAR}` from the user's
-environment — env values (PATH included), header values, `oauth.clientSecret` — gets the card's
+environment when the server starts — env values (PATH included), header values,
+`oauth.clientSecret`, and what config loading left as a reference in the command, an argument
+or the url (a secret's: config/launch_expansion.py; unexpanded here) — gets the card's
 "will receive your VAR" line, and, when VAR holds LevelCode's own provider key, the line that it
 will not receive it. Which fields those are is not taken from the list under test: the real
 transport code is asked (a reference it expands to a withheld provider key stops the start).
-The second corpus: fields that reach the server as written (command, args, cwd, url, an env key,
-`oauth.clientId`) get no such line.
+The second corpus: fields that reach the server as written (cwd, an env key, `oauth.clientId`)
+get no such line.
 """
 
 from __future__ import annotations
@@ -38,13 +40,13 @@ EXPANDED = {  # entry → the field its line names
         {"url": URL, "oauth": {"clientId": "levelcode", "clientSecret": REFERENCE}},
         "oauth clientSecret",
     ),
+    "the command": ({"command": REFERENCE}, "command"),
+    "an argument": ({"command": "srv", "args": ["--token", REFERENCE]}, "arg 2"),
+    "the url": ({"url": f"https://mcp.example/{REFERENCE}/mcp"}, "url"),
 }
 AS_WRITTEN = {
-    "the command": {"command": REFERENCE},
-    "an argument": {"command": "srv", "args": ["--token", REFERENCE]},
     "the cwd": {"command": "srv", "cwd": REFERENCE},
     "an env key": {"command": "srv", "env": {REFERENCE: "x"}},
-    "the url": {"url": f"https://mcp.example/{REFERENCE}/mcp"},
     "oauth.clientId": {"url": URL, "oauth": {"clientId": REFERENCE}},
 }
 CORPUS = {name: entry for name, (entry, _label) in EXPANDED.items()} | AS_WRITTEN

@@ -217,14 +217,37 @@ REFUSED: list[tuple[Tool, object, str]] = [
     ("vscode", {"type": "stdio", "command": "x", "env": {"A": "${config:editor.x}"}}, "${config:editor.x}"),
     ("cursor", {"command": "${userHome}/bin/srv"}, "command uses ${userHome}, which Cursor fills in"),
     ("cursor", {"command": "x", "cwd": "${workspaceFolder}"}, "cwd uses ${workspaceFolder}"),
-    ("vscode", {"type": "stdio", "command": "x", "args": ["--key=${env:KEY}"]}, "arg 1 uses ${env:KEY}"),
+    ("cursor", {"command": "x", "cwd": "${env:HOME}/srv"}, "cwd uses ${env:HOME}, which Cursor fills in"),
+]
+
+
+# Claude Code fills in ${VAR} and ${VAR:-default} in command, args, env, url and headers, Cursor and
+# VS Code ${env:VAR}; LevelCode does the same when it loads them (config/launch_expansion.py).
+REFERENCES_KEPT = [
     (
         "claude-code",
         {"type": "stdio", "command": "npx", "args": ["-y", "pg", "${DATABASE_URL}"]},
-        "arg 3 uses ${DATABASE_URL}, which Claude Code fills in from your environment",
+        {"command": "npx", "args": ["-y", "pg", "${DATABASE_URL}"]},
     ),
-    ("claude-code", {"type": "http", "url": "${API_BASE:-https://x}/mcp"}, "url uses ${API_BASE:-https://x}"),
+    (
+        "claude-code",
+        {"type": "http", "url": "${API_BASE:-https://x}/mcp"},
+        {"url": "${API_BASE:-https://x}/mcp"},
+    ),
+    ("claude-code", {"command": "${HOME}/bin/srv"}, {"command": "${HOME}/bin/srv"}),
+    (
+        "vscode",
+        {"type": "stdio", "command": "x", "args": ["--key=${env:KEY}"]},
+        {"command": "x", "args": ["--key=${KEY}"]},
+    ),
 ]
+
+
+@pytest.mark.parametrize(("tool", "raw", "entry"), REFERENCES_KEPT)
+def test_environment_references_in_every_field_are_imported_as_references(
+    tool: Tool, raw: object, entry: dict[str, object]
+) -> None:
+    assert _offered(tool, raw).entry == entry
 
 
 @pytest.mark.parametrize(("tool", "raw", "reason"), REFUSED)

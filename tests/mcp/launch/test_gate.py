@@ -164,13 +164,13 @@ def test_mcp_list_and_get_say_denied_and_how_to_reconsider(isolated_home: Path, 
     spec = load_mcp_config(tmp_path).server("helper")
     assert isinstance(spec, StdioServerSpec)
     denied_before(tmp_path, spec)
-    listed = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    listed = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert "helper · denied — `levelcode mcp trust helper` to reconsider · workspace" in listed.stdout
     got = run_cli(["-C", str(tmp_path), "mcp", "get", "helper"], isolated_home)
     assert "live:    not started (denied — `levelcode mcp trust helper` to reconsider)" in got.stdout
     assert not marker.exists()  # the fault server writes its pid there when it starts
     TrustStore().approve(tmp_path, spec, launch_text(spec))
-    listed = run_cli(["-C", str(tmp_path), "mcp", "list"], isolated_home)
+    listed = run_cli(["-C", str(tmp_path), "mcp", "list", "-v"], isolated_home)
     assert "helper · running · workspace" in listed.stdout  # the second corpus: approved, it starts
     assert marker.exists()
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from levelcode.mcp.config.oauth_entry import OAuthEntry
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance, StdioServerSpec
 from levelcode.mcp.launch.launch_card import MAX_CHECKED_SHOWN, fact_lines, launch_card
 from levelcode.mcp.launch.trust import LaunchFacts, LaunchReview, TrustCheck, TrustState
@@ -131,17 +132,21 @@ def test_an_ordinary_launch_reads_as_the_plain_command_line() -> None:
     assert not card.allow_always
 
 
-def test_an_http_launch_shows_the_url_and_every_header_as_written() -> None:
+def test_an_http_launch_shows_the_url_and_every_header_by_name_never_its_value() -> None:
     spec = HttpServerSpec(
         name="web",
         url="https://mcp.example/v1?q=$(id)",
-        headers=(("Authorization", "Bearer ${TOKEN}"), ("X-Note", "a; b")),
+        headers=(("Authorization", "Bearer ${TOKEN}"), ("X-Note", "a; b"), ("X-Key", "Bearer sk-1")),
         provenance=REPO,
+        oauth=OAuthEntry(client_id="app", client_secret="s3cret-1"),
     )
     card = launch_card(review(spec, "never_approved"), WORKSPACE)
     assert "url:     https://mcp.example/v1?q=$(id)" in card.body
-    assert "header:  Authorization: Bearer ${TOKEN}" in card.body
-    assert "header:  X-Note: a; b" in card.body
+    assert "header:  Authorization: Bearer ${TOKEN}" in card.body  # a reference is no secret
+    assert "header:  X-Note: ****" in card.body
+    assert "header:  X-Key: Bearer ****" in card.body
+    assert "oauth:   client secret: ****" in card.body
+    assert not any(secret in line for line in card.body for secret in ("a; b", "sk-1", "s3cret"))
 
 
 @given(

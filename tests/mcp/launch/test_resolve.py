@@ -2,16 +2,19 @@
 never reads bytecode from the workspace's `__pycache__` (where anything that writes the workspace
 could plant a cache entry stamped like a module's source): its `PYTHONPYCACHEPREFIX` points into
 its own folder, outside the workspace. The second corpus: the user's own servers are left as they
-are, and an entry that sets the variable itself keeps its value (its card names it)."""
+are, and an entry that sets the variable itself keeps its value (its card names it). Also the
+order of the argv's filling in: the user's variables first, then the workspace's folder, whose
+name must never be read as a variable."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from levelcode.mcp.config.environment import NOTHING_WITHHELD
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec
 from levelcode.mcp.launch.card_summary import is_loader_variable
 from levelcode.mcp.launch.connect_options import ConnectOptions
-from levelcode.mcp.launch.resolve import BYTECODE_VARIABLE, server_launch
+from levelcode.mcp.launch.resolve import BYTECODE_VARIABLE, filled_argv, server_launch
 from levelcode.mcp.launch.sandboxed_launch import own_folder
 
 ENV = {"PATH": "/usr/bin:/bin", "HOME": "/home/u"}
@@ -41,3 +44,14 @@ def test_the_users_own_server_and_an_entry_that_names_the_variable_are_left_as_w
     )
     assert launch_env(written, tmp_path, tmp_path / "servers")[BYTECODE_VARIABLE] == "/cache"
     assert is_loader_variable(BYTECODE_VARIABLE)  # so its card says it changes what gets loaded
+
+
+def test_a_workspace_folder_whose_name_holds_a_reference_names_no_variable() -> None:
+    """`${workspaceFolder}` is filled in after the user's variables: a folder a repository's
+    archive named `${GITHUB_TOKEN}` reaches the server as that name, not as the token."""
+    spec = StdioServerSpec(
+        "s", "srv", Provenance("workspace", "/w/.mcp.json"), args=("${workspaceFolder}/x",)
+    )
+    environ = {"GITHUB_TOKEN": "ghp_secret"}
+    argv = filled_argv(spec, Path("/w/${GITHUB_TOKEN}"), environ, NOTHING_WITHHELD)
+    assert argv == ("srv", "/w/${GITHUB_TOKEN}/x")

@@ -59,20 +59,22 @@ async def test_a_repository_server_runs_in_the_workspace(tmp_path: Path, options
     assert (await whereami(spec, options))["cwd"] == str(options.workspace)
 
 
-async def test_only_workspace_folder_is_filled_in_and_other_references_arrive_literally(
+async def test_references_left_in_arguments_are_filled_in_at_spawn_and_workspace_folder_too(
     tmp_path: Path, options: ConnectOptions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """What config loading left as a reference (a secret's: config/launch_expansion.py) reaches the
+    server filled in, as Claude Code fills it in; `$HOME` without braces is no reference."""
     monkeypatch.setenv("LEVELCODE_TEST_SECRET", "s3cret")
+    monkeypatch.setenv("HOME", "/home/tester")
     (options.workspace / "sub").mkdir()
     spec = fault_spec(pid_file=tmp_path / "pids")
-    literal = ["${LEVELCODE_TEST_SECRET}", "${HOME}", "$HOME", "${UNSET_X:-d}"]
+    written = ["${LEVELCODE_TEST_SECRET}", "${HOME}", "$HOME", "${UNSET_X:-d}"]
     spec = dataclasses.replace(
-        spec, args=(*spec.args, *literal, "${workspaceFolder}/x"), cwd="${workspaceFolder}/sub"
+        spec, args=(*spec.args, *written, "${workspaceFolder}/x"), cwd="${workspaceFolder}/sub"
     )
     seen = await whereami(spec, options)
-    assert seen["argv"] == [*literal, f"{options.workspace}/x"]
+    assert seen["argv"] == ["s3cret", "/home/tester", "$HOME", "d", f"{options.workspace}/x"]
     assert seen["cwd"] == str(options.workspace / "sub")
-    assert "s3cret" not in json.dumps(seen)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
