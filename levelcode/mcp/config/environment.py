@@ -126,7 +126,7 @@ def expand_references(
             )
         raise ServerStartError(
             f"{field} {key} refers to ${{{name}}}, which is not set in your environment "
-            f"(set it, or write ${{{name}:-default}} in the config)",
+            f"(set it before LevelCode starts: export {name}=…; or write ${{{name}:-default}} in the config)",
             server=server,
         )
 

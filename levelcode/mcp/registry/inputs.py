@@ -43,7 +43,9 @@ class Need:
         return self.input.secret
 
 
-Ask = Callable[[Need], str | None]  # a terminal's answer; "" or None: the default, or nothing
+# A terminal's answer (given what was wrong with the last one, if anything); "" or None: the
+# default, or nothing.
+Ask = Callable[[Need, str | None], str | None]
 
 
 @dataclass
@@ -113,14 +115,15 @@ class Filler:
             if default is not None and not need.secret:
                 self.defaulted.append((need, default))
             return default
+        problem: str | None = None
         for _attempt in range(3):
-            answer = self.ask(need)
+            answer = self.ask(need, problem)
             if not answer:
                 return default
             try:
                 return checked(need, answer, typed=True)
-            except ConfigError:
-                continue
+            except ConfigError as exc:
+                problem = str(exc)
         return None
 
     def missing_error(self, server: str) -> ConfigError:
@@ -159,6 +162,11 @@ def _secret_reference(need: Need, value: str, *, typed: bool) -> str:
         return f"${{{value}}}"
     if REFERENCE.match(value):
         return value
+    if typed:
+        raise ConfigError(
+            "that is not the name of a variable (such as ACME_API_KEY): LevelCode never writes the secret "
+            "itself; export it in your shell and give the variable's name"
+        )
     raise ConfigError(
         f"{need.key} is a secret: LevelCode writes only a reference to the environment variable that "
         f"holds it, never the secret; give {INPUT_FLAG} {need.key}='${{{need.reference or 'MY_VARIABLE'}}}'"
