@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.cli import LEVELCODE, cli_env, write_settings
+from tests.support.cli import LEVELCODE, cli_env, run_cli, write_settings
 from tests.support.mcp_registry import LocalRegistry, local_registry, recorded
 from tests.support.terminal import Terminal
 
@@ -31,16 +31,8 @@ def registry() -> Any:
         yield served
 
 
-def levelcode(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(LEVELCODE), *args],
-        capture_output=True,
-        text=True,
-        env=cli_env(home, **env),
-        cwd=home,
-        timeout=60,
-        check=False,
-    )
+def levelcode(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return run_cli(args, home, cwd=home)
 
 
 def servers(home: Path) -> dict[str, Any]:

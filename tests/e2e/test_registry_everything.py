@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import LEVELCODE, cli_env, write_settings
+from tests.support.cli import run_cli, write_settings
 from tests.support.mcp_registry import local_registry, recorded
 from tests.support.npm_lock_registry import locked_version, npm_lock_registry
 from tests.support.sandbox import server_log
@@ -30,15 +30,7 @@ PACKAGE = "@modelcontextprotocol/server-everything"
 
 
 def levelcode(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(LEVELCODE), *args],
-        capture_output=True,
-        text=True,
-        env=cli_env(home, **env),
-        cwd=home,
-        timeout=300,
-        check=False,
-    )
+    return run_cli(args, home, cwd=home, timeout=300, env=env)
 
 
 def test_server_everything_from_the_registry_connects_in_the_sandbox(isolated_home: Path) -> None:

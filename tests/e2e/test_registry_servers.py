@@ -25,7 +25,7 @@ import pytest
 from tests.e2e.test_remote_gate import contacted, silent_listener
 from tests.fakes.oauth_server import authorization_server
 from tests.support.browser import login_elsewhere
-from tests.support.cli import LEVELCODE, cli_env, write_settings
+from tests.support.cli import run_cli, write_settings
 from tests.support.http_servers import free_port, running, sdk_server
 from tests.support.mcp_registry import LocalRegistry, local_registry
 from tests.support.org_policy import hostile_entry, policy_file, under_policy
@@ -38,15 +38,7 @@ def registry() -> Iterator[LocalRegistry]:
 
 
 def cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(LEVELCODE), *args],
-        capture_output=True,
-        text=True,
-        env=cli_env(home),
-        cwd=cwd or home,
-        timeout=120,
-        check=False,
-    )
+    return run_cli(args, home, cwd=cwd or home, timeout=120)
 
 
 def remote_server(name: str, url: str, **remote: Any) -> dict[str, Any]:
