@@ -75,9 +75,12 @@ def filled_url(template: str, variables: Mapping[str, Input], filler: Filler, wh
             _fits(value, rest, match, authority_end, where)
         pieces += [rest[at : match.start()], value]
         at = match.end()
-    url = f"{scheme}://{''.join([*pieces, rest[at:]])}"
-    parts = urlsplit(url)
-    if not parts.hostname:
+    return _reachable(f"{scheme}://{''.join([*pieces, rest[at:]])}", where)
+
+
+def _reachable(url: str, where: str) -> str:
+    """The filled URL, when it names a host and is not plain http:// to another machine."""
+    if not urlsplit(url).hostname:
         raise RegistryError(f"{where}: its URL {url!r} names no host")
     if is_plaintext_remote(url):
         raise RegistryError(
