@@ -8,6 +8,7 @@ keep start-up fast) and those for type checking alike, so nothing can hide in a 
     ui                  agent, core, and of mcp only its pure modules (plain data)
     agent               providers, tools, core
     providers | tools | mcp     core (tools and mcp also the sandbox); never agent, ui or cli
+      mcp.registry      finding and adding servers from an MCP Registry (its answers, the entry)
       mcp.live          what is running now: hub, connection, runtime, early start, transports
       mcp.calls         one tool call's way: router, policy, call card, catalog, deferral
       mcp.launch        what may run and how: the launch gate, inspection, trust, sandbox box
@@ -28,8 +29,10 @@ config's parsing (every module of mcp/config but files.py, the edge that reads t
 rules of calls (every module of mcp/calls but router.py, which asks and calls, and allow_store.py,
 which writes the answers kept); the rules of launch (plan, entries, interpreters, trust,
 server_box, status, card_summary, launch_card — not the gate, the trust store or the inspection,
-which read files); live/overview.py (the summary every view shows); and protocol's messages
-(jsonrpc, content, media, results, limits — not the session, which waits on the loop).
+which read files); the registry's documents and rules (every module of mcp/registry but
+client.py, which asks the registry over HTTP); live/overview.py (the summary every view
+shows); and protocol's messages (jsonrpc, content, media, results, limits — not the session,
+which waits on the loop).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "levelcode"
 ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 LAYERS_MARKER = "<!-- layers:"
 
-MCP_ORDER = ("live", "calls", "launch", "http", "stdio", "protocol", "config")
+MCP_ORDER = ("registry", "live", "calls", "launch", "http", "stdio", "protocol", "config")
 MCP = tuple(f"mcp.{part}" for part in MCP_ORDER)
 
 # layer → the layers it may import (itself is always allowed)
@@ -56,7 +59,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "providers": frozenset({"core"}),
     "tools": frozenset({"sandbox", "core"}),
     "mcp": frozenset(MCP),  # levelcode/mcp/__init__.py
-    "mcp.live": frozenset({*MCP[1:], "sandbox", "core"}),
+    "mcp.registry": frozenset({"mcp.launch", "mcp.config", "core"}),
+    "mcp.live": frozenset({*MCP[2:], "sandbox", "core"}),
     "mcp.calls": frozenset({"mcp.launch", "mcp.protocol", "mcp.config", "core"}),
     "mcp.launch": frozenset({"mcp.stdio", "mcp.protocol", "mcp.config", "sandbox", "core"}),
     "mcp.http": frozenset({"mcp.protocol", "mcp.config", "core"}),
@@ -107,6 +111,10 @@ PURE: frozenset[str] = frozenset(
                 "card_summary",
                 "launch_card",
             )
+        ),
+        *(
+            f"levelcode.mcp.registry.{name}"
+            for name in ("documents", "rules", "inputs", "entry", "remote_entry")
         ),
         "levelcode.mcp.live.overview",
         *(f"levelcode.mcp.protocol.{name}" for name in ("jsonrpc", "content", "media", "results", "limits")),

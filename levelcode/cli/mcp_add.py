@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -24,6 +25,7 @@ from levelcode.core.json_store import JsonDoc
 from levelcode.mcp.config.argv import is_env_entry, is_header_entry, is_url
 from levelcode.mcp.config.edit import (
     AddRequest,
+    Entry,
     ServerExists,
     build_entry,
     split_add_arguments,
@@ -52,6 +54,10 @@ def mcp_add(args: argparse.Namespace) -> int:
         request, replace, scope = add_request(args)
     except ConfigError as exc:
         return fail(exc, 2)
+    if request.from_registry is not None or request.inputs or request.registry:
+        from levelcode.cli.mcp_registry import add_from_registry
+
+        return add_from_registry(args, request, replace=replace, scope=scope, write=write_server)
     return add_server(args, request, replace=replace, scope=scope)
 
 
@@ -108,6 +114,9 @@ def add_request(args: argparse.Namespace) -> tuple[AddRequest, bool, str | None]
         transport=transport,
         client_id=pick("client_id"),
         callback_port=pick("callback_port"),
+        from_registry=pick("from_registry"),
+        inputs=(*(args.inputs or ()), *(late.inputs or ())),
+        registry=pick("registry"),
     )
     return request, bool(args.replace or late.replace), pick("scope")
 
@@ -155,8 +164,25 @@ def add_server(args: argparse.Namespace, request: AddRequest, *, replace: bool, 
             raise ConfigError(
                 f"{name!r} is not a server name but looks like an env entry: give each one its own -e"
             )
-        target = servers_file(scope, workspace_of(args))
         entry = build_entry(request, is_existing_path=os.path.exists, name=name)
+    except ConfigError as exc:
+        return fail(exc, 2)
+    return write_server(args, name, entry, replace=replace, scope=scope)
+
+
+def write_server(
+    args: argparse.Namespace,
+    name: str,
+    entry: Entry,
+    *,
+    replace: bool,
+    scope: str | None,
+    about: Callable[[ServerSpec], list[str]] = lambda _spec: [],
+) -> int:
+    """Validate `entry` as config loading would, write it into the scope's file and say what was
+    added (`about`: lines on it from whoever built the entry)."""
+    try:
+        target = servers_file(scope, workspace_of(args))
         spec = validate_entry(name, entry, file=str(target.path), tier=target.doc.tier)
     except ConfigError as exc:
         return fail(exc, 2)
@@ -175,7 +201,7 @@ def add_server(args: argparse.Namespace, request: AddRequest, *, replace: bool, 
     verb = "Replaced" if existed[0] else "Added"
     workspace = workspace_of(args)
     say(f"{verb} MCP server {name!r} in {target.path}", scope_line(target, workspace, typed=scope))
-    say(*launch_lines(spec), *_what_now(spec, target), *_also_named(workspace, name, target))
+    say(*about(spec), *launch_lines(spec), *_what_now(spec, target), *_also_named(workspace, name, target))
     say(*_policy_note(args, name, target))
     return 0
 

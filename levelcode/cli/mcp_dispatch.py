@@ -31,6 +31,7 @@ def run_mcp_command(args: argparse.Namespace) -> int:
         "revoke": mcp_revoke,
         "import": run_import_command,
         "add-from-claude-desktop": run_claude_desktop_import,
+        "search": _search_command,
         "login": _sign_in_command,
         "logout": _sign_in_command,
         "resources": mcp_resources,
@@ -51,3 +52,10 @@ def _sign_in_command(args: argparse.Namespace) -> int:
     from levelcode.cli.mcp_login import mcp_login, mcp_logout
 
     return mcp_login(args) if args.mcp_command == "login" else mcp_logout(args)
+
+
+def _search_command(args: argparse.Namespace) -> int:
+    """`search`: imported only when run (it loads the HTTP client)."""
+    from levelcode.cli.mcp_registry import mcp_search
+
+    return mcp_search(args)

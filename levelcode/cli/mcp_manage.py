@@ -35,6 +35,7 @@ from levelcode.mcp.config.edit import (
     problems_for,
     with_disabled,
 )
+from levelcode.mcp.config.registry_entry import RegistryOrigin
 from levelcode.mcp.config.shown_values import shown_entry
 from levelcode.mcp.config.specs import (
     McpConfig,
@@ -120,6 +121,7 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
         "change": change,
         "approvedLaunch": approved,
         "sandbox": sandbox_info(spec, store, workspace, trust),
+        "registry": spec.registry.as_json() if spec.registry else None,
         "entry": shown_entry(entry_as_written(doc, spec.name, spec.provenance.tier)),
         "problems": [str(p) for p in problems_for(config.problems, spec.name)],
     }
@@ -139,6 +141,7 @@ def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
         f"{name} · {info['tier']} · {info['file']} ({ORIGINS[info['tier']]})",
         f"  runs:    {info['launch']}",
     ]
+    lines += registry_lines(info)
     lines += _state_lines(info)
     if not blocked:  # no answer and no tier starts it: the state line says why
         lines += _trust_lines(info, workspace)
@@ -152,6 +155,16 @@ def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
     lines.append("  entry, as written:")
     lines += ["    " + line for line in json.dumps(info["entry"], indent=2, ensure_ascii=False).splitlines()]
     return lines + [f"  problem: {problem}" for problem in info["problems"]]
+
+
+def registry_lines(info: dict[str, Any]) -> list[str]:
+    """`from: SERVER VERSION from REGISTRY (publisher …)`: where its entry says it came from."""
+    written = info.get("registry")
+    if not written:
+        return []
+    origin = RegistryOrigin(written["url"], written["name"], written["version"])
+    said = " (as the repository's entry says)" if info["tier"] == "workspace" else ""
+    return [f"  from:    {origin.describe()}{said}"]
 
 
 def _state_lines(info: dict[str, Any]) -> list[str]:

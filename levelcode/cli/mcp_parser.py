@@ -8,6 +8,7 @@ import argparse
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from levelcode.cli.mcp_registry_parser import add_registry_options, add_search_parser, search_arguments
 from levelcode.cli.parser_base import CommandParser, RawDescriptionFormatter
 from levelcode.mcp.config.argv import is_env_entry, is_header_entry, is_url
 from levelcode.mcp.config.import_tools import TOOLS
@@ -23,6 +24,7 @@ examples:
   levelcode mcp login NAME                   sign in to a remote server (OAuth, in your browser)
   levelcode mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects
   levelcode mcp add --transport http notion https://mcp.notion.com/mcp
+  levelcode mcp search filesystem            find servers in the MCP Registry; each shows how to add it
   levelcode mcp import                       show servers configured for other tools; --yes adds them
 """
 
@@ -90,6 +92,7 @@ def fill_mcp_parser(mcp: CommandParser, common: AddOptions) -> None:
     add_manage_parsers(actions, common)
     add_import_parser(actions, common)
     add_content_parsers(actions, common)
+    add_search_parser(actions, _with(common, search_arguments))
 
 
 def _with(common: AddOptions, own: Callable[[CommandParser], None]) -> Callable[[CommandParser], None]:
@@ -260,7 +263,9 @@ ADD_USAGE = """\
 levelcode mcp add [-s SCOPE] [-e KEY=VALUE...] [--cwd DIR] [--timeout S] NAME -- COMMAND [ARGS...]
        levelcode mcp add [-s SCOPE] --transport http|sse [-H 'Key: Value'...] NAME URL
        levelcode mcp add NAME --url URL [--header 'Key: Value']...
-       levelcode mcp add NAME --json ENTRY      (or: levelcode mcp add-json NAME ENTRY)"""
+       levelcode mcp add NAME --json ENTRY      (or: levelcode mcp add-json NAME ENTRY)
+       levelcode mcp add SERVER[@VERSION] --from-registry [--input KEY=VALUE]...
+       levelcode mcp add NAME --from-registry SERVER[@VERSION] [--input KEY=VALUE]..."""
 ADD_EPILOG = """\
 examples:
   levelcode mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects
@@ -274,6 +279,15 @@ examples:
   levelcode mcp add -s local fs -- npx -y @modelcontextprotocol/server-filesystem .
   levelcode mcp add -s project fs -- npx -y @modelcontextprotocol/server-filesystem .
   levelcode mcp add time --json '{"command": "uvx", "args": ["mcp-server-time"]}'
+  levelcode mcp add io.github.brave/brave-search-mcp-server --from-registry
+  levelcode mcp add brave --from-registry io.github.brave/brave-search-mcp-server@2.1.3
+
+From the MCP Registry (find servers with `levelcode mcp search TEXT`): the entry runs exactly the
+version the registry lists (npx -y pkg@1.2.3, uvx pkg==1.2.3, an image by digest or release tag),
+in the sandbox (its own folder, the network only to its package registry), with the values it
+declares secret written as ${VAR} references to your environment, never as the secret itself.
+Values it needs come from --input KEY=VALUE, or are asked for on a terminal; -t http or -t sse
+takes its remote server instead of its package. Details: docs/registry.md.
 
 Options go before or after NAME (as with Claude Code's `claude mcp add`); -e and -H take several
 values each, up to the next option or --; after the command, every word is the command's own.
@@ -348,8 +362,9 @@ def _scope_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_server_options(parser: argparse.ArgumentParser) -> None:
-    """The options of `mcp add` (also re-parsed after NAME by mcp_add)."""
+def add_server_options(parser: argparse.ArgumentParser, *, before_name: bool = False) -> None:
+    """The options of `mcp add` (also re-parsed after NAME by mcp_add; `before_name`: as read
+    before NAME, where `--from-registry` takes no value, so that NAME is the registry's server)."""
     parser.add_argument(
         "-t",
         "--transport",
@@ -384,6 +399,7 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
         "--callback-port", dest="callback_port", metavar="PORT", help="fixed OAuth callback port (HTTP)"
     )
     parser.add_argument("--client-secret", dest="client_secret", action="store_true", help=argparse.SUPPRESS)
+    add_registry_options(parser, before_name=before_name)
 
 
 def add_manage_parsers(actions: Any, common: AddOptions) -> None:
@@ -442,7 +458,7 @@ def _toggle_arguments(toggle: argparse.ArgumentParser) -> None:
 
 def _add_arguments(add: CommandParser) -> None:
     _name(add)
-    add_server_options(add)
+    add_server_options(add, before_name=True)
     add.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     add.set_defaults(add_help=add.format_help)
 

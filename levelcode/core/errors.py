@@ -22,6 +22,9 @@ LevelCodeError
 │   ├── ProtocolError          a message that is not valid JSON-RPC / MCP
 │   ├── RemoteError            a JSON-RPC error response (code, message from the server)
 │   └── CallTimeout            a request got no answer in time
+├── RegistryError              the MCP Registry could not be asked, or its answer is one LevelCode
+│                              will not make an entry of (a wrong shape, a package kind it cannot
+│                              run, a version that is not exact); one line, nothing written
 ├── ProviderError              the model provider failed
 │   ├── ProviderAuthError      no or wrong API key
 │   └── ProviderRequestError   the API refused the request (its own message kept)
@@ -39,6 +42,10 @@ from dataclasses import dataclass
 
 class LevelCodeError(Exception):
     """Root of everything LevelCode raises on purpose."""
+
+
+class RegistryError(LevelCodeError):
+    """The MCP Registry could not be asked, or answered with something LevelCode will not run."""
 
 
 class ConfigError(LevelCodeError):

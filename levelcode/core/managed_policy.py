@@ -1,7 +1,7 @@
 """The organisation's policy: what a platform team decides for every LevelCode on a machine — which
-MCP servers may run (allowed, denied, required), whether they must run in the sandbox, tool rules
-no user can loosen, sampling, autopilot and the network — parsed from its file, with the one
-wording of "your organisation decided".
+MCP servers may run (allowed, denied, required, only those from its own MCP Registry), whether
+they must run in the sandbox, tool rules no user can loosen, sampling, autopilot and the network —
+parsed from its file, with the one wording of "your organisation decided".
 
 Pure: a parsed JSON document in, a `ManagedPolicy` out; never reads a file (managed_file.py does)
 and never judges one server (mcp/config/managed_servers.py does). All or nothing: any mistake in
@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
+from urllib.parse import urlsplit
 
 from levelcode.core.config_files import parse_json_text
 from levelcode.core.errors import ConfigProblem
@@ -38,6 +39,8 @@ KNOWN_KEYS = frozenset(
         "mcpSandbox",
         "mcpToolPolicy",
         "allowedHosts",
+        "mcpRegistry",
+        "mcpRegistryOnly",
         *FLAG_KEYS,
     }
 )
@@ -79,6 +82,8 @@ class ManagedPolicy:
     autopilot: bool = True
     allow_network: bool = True
     allowed_hosts: tuple[str, ...] | None = None  # None: no limit on the hosts the user may allow
+    registry: str | None = None  # `mcpRegistry`: the MCP Registry every search and add uses
+    registry_only: bool = False  # `mcpRegistryOnly`: only servers added from that registry run
     closed: bool = False  # the file could not be used: every restriction at its tightest
     problems: tuple[ConfigProblem, ...] = ()
 
@@ -179,6 +184,8 @@ def parse_managed_policy(doc: object, *, file: str) -> ManagedPolicy:
         sampling=_flag(doc, "sampling", mistake),
         autopilot=_flag(doc, "autopilot", mistake),
         allow_network=_flag(doc, "allowNetwork", mistake),
+        registry=_registry(doc, mistake),
+        registry_only=_registry_only(doc, mistake),
     )
     if not problems:
         return policy
@@ -261,6 +268,40 @@ def url_pattern_problem(text: str) -> str | None:
     except ValueError as exc:
         return str(exc)
     return None
+
+
+def registry_url_problem(text: str) -> str | None:
+    """Why `text` cannot be an MCP Registry's base URL; None when it can. Plain http:// only to
+    this machine: the registry's answer decides what runs, and on the way it could be changed."""
+    parts = urlsplit(text)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        return "expected the registry's https:// URL, such as https://registry.modelcontextprotocol.io"
+    if parts.scheme == "http" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return "plain http:// to another machine: what it answers decides what runs; use https://"
+    if parts.query or parts.fragment or parts.username or parts.password:
+        return "expected a base URL without a query, fragment or user name"
+    return None
+
+
+def _registry(doc: Mapping[object, object], mistake: Mistake) -> str | None:
+    value = doc.get("mcpRegistry")
+    if value is None:
+        if doc.get("mcpRegistryOnly") is True:
+            mistake("mcpRegistryOnly", "needs mcpRegistry: the registry whose servers alone may run")
+        return None
+    problem = registry_url_problem(value) if isinstance(value, str) else "expected a URL"
+    if problem is not None:
+        mistake("mcpRegistry", problem)
+        return None
+    return str(value).rstrip("/")
+
+
+def _registry_only(doc: Mapping[object, object], mistake: Mistake) -> bool:
+    value = doc.get("mcpRegistryOnly", False)
+    if not isinstance(value, bool):
+        mistake("mcpRegistryOnly", f"expected true or false; got {value!r}")
+        return True
+    return value
 
 
 def _required(doc: Mapping[object, object], mistake: Mistake) -> dict[str, object]:
@@ -360,6 +401,10 @@ def overridden_settings(user: Mapping[str, object], file: str, policy: ManagedPo
                 policy.refusal("ignored", "it does not give the sandbox the whole network"),
             )
         )
+    registry = user.get("mcpRegistry")
+    if policy.registry is not None and registry is not None and registry != policy.registry:
+        why = f"servers come from {policy.registry}"
+        said.append(ConfigProblem(file, "mcpRegistry", policy.refusal("ignored", why)))
     if isinstance(network, list):
         for host in network:
             if isinstance(host, str) and not policy.host_allowed(host):

@@ -5,8 +5,8 @@ Read leniently: a broken file is reported and treated as empty, so that `mcp lis
 still show the rest; a session (`levelcode`, `run`) refuses to start on a user file it cannot use
 (`unusable_user_file`), rather than run without the user's provider, servers and policy.
 Security-relevant keys (`mcpServers`, `mcpToolPolicy`, `autopilot`, `sandbox`, `provider`,
-`baseUrl`, `apiKey`, `commandRules`), and `prices` and `profiles`, come from the user's file
-only; a repository's file that sets one is reported and the key ignored. Above both stands the
+`baseUrl`, `apiKey`, `commandRules`, `mcpRegistry`), and `prices` and `profiles`, come from the
+user's file only; a repository's file that sets one is reported and the key ignored. Above both stands the
 organisation's policy (core/managed_policy.py), read with them: what it turns off, the user's
 settings cannot turn on. Never writes (settings_store.py does).
 """
@@ -29,7 +29,7 @@ PROJECT_SETTINGS_FILE = Path(".levelcode") / "settings.json"
 # runs without asking (mcpToolPolicy, autopilot), what the sandbox lets through (sandbox), and
 # where the API key is sent (provider, baseUrl, apiKey); nor what the user is told a session
 # cost (prices); nor which commands run without a card (commandRules); nor which servers a named
-# set starts (profiles).
+# set starts (profiles); nor which MCP Registry's answers become server entries (mcpRegistry).
 USER_ONLY_KEYS = (
     "mcpServers",
     "mcpToolPolicy",
@@ -41,6 +41,7 @@ USER_ONLY_KEYS = (
     "prices",
     "commandRules",
     "profiles",
+    "mcpRegistry",
 )
 
 

@@ -39,12 +39,14 @@ def run_cli(
     cwd: Path | None = None,
     timeout: float = 60,
     input_text: str | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    """`levelcode ARGS…` with the isolated home (`env`: variables beside it), no terminal."""
     return subprocess.run(
         [str(LEVELCODE), *args],
         capture_output=True,
         text=True,
-        env=cli_env(home),
+        env=cli_env(home, **(env or {})),
         cwd=cwd,
         timeout=timeout,
         input=input_text,

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import TracebackType
+from typing import TypeVar
 
 
 class _Recorder(socketserver.BaseRequestHandler):
@@ -40,10 +41,12 @@ class _Server(socketserver.ThreadingTCPServer):
         return f"http://127.0.0.1:{self.server_address[1]}"
 
 
+_Served = TypeVar("_Served", bound=socketserver.BaseServer)
+
+
 @contextmanager
-def listener() -> Iterator[_Server]:
-    """A recording listener for the duration of the block; `.seen` holds what reached it."""
-    server = _Server()
+def serving(server: _Served) -> Iterator[_Served]:
+    """`server` answering in a thread of its own for the duration of the block, then closed."""
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
@@ -52,6 +55,13 @@ def listener() -> Iterator[_Server]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+@contextmanager
+def listener() -> Iterator[_Server]:
+    """A recording listener for the duration of the block; `.seen` holds what reached it."""
+    with serving(_Server()) as server:
+        yield server
 
 
 class Listener:

@@ -11,13 +11,14 @@ import hashlib
 import io
 import json
 import tarfile
-import threading
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from tests.support.listener import serving
 
 PACKAGED = Path(__file__).resolve().parents[1] / "servers" / "packaged"
 PACKAGE = "levelcode-test-echo-server"
@@ -108,14 +109,8 @@ def package_registry() -> Iterator[Registry]:
             f"/files/{WHEEL}": ("application/octet-stream", wheel_bytes),
         }
     )
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield registry
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def _handler(routes: dict[str, tuple[str, bytes]]) -> type[BaseHTTPRequestHandler]:

@@ -65,6 +65,9 @@ class AddRequest:
     transport: str | None = None  # "stdio", "http" or "sse"; None: what the other input says
     client_id: str | None = None  # a remote server's pre-registered OAuth client
     callback_port: str | None = None
+    from_registry: str | None = None  # `--from-registry [SERVER[@VERSION]]` ("": NAME is the server)
+    inputs: tuple[str, ...] = ()  # `--input KEY=VALUE`: values for a registry server's entry
+    registry: str | None = None  # `--registry URL`: the MCP Registry to ask, for this command
 
     @property
     def remote_only(self) -> list[str]:

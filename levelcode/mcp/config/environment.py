@@ -135,7 +135,8 @@ def expand_references(
             )
         raise ServerStartError(
             f"{where} refers to ${{{name}}}, which is not set in your environment "
-            f"(set it, or write ${{{name}:-default}} in {file or 'the config'})",
+            f"(set it before LevelCode starts: export {name}=…; or write ${{{name}:-default}} in "
+            f"{file or 'the config'})",
             server=server,
         )
 

@@ -1,6 +1,7 @@
 """What the organisation's policy (core/managed_policy.py) decides for each configured server:
-whether it may start (`allowedMcpServers`, `deniedMcpServers`, `repositoryMcpServers`), whether it
-must run in the sandbox (`mcpSandbox`), whether sampling is off, and the servers it requires.
+whether it may start (`allowedMcpServers`, `deniedMcpServers`, `repositoryMcpServers`,
+`mcpRegistryOnly`), whether it must run in the sandbox (`mcpSandbox`), whether sampling is off,
+and the servers it requires.
 
 Pure: specs and the policy in, specs out — each carrying its `OrgRule` (config/specs.py), which the
 launch gate, the spawn path, the sampling handler and every view read; never reads a file.
@@ -127,11 +128,27 @@ def _block_reason(spec: ServerSpec, policy: ManagedPolicy) -> str | None:
     denied = next((match for match in policy.denied if server_matches(match, spec, deny=True)), None)
     if denied is not None:
         return f"it matches {denied.describe()}"
+    if policy.registry_only and (elsewhere := _not_from_registry(spec, policy)) is not None:
+        return elsewhere
     if policy.allowed is None or any(server_matches(match, spec) for match in policy.allowed):
         return None
     if not policy.allowed:
         return "allowedMcpServers is empty: no MCP server may run"
     return "it matches no entry of allowedMcpServers"
+
+
+def _not_from_registry(spec: ServerSpec, policy: ManagedPolicy) -> str | None:
+    """Why a server is not one added from the policy's registry (`mcpRegistryOnly`); None if it is.
+    Read from the entry's `registry` key: what it says, not a fresh question to the registry."""
+    origin = spec.registry
+    if origin is None:
+        return (
+            f"only servers added from {policy.registry} may run (mcpRegistryOnly); find one with "
+            "`levelcode mcp search TEXT` and add it with `levelcode mcp add NAME --from-registry`"
+        )
+    if origin.url != policy.registry:
+        return f"it was added from {origin.url}; only those from {policy.registry} may run (mcpRegistryOnly)"
+    return None
 
 
 def server_matches(match: ServerMatch, spec: ServerSpec, *, deny: bool = False) -> bool:

@@ -28,6 +28,7 @@ from levelcode.mcp.config.client_entry import (
     parse_client_features,
 )
 from levelcode.mcp.config.oauth_entry import OAuthEntry, parse_oauth_entry
+from levelcode.mcp.config.registry_entry import REGISTRY_KEY, RegistryOrigin, parse_registry_entry
 from levelcode.mcp.config.sandbox_entry import SANDBOX_KEY, SandboxRequest, parse_sandbox_entry
 from levelcode.mcp.config.timeouts_entry import (
     TIMEOUTS_KEY,
@@ -45,7 +46,7 @@ SERVERS_KEY = "mcpServers"
 _COMMON_KEYS = frozenset({"type", "disabled", "startupTimeout", "timeout"}) | FEATURE_KEYS
 # `alwaysLoad`: the server's tools stay in every request even when the others are deferred behind
 # tool_search. A user's choice only: a repository may not put its tools in front of the model.
-_COMMON_KEYS |= {"alwaysLoad", TIMEOUTS_KEY}
+_COMMON_KEYS |= {"alwaysLoad", TIMEOUTS_KEY, REGISTRY_KEY}
 _STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd", SANDBOX_KEY}
 _HTTP_KEYS = _COMMON_KEYS | {"url", "headers", "oauth"}
 _STDIO_TYPES = frozenset({"stdio"})
@@ -100,6 +101,7 @@ class StdioServerSpec:
     timeouts: CallTimeouts | None = None  # `"timeouts"`: a long call's idle limit and cap
     organisation: OrgRule | None = None  # what the organisation's policy decided, if anything
     disabled_by: str | None = None  # when disabled by a profile or for this workspace: which, as said
+    registry: RegistryOrigin | None = None  # `"registry"`: the registry it was added from, as written
 
     @property
     def transport(self) -> Literal["stdio"]:
@@ -122,6 +124,7 @@ class HttpServerSpec:
     timeouts: CallTimeouts | None = None  # `"timeouts"`: a long call's idle limit and cap
     organisation: OrgRule | None = None  # what the organisation's policy decided, if anything
     disabled_by: str | None = None  # when disabled by a profile or for this workspace: which, as said
+    registry: RegistryOrigin | None = None  # `"registry"`: the registry it was added from, as written
 
     @property
     def transport(self) -> Literal["http"]:
@@ -335,6 +338,7 @@ def _parse_stdio(
         client=parse_client_features(entry, tier=provenance.tier, note=report.note),
         always_load=tuning.always_load,
         timeouts=tuning.timeouts,
+        registry=tuning.registry,
     )
 
 
@@ -363,6 +367,7 @@ def _parse_http(
         client=parse_client_features(entry, tier=provenance.tier, note=report.note),
         always_load=tuning.always_load,
         timeouts=tuning.timeouts,
+        registry=tuning.registry,
     )
 
 
@@ -378,11 +383,12 @@ class _Tuning(NamedTuple):
     disabled: bool
     always_load: bool = False
     timeouts: CallTimeouts | None = None
+    registry: RegistryOrigin | None = None
 
 
 def _tuning(entry: Mapping[object, object], provenance: Provenance, report: _Reporter) -> _Tuning:
-    """Timeouts (`startupTimeout`, `timeout`, `timeouts`), `disabled` and `alwaysLoad`: a bad
-    value is reported and the default used, the server still loads."""
+    """Timeouts (`startupTimeout`, `timeout`, `timeouts`), `disabled`, `alwaysLoad` and the
+    `registry` origin: a bad value is reported and the default used, the server still loads."""
     return _Tuning(
         positive_seconds(entry.get("startupTimeout"), "startupTimeout", report.note),
         positive_seconds(entry.get("timeout"), "timeout", report.note),
@@ -391,6 +397,10 @@ def _tuning(entry: Mapping[object, object], provenance: Provenance, report: _Rep
         parse_timeouts_entry(
             entry.get(TIMEOUTS_KEY),
             lambda sub, message: report.note(f"{TIMEOUTS_KEY}.{sub}" if sub else TIMEOUTS_KEY, message),
+        ),
+        parse_registry_entry(
+            entry.get(REGISTRY_KEY),
+            lambda sub, message: report.note(f"{REGISTRY_KEY}.{sub}" if sub else REGISTRY_KEY, message),
         ),
     )
 

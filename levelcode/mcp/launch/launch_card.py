@@ -45,7 +45,10 @@ def launch_card(
     no sandbox (then approving runs it unconfined, and the card says so)."""
     spec = review.spec
     origin = f"asked for by {spec.provenance.file} — written by the repository, not by you"
-    body = [f"server:  {spec.name}", f"from:    {origin}", f"for:     {workspace}", ""]
+    body = [f"server:  {spec.name}", f"from:    {origin}", f"for:     {workspace}"]
+    if spec.registry is not None:  # what the entry says: the repository wrote that too
+        body.append(f"registry: its entry says {spec.registry.describe()}")
+    body.append("")
     body.extend(launch_lines(spec))
     if isinstance(spec, StdioServerSpec) and not spec.cwd:
         body.append(f"dir:     {workspace} (the workspace: the server starts there)")
