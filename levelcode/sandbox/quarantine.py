@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from levelcode.core.private_files import FOLDER_MODE, private_folder
-from levelcode.sandbox.git_guard import GitBaseline, Planted, planted_since, scan_bound_note
+from levelcode.sandbox.git_controls import Planted
+from levelcode.sandbox.git_guard import GitBaseline, planted_since, scan_bound_note
 
 _BATCHES = itertools.count(1)
 SUMMARY = (
