@@ -120,3 +120,37 @@ def config_without_worktree(text: str) -> str | None:
             continue
         kept.append(line)
     return "".join(kept) if dropped else None
+
+
+# What `git init` and `git clone` write into a new repository's config: a repository whose config
+# holds only these (and whose other control paths hold nothing) runs nothing, and may stay.
+FRESH_KEYS = frozenset(
+    {
+        "core.repositoryformatversion",
+        "core.filemode",
+        "core.bare",
+        "core.logallrefupdates",
+        "core.ignorecase",
+        "core.precomposeunicode",
+        "core.symlinks",
+        "core.sharedrepository",
+        "receive.denynonfastforwards",
+        "extensions.objectformat",
+        "user.name",
+        "user.email",
+    }
+)
+_FRESH_PATTERNS = re.compile(r"remote\..+\.(url|fetch)|branch\..+\.(remote|merge)")
+
+
+def fresh_config(text: str) -> bool:
+    """Whether a new repository's config holds only what `git init` or `git clone` writes. A remote
+    URL must not name a transport helper (`NAME::…` runs `git-remote-NAME`) or be an option."""
+    for key, value in config_entries(text):
+        if key in FRESH_KEYS:
+            continue
+        if not _FRESH_PATTERNS.fullmatch(key):
+            return False
+        if key.endswith(".url") and ("::" in value or value.startswith("-")):
+            return False
+    return True

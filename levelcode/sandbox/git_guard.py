@@ -12,10 +12,10 @@ nothing it names — an `update = !command` there is refused.)
 
 It records the baseline: what those entries and paths are now. After the process ends (and, for
 long-running ones, while it runs), `planted_since` finds what is new since then: a `.git` or a
-git dir that was not there (but a linked worktree `git worktree add` made: git_new_dirs.py), a
-named or control path that appeared or was swapped, a linked worktree or submodule git dir that
-git did not make, a link in a git dir, a rebase todo with new exec lines. The caller moves those
-out of the workspace (quarantine.py).
+git dir that was not there (but a linked worktree `git worktree add` made, or a repository
+`git init` or `git clone` made: git_new_dirs.py), a named or control path that appeared or was
+swapped, a linked worktree or submodule git dir that git did not make, a link in a git dir, a
+rebase todo with new exec lines. The caller moves those out of the workspace (quarantine.py).
 
 A mount cannot forbid creating a name, nor stop a folder above a read-only island from being
 renamed; this check is what covers both.
@@ -31,7 +31,7 @@ from levelcode.sandbox.git_config import GitConfigSources, named_paths
 from levelcode.sandbox.git_controls import Planted
 from levelcode.sandbox.git_dir_state import GitDirState, git_dir_changes, git_dir_mounts, survey_git_dirs
 from levelcode.sandbox.git_layout import enclosing_work_tree, pointed_git_dirs
-from levelcode.sandbox.git_new_dirs import canonical_worktree, made_by_worktree_add
+from levelcode.sandbox.git_new_dirs import canonical_worktree, fresh_repository, made_by_worktree_add
 from levelcode.sandbox.git_repositories import guarded_tops
 from levelcode.sandbox.git_scan import (
     MAX_SCAN_ENTRIES,
@@ -186,11 +186,13 @@ def planted_since(baseline: GitBaseline) -> tuple[list[Planted], GitScan]:
 
 
 def _known_or_made(entry: ControlEntry, baseline: GitBaseline) -> bool:
-    """Known from the baseline, or the `.git` file of a worktree `git worktree add` made."""
+    """Known from the baseline; or the `.git` file of a worktree `git worktree add` made, or a
+    repository `git init` or `git clone` made (git_new_dirs.py)."""
     if _known(entry, baseline):
         return True
-    made = entry.role == "git" and entry.kind == "file"
-    return made and made_by_worktree_add(entry.path, baseline.git_dirs, baseline.roots)
+    if entry.role == "git" and entry.kind == "file":
+        return made_by_worktree_add(entry.path, baseline.git_dirs, baseline.roots)
+    return entry.git_dir is not None and fresh_repository(entry.git_dir)
 
 
 def _known(entry: ControlEntry, baseline: GitBaseline) -> bool:

@@ -1,7 +1,9 @@
 """Which new git dirs a confined process may leave: a linked worktree `git worktree add` made in
 the writable folders — its git dir under a known repository's `worktrees/`, whose `commondir`
 leads back to that repository and whose `gitdir` names the new checkout's `.git` file, which
-leads back to it — holding nothing else git acts on. Anything else new is moved away.
+leads back to it — and a repository `git init` or `git clone` made — whose config holds only
+what those write, whose hooks are git's samples — each holding nothing else git acts on.
+Anything else new is moved away.
 
 Reads only (lstat, small files opened without following a link); never writes, never runs git.
 """
@@ -12,11 +14,13 @@ import os
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
-from levelcode.sandbox.git_controls import CONTROL_PATHS, MODULES, WORKTREES
+from levelcode.sandbox.git_controls import CONTROL_PATHS, MODULES, WORKTREES, fresh_config
 from levelcode.sandbox.git_dir_state import GitDirState, links_in, rebase_changes, small_text
 from levelcode.sandbox.git_scan import path_identity
 
 WORKTREE_POINTERS = frozenset({"commondir", "gitdir"})
+TEMPLATE_PATHS = frozenset({"config", "hooks", "branches"})  # what `git init` copies in, checked below
+SAMPLE = ".sample"  # git's template hooks: named so that git never runs them
 
 
 def canonical_worktree(worktree: Path, common: Path, roots: Sequence[Path]) -> bool:
@@ -39,6 +43,33 @@ def made_by_worktree_add(dot_git: Path, states: Sequence[GitDirState], roots: Se
     known = any(same_file(common, state.git_dir) for state in states)
     back = Path(small_text(worktree / "gitdir").strip())
     return known and same_file(back, dot_git) and canonical_worktree(worktree, common, roots)
+
+
+def fresh_repository(git_dir: Path) -> bool:
+    """Whether a new git dir is one `git init` or `git clone` made: a config holding only what they
+    write, hooks that are all samples, no old-style remotes, nothing else git acts on."""
+    config = path_identity(git_dir / "config")
+    if config is None or config[0] != "file" or not fresh_config(small_text(git_dir / "config")):
+        return False
+    hooks = _entries(git_dir / "hooks")
+    if hooks is None or any(kind != "file" or not name.endswith(SAMPLE) for name, kind in hooks):
+        return False
+    return _entries(git_dir / "branches") == [] and clean_new_git_dir(git_dir, TEMPLATE_PATHS)
+
+
+def _entries(folder: Path) -> list[tuple[str, str]] | None:
+    """The names and kinds (file or other) in `folder`: [] when it is missing, None when it is not
+    a folder or cannot be listed."""
+    identity = path_identity(folder)
+    if identity is None:
+        return []
+    if identity[0] != "dir":
+        return None
+    try:
+        with os.scandir(folder) as listing:
+            return [(e.name, "file" if e.is_file(follow_symlinks=False) else "other") for e in listing]
+    except OSError:
+        return None
 
 
 def clean_new_git_dir(git_dir: Path, allowed: Collection[str]) -> bool:

@@ -112,3 +112,19 @@ def test_each_git_operation_succeeds_in_a_headless_autopilot_turn(scene: Layout,
         assert result.endswith("[exit code 0]"), f"{name} ({scene.name}):\n{result}"
         assert "[sandbox] moved" not in result, f"{name}: {result}"
     assert_the_work_is_there(scene)
+
+
+def test_a_repository_the_agent_makes_stays_and_one_that_runs_something_does_not(isolated_home: Path) -> None:
+    """`git init` and `git clone` make repositories that run nothing: the agent can start a project
+    and commit to it. One whose config runs a program is moved, as any planted repository."""
+    with layout("plain") as scene:
+        made = "git init -q new && git -C new commit -q --allow-empty -m first && git clone -q new copy"
+        done = sandboxed(scene, isolated_home, made)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "[sandbox] moved" not in done.stderr, done.stderr
+        later = sandboxed(scene, isolated_home, "git -C copy commit -q --allow-empty -m second")
+        assert later.returncode == 0, later.stdout + later.stderr
+        assert "second" in user_git(scene.home, scene.workspace / "copy", "log", "--format=%s").stdout
+        armed = sandboxed(scene, isolated_home, "git init -q armed && git -C armed config core.pager 'sh x'")
+        assert "[sandbox] moved armed/.git (a git repository" in armed.stderr
+        assert not (scene.workspace / "armed" / ".git").exists()

@@ -128,6 +128,24 @@ PLANTED: dict[str, tuple[Callable[[Path], object], str, str]] = {
         ".git/rebase-merge/strategy",
         "git-merge-../../x",
     ),
+    "a new repository with a hook": (
+        lambda ws: (git(ws, "init", "-q", "sub"), _write(ws / "sub" / ".git" / "hooks" / "pre-commit")),
+        "sub/.git",
+        "a git repository",
+    ),
+    "a new repository with a helper remote": (
+        lambda ws: (git(ws, "init", "-q", "sub"), git(ws / "sub", "remote", "add", "origin", "evil::x")),
+        "sub/.git",
+        "a git repository",
+    ),
+    "a new bare repository with an include": (
+        lambda ws: (
+            git(ws, "init", "-q", "--bare", "x.git"),
+            git(ws / "x.git", "config", "include.path", "/x"),
+        ),
+        "x.git/HEAD",
+        "a folder made into a git dir",
+    ),
     "cherry-pick options with a strategy": (
         lambda ws: _write(ws / ".git" / "sequencer" / "opts", "[options]\n\tstrategy = evil\n"),
         ".git/sequencer/opts",
@@ -184,6 +202,12 @@ GITS_OWN_WORK: dict[str, Callable[[Path], object]] = {
     ),
     "a rebase without exec lines": _rebase_without_exec,
     "git worktree add": lambda ws: git(ws, "worktree", "add", "-q", "extra", "-b", "extra"),
+    "git init": lambda ws: git(ws, "init", "-q", "new"),
+    "git init --bare": lambda ws: git(ws, "init", "-q", "--bare", "new.git"),
+    "git clone, and a commit there": lambda ws: (
+        git(ws, "clone", "-q", str(ws), "copy"),
+        git(ws / "copy", "commit", "-q", "--allow-empty", "-m", "c"),
+    ),
 }
 
 

@@ -137,6 +137,7 @@ UNTOUCHED: dict[str, Callable[[Path], object]] = {
     "the user's repository moved with its parent": lambda ws: (ws / "vendor").rename(ws / "third_party"),
     "work inside the user's repositories": lambda ws: (ws / "vendor" / "lib" / "new.txt").write_text("x"),
     "the named program's content": lambda ws: (ws / "tools" / "clean").write_text("cat -v\n"),
+    "a repository git init would make": lambda ws: _repo(ws / "fresh"),
 }
 
 
