@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,11 +29,9 @@ from levelcode.mcp.config.specs import parse_workspace_file
 from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.fake_openai import tool_messages
 from tests.fakes.scripted_server import Reply, ToolCall
-from tests.support.autopilot_runs import run_unchecked_autopilot
-from tests.support.cli import LEVELCODE, cli_env
+from tests.support.autopilot_runs import run_cli_output, run_unchecked_autopilot
 from tests.support.sandbox import host_folder
 from tests.support.servers import node_server
-from tests.support.unchecked_levelcode import SWITCH
 
 pytestmark = pytest.mark.sandbox
 
@@ -280,18 +277,8 @@ def filesystem_server(scene: Scene, levelcode_home: Path) -> None:
 def server_call(
     scene: Scene, levelcode_home: Path, tool: str, arguments: dict[str, str], *, sandbox: bool
 ) -> str:
-    command = [str(LEVELCODE)] if sandbox else [sys.executable, "-m", "tests.support.unchecked_levelcode"]
-    env = cli_env(levelcode_home, **({} if sandbox else {SWITCH: "off"}))
-    done = subprocess.run(
-        [*command, "-C", str(scene.workspace), "mcp", "call", "repo", tool, json.dumps(arguments)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-    )
-    return done.stdout + done.stderr
+    args = ["-C", str(scene.workspace), "mcp", "call", "repo", tool, json.dumps(arguments)]
+    return run_cli_output(args, levelcode_home, sandbox=sandbox)
 
 
 SERVER_ATTACKS = {
