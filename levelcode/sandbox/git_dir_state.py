@@ -144,10 +144,14 @@ def _module_git_dirs(folder: Path, depth: int) -> Iterator[Path]:
 
 def links_in(git_dir: Path) -> tuple[frozenset[tuple[Path, int]], bool]:
     """The links and special files anywhere in `git_dir` but inside objects' fan-out folders and
-    the git dirs it holds (worktrees/, modules/: surveyed as git dirs of their own)."""
-    found: list[tuple[Path, int]] = []
+    the git dirs it holds (worktrees/, modules/: surveyed as git dirs of their own). Walked with
+    plain strings: it runs for every git dir after every command."""
+    top = str(git_dir)
+    skipped = {os.path.join(top, WORKTREES), os.path.join(top, MODULES)}
+    objects = os.path.join(top, OBJECTS)
+    found: list[tuple[str, int]] = []
     budget = MAX_GIT_DIR_ENTRIES
-    folders = [git_dir]
+    folders = [top]
     while folders:
         folder = folders.pop()
         try:
@@ -157,21 +161,15 @@ def links_in(git_dir: Path) -> tuple[frozenset[tuple[Path, int]], bool]:
             continue
         budget -= len(entries)
         if budget < 0:
-            return frozenset(found), False
+            return frozenset((Path(p), i) for p, i in found), False
         for entry in entries:
-            if entry.is_symlink() or not (
-                entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False)
-            ):
-                found.append((Path(entry.path), entry.inode()))
-            elif entry.is_dir(follow_symlinks=False) and _walked(git_dir, folder, entry.name):
-                folders.append(Path(entry.path))
-    return frozenset(found), True
-
-
-def _walked(git_dir: Path, folder: Path, name: str) -> bool:
-    if folder == git_dir:
-        return name not in (WORKTREES, MODULES)
-    return folder != git_dir / OBJECTS or name == "info"  # loose objects are only read
+            if entry.is_dir(follow_symlinks=False):
+                walked = entry.path not in skipped and (folder != objects or entry.name == "info")
+                if walked:  # loose objects are only read, never written through
+                    folders.append(entry.path)
+            elif entry.is_symlink() or not entry.is_file(follow_symlinks=False):
+                found.append((entry.path, entry.inode()))
+    return frozenset((Path(p), i) for p, i in found), True
 
 
 def _strategy(git_dir: Path) -> str | None:

@@ -29,7 +29,13 @@ from pathlib import Path
 
 from levelcode.sandbox.git_config import GitConfigSources, named_paths
 from levelcode.sandbox.git_controls import Planted
-from levelcode.sandbox.git_dir_state import GitDirState, git_dir_changes, git_dir_mounts, survey_git_dirs
+from levelcode.sandbox.git_dir_state import (
+    MAX_GIT_DIR_ENTRIES,
+    GitDirState,
+    git_dir_changes,
+    git_dir_mounts,
+    survey_git_dirs,
+)
 from levelcode.sandbox.git_layout import enclosing_work_tree, pointed_git_dirs
 from levelcode.sandbox.git_new_dirs import canonical_worktree, fresh_repository, made_by_worktree_add
 from levelcode.sandbox.git_repositories import guarded_tops
@@ -214,6 +220,17 @@ def scan_bound_note(complete: bool) -> str | None:
         "sandboxed command may have planted. Check the rest before running git there "
         "(e.g. `find . -name .git -o -name HEAD`)"
     )
+
+
+def git_dir_bound_notes(baseline: GitBaseline) -> list[str]:
+    """A line for each git dir too big to be checked whole for links."""
+    return [
+        f"[sandbox] the git dir {state.git_dir} holds more than {MAX_GIT_DIR_ENTRIES:,} entries besides "
+        "its objects: only the first were checked for links a sandboxed command may have planted. "
+        f"Check the rest before running git there (e.g. `find {state.git_dir} -type l`)"
+        for state in baseline.git_dirs
+        if not state.complete
+    ]
 
 
 def _inside(path: Path, roots: Iterable[Path]) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from levelcode.core.private_files import FOLDER_MODE, private_folder
 from levelcode.sandbox.git_controls import Planted
-from levelcode.sandbox.git_guard import GitBaseline, planted_since, scan_bound_note
+from levelcode.sandbox.git_guard import GitBaseline, git_dir_bound_notes, planted_since, scan_bound_note
 
 _BATCHES = itertools.count(1)
 SUMMARY = (
@@ -103,7 +103,7 @@ def quarantine_planted(baseline: GitBaseline) -> list[str]:
     planted, scan = planted_since(baseline)
     moved = quarantine(planted, baseline.roots, baseline.quarantine)
     note = scan_bound_note(scan.complete and baseline.complete)
-    return report_lines(moved, baseline.roots) + ([note] if note else [])
+    return report_lines(moved, baseline.roots) + ([note] if note else []) + git_dir_bound_notes(baseline)
 
 
 def report_lines(moved: Sequence[Moved], shown_from: Sequence[Path]) -> list[str]:
