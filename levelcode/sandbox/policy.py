@@ -46,8 +46,8 @@ class SandboxPolicy:
     # is kept inside stays where git looks for it.
     anchors: tuple[Path, ...] = ()
     # Islands inside writable folders: git's control paths in its git dirs (config, hooks, …),
-    # .git files, .gitmodules, what the user's git config names there, .levelcode/, git dirs past
-    # the bound whole. A mount point cannot be renamed or replaced.
+    # .git files, what the user's git config names there, .levelcode/, git dirs past the bound
+    # whole. A mount point cannot be renamed or replaced.
     read_only: tuple[Path, ...] = ()
     # Files shown read-only in place of others: (a private copy, the path it is shown at) — a
     # submodule's config without the `core.worktree` that `git submodule update` rewrites

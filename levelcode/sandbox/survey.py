@@ -1,6 +1,6 @@
 """Filling a sandbox policy from what exists on disk: the git dirs git may write and the control
-paths that stay read-only in them, `.git` files, `.gitmodules` and what the user's git config
-names inside the writable folders (git_guard.py), `.levelcode/`, secret stores, the cache folder
+paths that stay read-only in them, `.git` files and what the user's git config names inside
+the writable folders (git_guard.py), `.levelcode/`, secret stores, the cache folder
 (created here, private).
 
 Only existing paths are named: bwrap would have to create a mount point for a missing one. What
