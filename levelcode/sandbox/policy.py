@@ -81,7 +81,8 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, bwrap: str = "bwra
     if policy.egress is not None:
         args += egress_mounts(policy.egress)
     args += _mounts("--ro-bind", policy.readable)  # before the writable ones, which may lie inside
-    args += _mounts("--bind", (*policy.writable, *policy.git_writable, *policy.anchors))
+    # A git dir outside is an anchor too: bound once, it is a mount point all the same.
+    args += _mounts("--bind", tuple(dict.fromkeys((*policy.writable, *policy.git_writable, *policy.anchors))))
     args += _mounts("--ro-bind", policy.read_only)
     for copy, shown in policy.views:
         args += ["--ro-bind", str(copy), str(shown)]
