@@ -18,7 +18,8 @@ import pytest
 
 from levelcode.sandbox import git_scan
 from levelcode.sandbox.git_config import GitConfigSources
-from levelcode.sandbox.git_guard import GitBaseline, Planted, git_protection, planted_since
+from levelcode.sandbox.git_controls import Planted
+from levelcode.sandbox.git_guard import GitBaseline, git_protection, planted_since
 from levelcode.sandbox.quarantine import SUMMARY, quarantine, quarantine_planted, report_lines
 from levelcode.sandbox.scan_gaps import ListableAgain, covering, relisted_lines, sealed_lines
 
