@@ -31,9 +31,10 @@ later (git_guard.py; the table is docs/git-in-the-sandbox.md):
   command or a sandboxed server runs, git_watch.py) the writable folders and git dirs are checked
   against what they held when it started: a new control path, a linked worktree or submodule git
   dir git did not make, a link in a git dir (git writes through one), a rebase todo with new
-  `exec` lines or a strategy that is not git's own, a new repository. A folder the check cannot
-  list counts as planted, and one it could not list before the command was read-only for it
-  (scan_gaps.py). Those are moved out of the workspace into a private folder of LevelCode's
-  state (quarantine.py), and the tool result and the user are told what went where and how to
-  recover.
+  `exec` lines or a strategy that is not git's own, a new repository. Both are walked one way
+  (folder_listings.py: from descriptors, a listing kept while its folder is unchanged, a bound on
+  what is listed afresh); a folder either walk cannot list counts as planted, and one it could not
+  list before the command was read-only for it (scan_gaps.py). Those are moved out of the
+  workspace into a private folder of LevelCode's state (quarantine.py), and the tool result and
+  the user are told what went where and how to recover.
 """

@@ -1,7 +1,9 @@
 """The git dirs git may write in the sandbox, each kept by the rules of git_controls.py. Before a
 confined process: what each one's control paths, linked worktrees, submodule git dirs, links and
-rebase state are (`survey_git_dirs`), and the mounts that keep them (`git_dir_mounts`). After it,
-or while it runs: what changed (`git_dir_changes`), each change an entry for quarantine.py.
+rebase state are, and the folders the walk for links could not list (`survey_git_dirs`), and the
+mounts that keep them (`git_dir_mounts`). After it, or while it runs: what changed, each change
+an entry for quarantine.py, and the folders not listed, which the caller treats as planted
+(`git_dir_changes`).
 
 Reads only (lstat, listings, a few small files opened without following a link or blocking on a
 pipe); never writes and never runs git.
@@ -16,13 +18,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from levelcode.sandbox.folder_listings import Unlisted, Walked
 from levelcode.sandbox.git_controls import (
     CONTROL_PATHS,
     LINK,
     MODULES,
     NEW_MODULE,
     NEW_WORKTREE,
-    OBJECTS,
     OPTS_STRATEGY,
     REBASE_STRATEGY,
     REBASE_TODO,
@@ -36,11 +38,11 @@ from levelcode.sandbox.git_controls import (
     foreign_strategy,
     strategy_of_opts,
 )
+from levelcode.sandbox.git_dir_links import LinkWalks
 from levelcode.sandbox.git_layout import is_git_dir
 from levelcode.sandbox.git_scan import Kind, path_identity
 
 MAX_MODULE_DEPTH = 8  # a submodule named a/b/c keeps its git dir in modules/a/b/c
-MAX_GIT_DIR_ENTRIES = 20_000  # entries of one git dir looked at for links (objects/ aside)
 MAX_STATE_BYTES = 1_000_000  # a rebase todo or options file read whole up to this
 
 Identity = tuple[Kind, int] | None
@@ -64,7 +66,7 @@ class GitDirState:
     todo_exec: frozenset[str]  # exec lines of a rebase's todo
     strategy: str | None  # a rebase's merge strategy
     opts_strategy: str | None  # a cherry-pick or revert's merge strategy
-    complete: bool  # False: more entries than MAX_GIT_DIR_ENTRIES; the rest not looked at for links
+    unlisted: tuple[Unlisted, ...]  # folders the walk for links did not list
     config_view: str | None = None  # a submodule's: its config as the sandbox shows it
 
 
@@ -72,6 +74,7 @@ def survey_git_dirs(tops: Sequence[Path], limit: int) -> tuple[list[GitDirState]
     """Each of `tops` (git dirs) with the git dirs it holds — its linked worktrees' and its
     submodules', recursively — at most `limit` in all; and the git dirs left over past it."""
     found: list[GitDirState] = []
+    walks = LinkWalks()
     queue = deque(tops)
     seen: set[Path] = set()
     while queue:
@@ -81,26 +84,26 @@ def survey_git_dirs(tops: Sequence[Path], limit: int) -> tuple[list[GitDirState]
         if len(found) >= limit:
             return found, [git_dir, *(d for d in queue if d not in seen)]
         seen.add(git_dir)
-        state = survey_git_dir(git_dir, submodule=_in_modules(git_dir))
+        state = survey_git_dir(git_dir, walks, submodule=_in_modules(git_dir))
         found.append(state)
         queue.extend(git_dir / WORKTREES / name for name in sorted(state.worktrees))
         queue.extend(sorted(state.modules))
     return found, []
 
 
-def survey_git_dir(git_dir: Path, *, submodule: bool = False) -> GitDirState:
-    links, complete = links_in(git_dir)
+def survey_git_dir(git_dir: Path, walks: LinkWalks, *, submodule: bool = False) -> GitDirState:
+    walked = walks.links_in(git_dir)  # first: what it cannot list is not taken for empty below
     view = config_without_worktree(small_text(git_dir / "config")) if submodule else None
     return GitDirState(
         git_dir,
         tuple(_control(git_dir / row.path, row.does) for row in CONTROL_PATHS),
         frozenset(_subfolders(git_dir / WORKTREES)),
         frozenset(_module_git_dirs(git_dir / MODULES, 0)),
-        links,
+        _paths(walked),
         exec_lines(small_text(git_dir / REBASE_TODO)),
         _strategy(git_dir),
         strategy_of_opts(small_text(git_dir / SEQUENCER_OPTS)),
-        complete,
+        walked.unlisted,
         view,
     )
 
@@ -142,34 +145,8 @@ def _module_git_dirs(folder: Path, depth: int) -> Iterator[Path]:
             yield from _module_git_dirs(inside, depth + 1)
 
 
-def links_in(git_dir: Path) -> tuple[frozenset[tuple[Path, int]], bool]:
-    """The links and special files anywhere in `git_dir` but inside objects' fan-out folders and
-    the git dirs it holds (worktrees/, modules/: surveyed as git dirs of their own). Walked with
-    plain strings: it runs for every git dir after every command."""
-    top = str(git_dir)
-    skipped = {os.path.join(top, WORKTREES), os.path.join(top, MODULES)}
-    objects = os.path.join(top, OBJECTS)
-    found: list[tuple[str, int]] = []
-    budget = MAX_GIT_DIR_ENTRIES
-    folders = [top]
-    while folders:
-        folder = folders.pop()
-        try:
-            with os.scandir(folder) as listing:
-                entries = list(listing)
-        except OSError:
-            continue
-        budget -= len(entries)
-        if budget < 0:
-            return frozenset((Path(p), i) for p, i in found), False
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                walked = entry.path not in skipped and (folder != objects or entry.name == "info")
-                if walked:  # loose objects are only read, never written through
-                    folders.append(entry.path)
-            elif entry.is_symlink() or not entry.is_file(follow_symlinks=False):
-                found.append((entry.path, entry.inode()))
-    return frozenset((Path(p), i) for p, i in found), True
+def _paths(walked: Walked[tuple[str, int]]) -> frozenset[tuple[Path, int]]:
+    return frozenset((Path(path), inode) for path, inode in walked.found)
 
 
 def _strategy(git_dir: Path) -> str | None:
@@ -261,10 +238,17 @@ def _is_real_folder(path: Path) -> bool:
 AcceptWorktree = Callable[[Path, Path], bool]
 
 
-def git_dir_changes(states: Sequence[GitDirState], accept_worktree: AcceptWorktree) -> list[Planted]:
-    """What a process changed in the git dirs of `states` that git would act on."""
+def git_dir_changes(
+    states: Sequence[GitDirState], accept_worktree: AcceptWorktree, walks: LinkWalks
+) -> tuple[list[Planted], list[Unlisted]]:
+    """What a process changed in the git dirs of `states` that git would act on; and the folders
+    there the walk for links could not list, which hold what nobody checked."""
     planted: list[Planted] = []
+    unlisted: list[Unlisted] = []
     for state in states:
+        walked = walks.links_in(state.git_dir)  # first: it may make a folder listable again
+        unlisted += walked.unlisted
+        planted += [Planted(path, LINK) for path, _ in sorted(_paths(walked) - state.links)]
         planted += _changed_controls(state)
         planted += _new_worktrees(state, accept_worktree)
         planted += [
@@ -272,9 +256,8 @@ def git_dir_changes(states: Sequence[GitDirState], accept_worktree: AcceptWorktr
             for m in _module_git_dirs(state.git_dir / MODULES, 0)
             if m not in state.modules
         ]
-        planted += _new_links(state)
         planted += rebase_changes(state.git_dir, state)
-    return planted
+    return planted, unlisted
 
 
 def _changed_controls(state: GitDirState) -> Iterable[Planted]:
@@ -292,12 +275,6 @@ def _new_worktrees(state: GitDirState, accept: AcceptWorktree) -> Iterable[Plant
         worktree = state.git_dir / WORKTREES / name
         if not accept(worktree, state.git_dir):
             yield Planted(worktree, NEW_WORKTREE)
-
-
-def _new_links(state: GitDirState) -> Iterable[Planted]:
-    now, _ = links_in(state.git_dir)
-    for path, _inode in sorted(now - state.links):
-        yield Planted(path, LINK)
 
 
 def rebase_changes(git_dir: Path, before: GitDirState | None) -> list[Planted]:

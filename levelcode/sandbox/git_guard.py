@@ -30,10 +30,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from levelcode.sandbox.folder_listings import MAX_KEPT_LISTINGS, MakeListable, Unlisted
 from levelcode.sandbox.git_config import GitConfigSources, named_paths
 from levelcode.sandbox.git_controls import Planted
+from levelcode.sandbox.git_dir_links import LinkWalks
 from levelcode.sandbox.git_dir_state import (
-    MAX_GIT_DIR_ENTRIES,
     GitDirState,
     git_dir_changes,
     git_dir_mounts,
@@ -43,12 +44,9 @@ from levelcode.sandbox.git_layout import enclosing_work_tree, pointed_git_dirs
 from levelcode.sandbox.git_new_dirs import canonical_worktree, fresh_repository, made_by_worktree_add
 from levelcode.sandbox.git_repositories import guarded_tops
 from levelcode.sandbox.git_scan import (
-    MAX_KEPT_LISTINGS,
     ControlEntry,
     GitScan,
     Kind,
-    MakeListable,
-    Unlisted,
     git_dirs,
     path_identity,
     scan_git_control,
@@ -83,7 +81,7 @@ class GitBaseline:
     known: frozenset[tuple[Path, Kind, int]]
     git_dir_inodes: frozenset[int]  # a known git dir is the user's wherever a rename moved it
     named: tuple[NamedPath, ...]
-    unchecked: tuple[Unlisted, ...]  # what the scan did not list
+    unchecked: tuple[Unlisted, ...]  # what the walks (the writable folders', the git dirs') did not list
     sealed: tuple[tuple[Path, int], ...]  # the folders (and inodes) keeping it read-only
     quarantine: Path  # where what is planted goes
     git_dirs: tuple[GitDirState, ...] = ()  # the git dirs git may write, as they were
@@ -101,7 +99,6 @@ class GitProtection:
 def git_protection(roots: Sequence[Path], sources: GitConfigSources, quarantine: Path) -> GitProtection:
     """What stays read-only under `roots` (resolved writable folders), and the baseline."""
     scan = scan_git_control(roots, keep_at_most=MAX_KEPT_LISTINGS)
-    sealed = sealed_folders(scan.unlisted, roots)
     dirs = _unique([*git_dirs(scan), *_pointed(scan, roots)])
     trees = _unique([*roots, *(e.path.parent for e in scan.entries if e.role == "git")])
     named = named_in_roots(roots, sources, dirs[:MAX_CONFIGURED_REPOSITORIES], trees)
@@ -109,6 +106,10 @@ def git_protection(roots: Sequence[Path], sources: GitConfigSources, quarantine:
     states, left_over = survey_git_dirs(tops, MAX_GUARDED_GIT_DIRS)
     mounts = git_dir_mounts(states)
     guarded = {state.git_dir for state in states}
+    # What was not listed stays read-only for the command: lifted (past MAX_SEALED) no higher than
+    # a writable folder or a git dir.
+    unchecked = (*scan.unlisted, *(u for state in states for u in state.unlisted))
+    sealed = sealed_folders(unchecked, [*roots, *guarded])
     read_only = [d for d in (*dirs, *left_over) if _inside(d, [*roots, *outside]) and d not in guarded]
     read_only += mounts.read_only
     read_only += [e.path for e in scan.entries if e.kind == "file" and e.role == "git"]
@@ -119,7 +120,7 @@ def git_protection(roots: Sequence[Path], sources: GitConfigSources, quarantine:
         frozenset((e.path, e.kind, e.inode) for e in scan.entries),
         frozenset(_git_dir_inodes(scan)),
         tuple(named),
-        scan.unlisted,
+        unchecked,
         tuple(sealed),
         quarantine,
         tuple(states),
@@ -189,32 +190,34 @@ def _git_dir_inodes(scan: GitScan) -> Iterable[int]:
 def planted_since(
     baseline: GitBaseline, make_listable: MakeListable | None = None
 ) -> tuple[list[Planted], GitScan]:
-    """What is new under the baseline's folders, and every folder the scan could not list (what
-    was read-only throughout is passed over); and the scan that found it."""
+    """What is new under the baseline's folders and in its git dirs, and every folder either walk
+    could not list (what was read-only throughout is passed over); and the scan that found it."""
     sealed = {str(path): inode for path, inode in baseline.sealed}
     scan = scan_git_control(baseline.roots, passed_over=sealed, make_listable=make_listable)
+    walks = LinkWalks(sealed, make_listable)
+    roots = baseline.roots
+    planted, unlisted = git_dir_changes(
+        baseline.git_dirs, lambda tree, common: canonical_worktree(tree, common, roots, walks), walks
+    )
     found = [e for e in scan.entries if e.role != "modules"]  # git writes .gitmodules; it runs nothing
-    planted = [Planted(e.path, WHY[e.role]) for e in found if not _known_or_made(e, baseline)]
-    planted += [Planted(u.path, WHY["unlisted"].format(reason=u.reason)) for u in scan.unlisted]
+    planted += [Planted(e.path, WHY[e.role]) for e in found if not _known_or_made(e, baseline, walks)]
     for named in baseline.named:
         now = path_identity(named.path)
         if now is not None and now != named.identity:
             planted.append(Planted(named.path, WHY[named.role]))
-    roots = baseline.roots
-    planted += git_dir_changes(
-        baseline.git_dirs, lambda tree, common: canonical_worktree(tree, common, roots)
-    )
+    unchecked = (*scan.unlisted, *unlisted)
+    planted += [Planted(u.path, WHY["unlisted"].format(reason=u.reason)) for u in unchecked]
     return planted, scan
 
 
-def _known_or_made(entry: ControlEntry, baseline: GitBaseline) -> bool:
+def _known_or_made(entry: ControlEntry, baseline: GitBaseline, walks: LinkWalks) -> bool:
     """Known from the baseline; or the `.git` file of a worktree `git worktree add` made, or a
     repository `git init` or `git clone` made (git_new_dirs.py)."""
     if _known(entry, baseline):
         return True
     if entry.role == "git" and entry.kind == "file":
-        return made_by_worktree_add(entry.path, baseline.git_dirs, baseline.roots)
-    return entry.git_dir is not None and fresh_repository(entry.git_dir)
+        return made_by_worktree_add(entry.path, baseline.git_dirs, baseline.roots, walks)
+    return entry.git_dir is not None and fresh_repository(entry.git_dir, walks)
 
 
 def _known(entry: ControlEntry, baseline: GitBaseline) -> bool:
@@ -225,17 +228,6 @@ def _known(entry: ControlEntry, baseline: GitBaseline) -> bool:
         return False
     identity = path_identity(git_dir)
     return identity is not None and identity[0] == "dir" and identity[1] in baseline.git_dir_inodes
-
-
-def git_dir_bound_notes(baseline: GitBaseline) -> list[str]:
-    """A line for each git dir too big to be checked whole for links."""
-    return [
-        f"[sandbox] the git dir {state.git_dir} holds more than {MAX_GIT_DIR_ENTRIES:,} entries besides "
-        "its objects: only the first were checked for links a sandboxed command may have planted. "
-        f"Check the rest before running git there (e.g. `find {state.git_dir} -type l`)"
-        for state in baseline.git_dirs
-        if not state.complete
-    ]
 
 
 def _inside(path: Path, roots: Iterable[Path]) -> bool:

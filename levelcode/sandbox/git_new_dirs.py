@@ -15,7 +15,8 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from levelcode.sandbox.git_controls import CONTROL_PATHS, MODULES, WORKTREES, fresh_config
-from levelcode.sandbox.git_dir_state import GitDirState, links_in, rebase_changes, small_text
+from levelcode.sandbox.git_dir_links import LinkWalks
+from levelcode.sandbox.git_dir_state import GitDirState, rebase_changes, small_text
 from levelcode.sandbox.git_scan import path_identity
 
 WORKTREE_POINTERS = frozenset({"commondir", "gitdir"})
@@ -23,18 +24,23 @@ TEMPLATE_PATHS = frozenset({"config", "hooks", "branches"})  # what `git init` c
 SAMPLE = ".sample"  # git's template hooks: named so that git never runs them
 
 
-def canonical_worktree(worktree: Path, common: Path, roots: Sequence[Path]) -> bool:
+def canonical_worktree(worktree: Path, common: Path, roots: Sequence[Path], walks: LinkWalks) -> bool:
     """Whether `worktree` (a folder under `common`/worktrees/) is one `git worktree add` made for
-    a checkout inside `roots`, and holds nothing else git acts on."""
+    a checkout inside `roots`, and holds nothing else git acts on (`walks`: the check's walks for
+    links)."""
     if not same_file(pointer(worktree, "commondir"), common):
         return False
     dot_git = Path(small_text(worktree / "gitdir").strip())
     if not dot_git.is_absolute() or not _inside(dot_git.parent, roots):
         return False
-    return same_file(gitdir_of_file(dot_git), worktree) and clean_new_git_dir(worktree, WORKTREE_POINTERS)
+    if not same_file(gitdir_of_file(dot_git), worktree):
+        return False
+    return clean_new_git_dir(worktree, WORKTREE_POINTERS, walks)
 
 
-def made_by_worktree_add(dot_git: Path, states: Sequence[GitDirState], roots: Sequence[Path]) -> bool:
+def made_by_worktree_add(
+    dot_git: Path, states: Sequence[GitDirState], roots: Sequence[Path], walks: LinkWalks
+) -> bool:
     """Whether a new `.git` file is the checkout side of such a worktree."""
     worktree = gitdir_of_file(dot_git)
     if worktree is None or worktree.parent.name != WORKTREES:
@@ -42,10 +48,10 @@ def made_by_worktree_add(dot_git: Path, states: Sequence[GitDirState], roots: Se
     common = worktree.parent.parent
     known = any(same_file(common, state.git_dir) for state in states)
     back = Path(small_text(worktree / "gitdir").strip())
-    return known and same_file(back, dot_git) and canonical_worktree(worktree, common, roots)
+    return known and same_file(back, dot_git) and canonical_worktree(worktree, common, roots, walks)
 
 
-def fresh_repository(git_dir: Path) -> bool:
+def fresh_repository(git_dir: Path, walks: LinkWalks) -> bool:
     """Whether a new git dir is one `git init` or `git clone` made: a config holding only what they
     write, hooks that are all samples, no old-style remotes, nothing else git acts on."""
     config = path_identity(git_dir / "config")
@@ -54,7 +60,7 @@ def fresh_repository(git_dir: Path) -> bool:
     hooks = _entries(git_dir / "hooks")
     if hooks is None or any(kind != "file" or not name.endswith(SAMPLE) for name, kind in hooks):
         return False
-    return _entries(git_dir / "branches") == [] and clean_new_git_dir(git_dir, TEMPLATE_PATHS)
+    return _entries(git_dir / "branches") == [] and clean_new_git_dir(git_dir, TEMPLATE_PATHS, walks)
 
 
 def _entries(folder: Path) -> list[tuple[str, str]] | None:
@@ -72,15 +78,16 @@ def _entries(folder: Path) -> list[tuple[str, str]] | None:
         return None
 
 
-def clean_new_git_dir(git_dir: Path, allowed: Collection[str]) -> bool:
-    """A new git dir holds no control path but `allowed` ones, no link or special file, no git dir
-    of its own below, and no rebase state that would run something."""
+def clean_new_git_dir(git_dir: Path, allowed: Collection[str], walks: LinkWalks) -> bool:
+    """A new git dir holds no control path but `allowed` ones, no link or special file, no folder
+    the walk for links could not list, no git dir of its own below, and no rebase state that
+    would run something."""
     if any(path_identity(git_dir / row.path) is not None for row in CONTROL_PATHS if row.path not in allowed):
         return False
     if any(path_identity(git_dir / name) is not None for name in (WORKTREES, MODULES)):
         return False
-    links, complete = links_in(git_dir)
-    return complete and not links and not rebase_changes(git_dir, None)
+    walked = walks.links_in(git_dir)
+    return not walked.unlisted and not walked.found and not rebase_changes(git_dir, None)
 
 
 def gitdir_of_file(dot_git: Path) -> Path | None:

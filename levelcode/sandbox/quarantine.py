@@ -21,7 +21,7 @@ from pathlib import Path
 
 from levelcode.core.private_files import FOLDER_MODE, private_folder
 from levelcode.sandbox.git_controls import Planted
-from levelcode.sandbox.git_guard import GitBaseline, git_dir_bound_notes, planted_since
+from levelcode.sandbox.git_guard import GitBaseline, planted_since
 from levelcode.sandbox.scan_gaps import ListableAgain, relisted_lines, sealed_lines, shown
 
 _BATCHES = itertools.count(1)
@@ -120,7 +120,6 @@ def quarantine_planted(baseline: GitBaseline) -> list[str]:
         *relisted_lines(relisted.done, roots),
         *report_lines(moved, roots),
         *sealed_lines(unchecked, sealed, roots),
-        *git_dir_bound_notes(baseline),
     ]
 
 

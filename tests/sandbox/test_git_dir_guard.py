@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.sandbox import git_dir_state
 from levelcode.sandbox.git_config import GitConfigSources
 from levelcode.sandbox.git_controls import LINK, NEW_MODULE, NEW_WORKTREE, TODO_EXEC
 from levelcode.sandbox.git_guard import GitBaseline, GitProtection, git_protection, planted_since
@@ -308,12 +307,3 @@ def test_a_package_folder_s_repository_is_writable(tmp_path: Path) -> None:
     git(mono, "init", "-q")
     assert repository_outside(mono / "pkg", [mono / "pkg"]) == mono / ".git"
     assert repository_outside(mono, [mono]) is None  # inside: writable already
-
-
-def test_a_git_dir_too_big_to_check_whole_says_so(
-    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(git_dir_state, "MAX_GIT_DIR_ENTRIES", 3)
-    baseline, _ = protect(ws, tmp_path)
-    (note,) = quarantine_planted(baseline)
-    assert note.startswith(f"[sandbox] the git dir {ws / '.git'} holds more than")
