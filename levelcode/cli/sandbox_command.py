@@ -1,8 +1,9 @@
 """`levelcode sandbox -- CMD ARGS...`: one command in the sandbox exactly as the agent runs its
 commands (same policy, spawn path and environment), so a user can see what the sandbox allows.
 
-Git control entries the command planted in the workspace (a new `.git`, `.gitmodules`, a file the
-user's git config names) are moved out of it afterwards, and stderr says where to.
+Git works inside; git control entries the command planted (a new `.git`, a hooks folder or config
+where a git dir had none, a rebase todo with new exec lines, a file the user's git config names)
+are moved out of the workspace afterwards, and stderr says where to.
 
 Exit codes: the command's own status (128+N when signal N ended it); 2 when there is no sandbox
 or nothing to run; 130 on Ctrl-C. The command's output (stdout and stderr merged, as the agent

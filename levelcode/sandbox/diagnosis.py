@@ -1,5 +1,5 @@
 """What a failed confined command says about the sandbox: which of its refusals (a read-only
-file system, git's own read-only folders, a hidden secret store, the network turned off or
+file system, git's control files kept read-only, a hidden secret store, the network turned off or
 filtered, the private /tmp) the output shows.
 
 Pure and conservative: only a command that failed (non-zero exit) is read, and only messages the
@@ -20,13 +20,18 @@ from levelcode.sandbox.policy import SandboxPolicy
 
 WRITE_REFUSED = (
     "[sandbox] writes outside the workspace (and its added folders and /tmp) are refused, and "
-    "git's folders (.git), the files the user's git config names and .levelcode/ are read-only"
+    "the files that decide what git runs, the files the user's git config names and .levelcode/ "
+    "are read-only"
 )
 GIT_READ_ONLY = (
-    "[sandbox] .git (and .gitmodules) are read-only in the sandbox, so git commands that write "
-    "them (add, commit, checkout, switch, stash, fetch, merge, rebase, submodule) fail here, while "
-    "status, diff, log and show work: nothing a sandboxed command writes may decide what the "
-    "user's git runs. The user can run that git command outside the sandbox"
+    "[sandbox] git works in the sandbox (add, commit, branch, switch, merge, rebase, stash, tag, "
+    "reset, worktree add, submodule update), but what decides what git runs stays read-only there: "
+    "config and config.worktree, hooks, the pointers between a repository and its worktrees and "
+    "submodules (commondir, gitdir, .git files), info/attributes, objects/info/alternates, "
+    "remotes/ and branches/. So commands that change them fail here — git config, remote add, "
+    "branch --set-upstream-to, submodule init/add/deinit, worktree remove/move/prune: nothing a "
+    "sandboxed command writes may decide what the user's git runs. The user can run that git "
+    "command outside the sandbox"
 )
 SECRETS_HIDDEN = (
     "[sandbox] the user's secret stores (~/.ssh, ~/.aws, ~/.gnupg, cloud and registry credentials) "
@@ -43,7 +48,10 @@ NETWORK_FILTERED = (
 )
 
 _READ_ONLY = re.compile(r"read-only file system|\bEROFS\b", re.IGNORECASE)
-_GIT_PATH = re.compile(r"(^|[/\s'\"`])\.git(modules)?([/:'\"`\s]|$)")  # a refused write into .git
+# A file kept read-only by a mount over it cannot be replaced either: git writes a config through
+# `config.lock` and a rename, which the mount point refuses with EBUSY.
+_BUSY = re.compile(r"device or resource busy|\bEBUSY\b", re.IGNORECASE)
+_GIT_PATH = re.compile(r"(^|[/\s'\"`])\.git([/:'\"`\s]|$)")  # a refused write into a git dir
 _NETWORK = re.compile(
     r"network is unreachable|\bENETUNREACH\b|could not resolve|couldn't resolve|"
     r"temporary failure in name resolution|name or service not known|\bEAI_AGAIN\b|"
@@ -66,8 +74,10 @@ def sandbox_refusals(
     if returncode is None or returncode == 0:
         return ()
     found: list[str] = []
-    refused = [line for line in output.splitlines() if _READ_ONLY.search(line)]
-    if any(_GIT_PATH.search(line) for line in refused):
+    lines = output.splitlines()
+    refused = [line for line in lines if _READ_ONLY.search(line)]
+    busy = [line for line in lines if _BUSY.search(line)]
+    if any(_GIT_PATH.search(line) for line in (*refused, *busy)):
         found.append(GIT_READ_ONLY)
     if any(not _GIT_PATH.search(line) for line in refused):
         found.append(WRITE_REFUSED)

@@ -1,15 +1,24 @@
 """No git control entry a confined process writes is left for the user's git to run.
 
-Before a confined process starts, `git_protection` says what stays read-only inside the writable
-folders — every git dir whole (`.git`, a folder that is a git dir, the git dir and common dir a
-`.git` file leads to), every `.git` file and `.gitmodules`, and what the user's git configuration
-names there (config and include files, hooks folders, programs) — and records the baseline: what
-those entries and paths are now. After the process ends (and, for long-running ones, while it
-runs), `planted_since` finds what is new since then: a `.git`, a `.gitmodules` or a git dir that
-was not there, or a named path that appeared or was swapped (a parent folder renamed away and
-recreated), and every folder the scan could not list. The caller moves those out of the workspace
-(quarantine.py). What the scan before the process could not list stays read-only for it
-(scan_gaps.py), and the scan after passes over it.
+Before a confined process starts, `git_protection` says what git may write and what stays
+read-only. Git writes the git dirs of the repositories inside the writable folders and of the one
+each writable folder is or lies in (git_repositories.py) — objects, refs, the index, HEAD — while
+what decides what git runs stays read-only inside them (git_controls.py, git_dir_state.py): each
+existing control path is a read-only mount, each git dir and the folders above its islands are
+mount points (neither can be renamed, replaced or removed). Also read-only: every `.git` file,
+and what the user's git configuration names there (config and include files, hooks folders,
+programs); git dirs past the bound, whole; and every folder the scan could not list (scan_gaps.py).
+(`.gitmodules` is not: git checks it out, and runs nothing it names — an `update = !command`
+there is refused.)
+
+It records the baseline: what those entries and paths are now. After the process ends (and, for
+long-running ones, while it runs), `planted_since` finds what is new since then: a `.git` or a
+git dir that was not there (but a linked worktree `git worktree add` made, or a repository
+`git init` or `git clone` made: git_new_dirs.py), a named or control path that appeared or was
+swapped (a parent folder renamed away and recreated), a linked worktree or submodule git dir
+that git did not make, a link in a git dir, a rebase todo with new exec lines — and every folder
+the scan could not list, what was read-only throughout passed over. The caller moves those out
+of the workspace (quarantine.py).
 
 A mount cannot forbid creating a name, nor stop a folder above a read-only island from being
 renamed; this check is what covers both.
@@ -21,15 +30,23 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from levelcode.sandbox.folder_listings import MAX_KEPT_LISTINGS, MakeListable, Unlisted
 from levelcode.sandbox.git_config import GitConfigSources, named_paths
-from levelcode.sandbox.git_layout import DOT_GIT, pointed_git_dirs
+from levelcode.sandbox.git_controls import Planted
+from levelcode.sandbox.git_dir_links import LinkWalks
+from levelcode.sandbox.git_dir_state import (
+    GitDirState,
+    git_dir_changes,
+    git_dir_mounts,
+    survey_git_dirs,
+)
+from levelcode.sandbox.git_layout import enclosing_work_tree, pointed_git_dirs
+from levelcode.sandbox.git_new_dirs import canonical_worktree, fresh_repository, made_by_worktree_add
+from levelcode.sandbox.git_repositories import guarded_tops
 from levelcode.sandbox.git_scan import (
-    MAX_KEPT_LISTINGS,
     ControlEntry,
     GitScan,
     Kind,
-    MakeListable,
-    Unlisted,
     git_dirs,
     path_identity,
     scan_git_control,
@@ -37,22 +54,16 @@ from levelcode.sandbox.git_scan import (
 from levelcode.sandbox.scan_gaps import sealed_folders
 
 MAX_CONFIGURED_REPOSITORIES = 32  # repositories whose own config is read for hooks and programs
+MAX_GUARDED_GIT_DIRS = 64  # git dirs git may write, each kept by the rules; past it, read-only whole
 
 WHY = {
     "git": "a git repository or a pointer to one: git would run what its config and hooks say",
-    "modules": ".gitmodules: it points git at submodule repositories",
     "head": "a folder made into a git dir: git would run what its config and hooks say",
     "config": "a config file your git reads",
     "folder": "a hooks or templates folder your git config names",
     "program": "a program your git config runs",
     "unlisted": "a folder the check for planted git files could not list: {reason}; what it holds is unknown",
 }
-
-
-@dataclass(frozen=True)
-class Planted:
-    path: Path
-    why: str
 
 
 @dataclass(frozen=True)
@@ -70,26 +81,38 @@ class GitBaseline:
     known: frozenset[tuple[Path, Kind, int]]
     git_dir_inodes: frozenset[int]  # a known git dir is the user's wherever a rename moved it
     named: tuple[NamedPath, ...]
-    unchecked: tuple[Unlisted, ...]  # what the scan did not list
+    unchecked: tuple[Unlisted, ...]  # what the walks (the writable folders', the git dirs') did not list
     sealed: tuple[tuple[Path, int], ...]  # the folders (and inodes) keeping it read-only
     quarantine: Path  # where what is planted goes
+    git_dirs: tuple[GitDirState, ...] = ()  # the git dirs git may write, as they were
 
 
 @dataclass(frozen=True)
 class GitProtection:
     read_only: tuple[Path, ...]
     baseline: GitBaseline
+    writable: tuple[Path, ...] = ()  # git dirs outside the writable folders that git may write
+    anchors: tuple[Path, ...] = ()  # folders bound onto themselves so they stay where they are
+    views: tuple[tuple[Path, str], ...] = ()  # configs shown read-only as this text (submodules')
 
 
 def git_protection(roots: Sequence[Path], sources: GitConfigSources, quarantine: Path) -> GitProtection:
     """What stays read-only under `roots` (resolved writable folders), and the baseline."""
     scan = scan_git_control(roots, keep_at_most=MAX_KEPT_LISTINGS)
-    sealed = sealed_folders(scan.unlisted, roots)
     dirs = _unique([*git_dirs(scan), *_pointed(scan, roots)])
     trees = _unique([*roots, *(e.path.parent for e in scan.entries if e.role == "git")])
     named = named_in_roots(roots, sources, dirs[:MAX_CONFIGURED_REPOSITORIES], trees)
-    read_only = [d for d in dirs if _inside(d, roots)]
-    read_only += [e.path for e in scan.entries if e.kind == "file" and e.role in ("git", "modules")]
+    tops, outside = guarded_tops([d for d in dirs if _inside(d, roots)], roots)
+    states, left_over = survey_git_dirs(tops, MAX_GUARDED_GIT_DIRS)
+    mounts = git_dir_mounts(states)
+    guarded = {state.git_dir for state in states}
+    # What was not listed stays read-only for the command: lifted (past MAX_SEALED) no higher than
+    # a writable folder or a git dir.
+    unchecked = (*scan.unlisted, *(u for state in states for u in state.unlisted))
+    sealed = sealed_folders(unchecked, [*roots, *guarded])
+    read_only = [d for d in (*dirs, *left_over) if _inside(d, [*roots, *outside]) and d not in guarded]
+    read_only += mounts.read_only
+    read_only += [e.path for e in scan.entries if e.kind == "file" and e.role == "git"]
     read_only += [n.path for n in named if n.identity is not None and n.identity[0] in _BOUND_KINDS[n.role]]
     read_only += [path for path, _ in sealed]
     baseline = GitBaseline(
@@ -97,11 +120,14 @@ def git_protection(roots: Sequence[Path], sources: GitConfigSources, quarantine:
         frozenset((e.path, e.kind, e.inode) for e in scan.entries),
         frozenset(_git_dir_inodes(scan)),
         tuple(named),
-        scan.unlisted,
+        unchecked,
         tuple(sealed),
         quarantine,
+        tuple(states),
     )
-    return GitProtection(tuple(_outermost(read_only)), baseline)
+    viewed = {path for path, _ in mounts.views}
+    kept = tuple(p for p in _outermost(read_only) if p not in viewed)
+    return GitProtection(kept, baseline, tuple(outside), tuple(mounts.anchors), tuple(mounts.views))
 
 
 # What kind of entry a named path may be to be kept read-only: a program is a file (a folder named
@@ -121,15 +147,8 @@ def _pointed(scan: GitScan, roots: Sequence[Path]) -> list[Path]:
 
 
 def _enclosing_git_dirs(root: Path) -> list[Path]:
-    top = _enclosing_work_tree(root)
+    top = enclosing_work_tree(root)
     return [] if top is None else [d.resolve() for d in pointed_git_dirs(top)]
-
-
-def _enclosing_work_tree(folder: Path) -> Path | None:
-    for candidate in (folder, *folder.parents):
-        if (candidate / DOT_GIT).exists():
-            return candidate
-    return None
 
 
 def named_in_roots(
@@ -139,7 +158,7 @@ def named_in_roots(
     names inside `roots` (but never a root itself or a folder holding one); relative programs and
     folders taken from `trees`, `roots` and the work trees the roots lie in."""
     dirs = [*dirs, *(d for root in roots for d in _enclosing_git_dirs(root))]
-    enclosing = [t for t in (_enclosing_work_tree(r) for r in roots) if t is not None]
+    enclosing = [t for t in (enclosing_work_tree(r) for r in roots) if t is not None]
     named = named_paths(sources, _unique(dirs), _unique([*trees, *roots, *enclosing]))
     found: list[NamedPath] = []
     for role, paths in (
@@ -171,17 +190,34 @@ def _git_dir_inodes(scan: GitScan) -> Iterable[int]:
 def planted_since(
     baseline: GitBaseline, make_listable: MakeListable | None = None
 ) -> tuple[list[Planted], GitScan]:
-    """What is new under the baseline's folders, and every folder the scan could not list (what
-    was read-only throughout is passed over); and the scan that found it."""
+    """What is new under the baseline's folders and in its git dirs, and every folder either walk
+    could not list (what was read-only throughout is passed over); and the scan that found it."""
     sealed = {str(path): inode for path, inode in baseline.sealed}
     scan = scan_git_control(baseline.roots, passed_over=sealed, make_listable=make_listable)
-    planted = [Planted(e.path, WHY[e.role]) for e in scan.entries if not _known(e, baseline)]
-    planted += [Planted(u.path, WHY["unlisted"].format(reason=u.reason)) for u in scan.unlisted]
+    walks = LinkWalks(sealed, make_listable)
+    roots = baseline.roots
+    planted, unlisted = git_dir_changes(
+        baseline.git_dirs, lambda tree, common: canonical_worktree(tree, common, roots, walks), walks
+    )
+    found = [e for e in scan.entries if e.role != "modules"]  # git writes .gitmodules; it runs nothing
+    planted += [Planted(e.path, WHY[e.role]) for e in found if not _known_or_made(e, baseline, walks)]
     for named in baseline.named:
         now = path_identity(named.path)
         if now is not None and now != named.identity:
             planted.append(Planted(named.path, WHY[named.role]))
+    unchecked = (*scan.unlisted, *unlisted)
+    planted += [Planted(u.path, WHY["unlisted"].format(reason=u.reason)) for u in unchecked]
     return planted, scan
+
+
+def _known_or_made(entry: ControlEntry, baseline: GitBaseline, walks: LinkWalks) -> bool:
+    """Known from the baseline; or the `.git` file of a worktree `git worktree add` made, or a
+    repository `git init` or `git clone` made (git_new_dirs.py)."""
+    if _known(entry, baseline):
+        return True
+    if entry.role == "git" and entry.kind == "file":
+        return made_by_worktree_add(entry.path, baseline.git_dirs, baseline.roots, walks)
+    return entry.git_dir is not None and fresh_repository(entry.git_dir, walks)
 
 
 def _known(entry: ControlEntry, baseline: GitBaseline) -> bool:

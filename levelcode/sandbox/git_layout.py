@@ -1,6 +1,7 @@
 """What git takes for a repository on disk: a `.git` folder, a `.git` file pointing at a git dir,
 a folder that is itself a git dir (a `HEAD` beside `objects/` and `refs/`, or beside a `commondir`
-file, as git's own discovery checks), and the common dir a worktree's git dir names.
+file, as git's own discovery checks), the common dir a worktree's git dir names, and the working
+tree a folder lies in.
 
 Reads names and the two small pointer files only; never runs git and never writes.
 """
@@ -64,3 +65,11 @@ def pointed_git_dirs(work_tree: Path) -> list[Path]:
         return []
     common = common_dir(git_dir)
     return [git_dir] if common is None else [git_dir, common]
+
+
+def enclosing_work_tree(folder: Path) -> Path | None:
+    """The nearest folder, `folder` itself or above it, holding a `.git` (as git's discovery walks up)."""
+    for candidate in (folder, *folder.parents):
+        if (candidate / DOT_GIT).exists():
+            return candidate
+    return None

@@ -135,6 +135,10 @@ class HostPaths:
         name = "".join(c if c.isalnum() or c in "-_." else "_" for c in workspace.name)[:40]
         return self.levelcode_state / "sandbox" / "cache" / f"{name or 'root'}-{digest}"
 
+    def git_views_dir(self) -> Path:
+        """Where the read-only copies a sandbox shows in place of a submodule's config are kept."""
+        return self.levelcode_state / "sandbox" / "git-views"
+
     def quarantine_dir(self) -> Path:
         """Where git control entries planted by sandboxed processes are moved (hidden inside)."""
         return self.levelcode_state / "sandbox" / "quarantine"

@@ -38,9 +38,21 @@ class SandboxPolicy:
     # shared copy): made again in the private /tmp, so the folder is there under the name it was
     # given. The link itself is not resolved; it grants nothing the target's mounts do not.
     links: tuple[tuple[Path, Path], ...] = ()
-    # Islands inside writable folders: every git dir whole, .git files, .gitmodules, what the
-    # user's git config names there, .levelcode/. A mount point cannot be renamed or replaced.
+    # Git dirs outside the writable folders that git may write: the repository the workspace is
+    # a linked worktree or a package folder of (git_repositories.py).
+    git_writable: tuple[Path, ...] = ()
+    # Folders bound onto themselves, writable: each git dir git may write and the folders between
+    # it and its read-only islands. A mount point cannot be renamed, replaced or removed, so what
+    # is kept inside stays where git looks for it.
+    anchors: tuple[Path, ...] = ()
+    # Islands inside writable folders: git's control paths in its git dirs (config, hooks, …),
+    # .git files, what the user's git config names there, .levelcode/, git dirs past the bound
+    # whole. A mount point cannot be renamed or replaced.
     read_only: tuple[Path, ...] = ()
+    # Files shown read-only in place of others: (a private copy, the path it is shown at) — a
+    # submodule's config without the `core.worktree` that `git submodule update` rewrites
+    # (git_controls.py); the real file is never written.
+    views: tuple[tuple[Path, Path], ...] = ()
     hidden_dirs: tuple[Path, ...] = ()  # shown as an empty, read-only folder
     hidden_files: tuple[Path, ...] = ()  # shown as an empty file
     cache_dir: Path | None = None  # writable again after hiding: it lives in the hidden state dir
@@ -69,8 +81,11 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, bwrap: str = "bwra
     if policy.egress is not None:
         args += egress_mounts(policy.egress)
     args += _mounts("--ro-bind", policy.readable)  # before the writable ones, which may lie inside
-    args += _mounts("--bind", policy.writable)
+    # A git dir outside is an anchor too: bound once, it is a mount point all the same.
+    args += _mounts("--bind", tuple(dict.fromkeys((*policy.writable, *policy.git_writable, *policy.anchors))))
     args += _mounts("--ro-bind", policy.read_only)
+    for copy, shown in policy.views:
+        args += ["--ro-bind", str(copy), str(shown)]
     for folder in policy.hidden_dirs:
         args += ["--tmpfs", str(folder)]
     for file in policy.hidden_files:
@@ -126,7 +141,8 @@ def describe_policy(policy: SandboxPolicy, home: Path | None = None) -> str:
             return "~/" + str(path.relative_to(home))
         return str(path)
 
-    writable = [*map(shown, policy.writable), "/tmp (private)"]
+    writable = [*map(shown, policy.writable), *(f"git dir {shown(d)}" for d in policy.git_writable)]
+    writable.append("/tmp (private)")
     if policy.cache_dir is not None:
         writable.append(f"cache {shown(policy.cache_dir)}")
     hidden = [*policy.hidden_dirs, *policy.hidden_files]

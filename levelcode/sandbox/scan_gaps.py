@@ -17,7 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from levelcode.sandbox.git_scan import Unlisted, path_identity
+from levelcode.sandbox.folder_listings import Unlisted
+from levelcode.sandbox.git_scan import path_identity
 
 # Each is a bind mount, ~1.5 ms apiece in bwrap here, and bwrap takes a bounded argument list.
 MAX_SEALED = 32

@@ -1,20 +1,22 @@
-"""Filling a sandbox policy from what exists on disk: git's control entries and what the user's
-git config names inside the writable folders (git_guard.py), `.levelcode/`, secret stores, the
-cache folder (created here, private).
+"""Filling a sandbox policy from what exists on disk: the git dirs git may write and the control
+paths that stay read-only in them, `.git` files and what the user's git config names inside
+the writable folders (git_guard.py), `.levelcode/`, secret stores, the cache folder
+(created here, private).
 
 Only existing paths are named: bwrap would have to create a mount point for a missing one. What
-appears during a command (`git init` in a folder that had no `.git`) is not kept from being
-written; the check after the command moves it away (quarantine.py), and from the next command on
-it would be read-only anyway.
+appears during a command (a `hooks/pre-commit` where the git dir had no hooks folder, `git init`
+in a folder that had no `.git`) is not kept from being written; the check after the command
+moves it away (quarantine.py), and from the next command on it would be read-only anyway.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from levelcode.core.private_files import private_folder
+from levelcode.core.private_files import private_folder, write_private_text
 from levelcode.sandbox.git_config import GitConfigSources
 from levelcode.sandbox.git_guard import git_protection
 from levelcode.sandbox.locations import LEVELCODE_DIR, PRIVATE_TMP, HostPaths
@@ -41,7 +43,8 @@ def confined_policy(
     readable_dirs: Iterable[Path] = (),
 ) -> SandboxPolicy:
     """A policy that writes `writable_dirs` (those that exist; git's control entries, what the
-    user's git config names and `.levelcode/` inside them stay read-only) and `own_dir` (created
+    user's git config names and `.levelcode/` inside them stay read-only), the git dirs of the
+    repositories they are or lie in, and `own_dir` (created
     here, private, writable even where it lies inside LevelCode's hidden state), sees
     `readable_dirs` as they are even under /tmp, and starts in `workdir`."""
     writable_named = [d for d in writable_dirs if d.is_dir()]
@@ -60,13 +63,28 @@ def confined_policy(
         readable=tuple(d for d in readable if d.is_relative_to(PRIVATE_TMP)),
         links=tuple(links_in_tmp([*writable_named, *readable_named])),
         writable=tuple(writable),
+        git_writable=git.writable,
+        anchors=git.anchors,
         read_only=tuple(_unique(read_only)),
+        views=tuple((_view_file(host.git_views_dir(), text), shown) for shown, text in git.views),
         hidden_dirs=tuple(hidden_dirs),
         hidden_files=tuple(f for f in hidden_files if not _inside_any(f, hidden_dirs)),
         cache_dir=cache.resolve(),
         network=network,
         git=git.baseline,
     )
+
+
+def _view_file(folder: Path, text: str) -> Path:
+    """A private file holding `text`, named by its digest (written once; the folder is hidden in
+    the sandbox, so nothing there can change it)."""
+    path = folder / hashlib.sha256(text.encode()).hexdigest()[:32]
+    if not path.is_file():
+        private_folder(folder)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        write_private_text(partial, text)
+        partial.replace(path)
+    return path
 
 
 def links_in_tmp(folders: Iterable[Path]) -> list[tuple[Path, Path]]:

@@ -31,10 +31,11 @@ from levelcode.tools.process_group import ShellProcess, exit_description, group_
 DEFAULT_TIMEOUT_SECONDS = 120
 SANDBOX_NOTE = (
     "Where LevelCode has a sandbox, commands run in it: only the workspace, added folders and /tmp "
-    "are writable, secrets are hidden and the network is off unless the user allowed it; .git is "
-    "read-only there (git status, diff and log work; add, commit and checkout do not), and git "
-    "repositories or control files a command creates are moved out of the workspace. Lines "
-    "starting with [sandbox] say what it blocked."
+    "are writable, secrets are hidden and the network is off unless the user allowed it. Git works "
+    "there (add, commit, branch, switch, merge, rebase, stash, worktree add, submodule update), but "
+    "git's config, hooks and the other files that decide what git runs are read-only, and git "
+    "control files or repositories a command creates that git would act on are moved out of the "
+    "workspace. Lines starting with [sandbox] say what it blocked or moved."
 )
 MAX_TIMEOUT_SECONDS = 600
 

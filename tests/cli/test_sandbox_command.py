@@ -1,10 +1,10 @@
 """`levelcode sandbox -- CMD ARGS...`: a command run exactly as the agent runs its commands.
 Load-bearing direction: the command is confined (writes outside refused, network off unless
 --allow-network, LevelCode's keys not in its environment) and, without a sandbox, nothing runs
-(exit 2 with the reason), `.git` is read-only (git commit fails, saying why) and a repository it
-creates is moved out afterwards. The second corpus: output streams, the exit status is the
-command's, -C / --add-dir / --allow-network widen it as they do for the agent, and Ctrl-C leaves
-nothing."""
+(exit 2 with the reason), git's config is read-only (git config fails, saying why) and a
+repository it creates with a config that runs something is moved out afterwards. The second
+corpus: output streams, the exit status is the command's, git commit works, -C / --add-dir /
+--allow-network widen it as they do for the agent, and Ctrl-C leaves nothing."""
 
 from __future__ import annotations
 
@@ -161,31 +161,22 @@ def test_ctrl_c_ends_the_command_and_everything_it_started(isolated_home: Path, 
 
 
 @pytest.mark.sandbox
-def test_git_commit_fails_with_the_reason_and_a_planted_repository_is_moved_out(
+def test_git_commit_works_a_config_write_says_why_and_a_planted_repository_is_moved_out(
     isolated_home: Path, tmp_path: Path
 ) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    identity = ["-c", "user.name=a", "-c", "user.email=a@a"]
     commit = run_cli(
-        [
-            "sandbox",
-            "--",
-            "git",
-            "-c",
-            "user.name=a",
-            "-c",
-            "user.email=a@a",
-            "commit",
-            "--allow-empty",
-            "-m",
-            "x",
-        ],
-        isolated_home,
-        cwd=tmp_path,
+        ["sandbox", "--", "git", *identity, "commit", "--allow-empty", "-m", "x"], isolated_home, cwd=tmp_path
     )
-    assert commit.returncode == 128
-    assert "Read-only file system" in commit.stdout
-    assert GIT_READ_ONLY in commit.stderr
-    planted = run_cli(["sandbox", "--", "git", "init", "-q", "sub"], isolated_home, cwd=tmp_path)
+    assert commit.returncode == 0, commit.stdout + commit.stderr
+    assert commit.stderr == ""  # nothing refused, nothing moved
+    config = run_cli(["sandbox", "--", "git", "config", "core.pager", "less"], isolated_home, cwd=tmp_path)
+    assert config.returncode == 4
+    assert "Device or resource busy" in config.stdout
+    assert GIT_READ_ONLY in config.stderr
+    plant = "git init -q sub && git -C sub config core.fsmonitor 'touch /x'"
+    planted = run_cli(["sandbox", "--", "sh", "-c", plant], isolated_home, cwd=tmp_path)
     assert planted.returncode == 0  # the command's own status
     assert not (tmp_path / "sub" / ".git").exists()
     (moved, summary) = planted.stderr.splitlines()

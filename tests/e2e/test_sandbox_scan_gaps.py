@@ -2,7 +2,10 @@
 (the command check out of the way, tests/support/unchecked_levelcode.py) plants a repository
 whose config runs a payload, and hides it from the check — a folder made unlistable (`chmod 311`),
 the check's bound reached, a path past PATH_MAX, a folder made a git dir by `HEAD` and `commondir`
-alone — then the user's own plain `git status`, outside the sandbox. Load-bearing direction: the
+alone — then the user's own plain `git status`, outside the sandbox. Inside a git dir git may
+write, the same two ways hide a link git writes through, or a submodule's git dir whose hook
+runs: past the git dirs' bound, in a folder made unlistable; then the user's `git commit`, or
+`git submodule update --init`. Load-bearing direction: the
 payload never runs (its marker never appears), and stderr says what was done. Positive control: the
 same command with the sandbox confining nothing and checking nothing afterwards does plant it, and
 the user's git runs it — so each test can fail.
@@ -26,7 +29,7 @@ import pytest
 
 from tests.support.cli import cli_env
 from tests.support.sandbox import host_folder
-from tests.support.unchecked_levelcode import SCAN_LIMIT, SWITCH
+from tests.support.unchecked_levelcode import GIT_DIR_LIMIT, SCAN_LIMIT, SWITCH
 from tests.support.users_git import users_git
 
 pytestmark = pytest.mark.sandbox
@@ -77,10 +80,17 @@ def outside() -> Iterator[Path]:
 
 
 def sandboxed(
-    scene: Scene, script: str, *, sandbox: bool = True, limit: int | None = None
+    scene: Scene,
+    script: str,
+    *,
+    sandbox: bool = True,
+    limit: int | None = None,
+    git_dir_limit: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """`levelcode sandbox -C WORKSPACE -- bash -c SCRIPT`; `sandbox=False`: the positive control."""
     extra = {SCAN_LIMIT: str(limit)} if limit else {}
+    if git_dir_limit:
+        extra[GIT_DIR_LIMIT] = str(git_dir_limit)
     if not sandbox:
         extra[SWITCH] = "off"
     command = [sys.executable, "-m", "tests.support.unchecked_levelcode", "sandbox"]
@@ -98,6 +108,20 @@ def sandboxed(
 # --- the attacks: the workspace, what the sandboxed command runs, where the user's git then runs ---
 
 FSMONITOR = "printf '[core]\\n\\tfsmonitor = \"sh {payload}\"\\n' >> "
+# git appends to logs/HEAD at every commit, through a link, creating what it points at.
+_LINKED_REFLOG = 'rm -f .git/logs/HEAD && ln -s "$(dirname {payload})/marker" .git/logs/HEAD'
+_COMMIT = ("commit", "-q", "--allow-empty", "-m", "after")
+# A submodule git dir git did not make, whose post-checkout hook `git submodule update --init`
+# runs; it holds the superproject's objects and a branch at its commit, which the index names.
+_NEW_MODULE = (
+    "git init -q --bare .git/modules/lib && git config --file .git/modules/lib/config core.bare false "
+    "&& cp -r .git/objects/. .git/modules/lib/objects/ && "
+    "git --git-dir=.git/modules/lib update-ref refs/heads/main $(git rev-parse HEAD) && "
+    "printf '#!/bin/sh\\nsh {payload}\\n' > .git/modules/lib/hooks/post-checkout && "
+    "chmod +x .git/modules/lib/hooks/post-checkout && "
+    "printf '[submodule \"lib\"]\\n\\tpath = lib\\n\\turl = ./nowhere\\n' > .gitmodules && "
+    "git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),lib && git add .gitmodules"
+)
 
 
 def _deep_repository(scene: Scene) -> str:
@@ -132,6 +156,8 @@ class Attack:
     said: tuple[str, ...]  # what stderr says when the sandbox is on
     package: str = ""  # the workspace is this folder of the repository (a monorepo's package)
     limit: int | None = None  # the check's bound, in entries listed afresh
+    git_dir_limit: int | None = None  # the same, in the git dirs
+    user: tuple[tuple[str, ...], ...] = (("status",),)  # what the user's git runs afterwards
     marks: tuple[pytest.MarkDecorator, ...] = field(default=())
 
 
@@ -181,17 +207,41 @@ ATTACKS: dict[str, Attack] = {
         lambda scene: scene.workspace / "x",
         ("[sandbox] moved x/HEAD (a folder made into a git dir",),
     ),
+    # The git dir holds ~40 entries when the command starts, so all are listed: then 80 more at its
+    # top are listed afresh before logs/, whose link is past the bound.
+    "a link in a git dir past the bound": Attack(
+        lambda _: "for i in $(seq 80); do : > .git/junk$i; done; " + _LINKED_REFLOG,
+        lambda scene: scene.workspace,
+        ("[sandbox] moved .git/logs (", "the check had listed 60 entries afresh"),
+        git_dir_limit=60,
+        user=(_COMMIT,),
+    ),
+    "a link in a git dir's folder made unlistable": Attack(
+        lambda _: _LINKED_REFLOG + " && chmod 311 .git/logs",
+        lambda scene: scene.workspace,
+        ("[sandbox] gave .git/logs back read and search permission", "[sandbox] moved .git/logs/HEAD ("),
+        user=(_COMMIT,),
+        marks=(NOT_ROOT,),
+    ),
+    "a submodule's git dir in modules/ made unlistable": Attack(
+        lambda _: _NEW_MODULE + " && chmod 311 .git/modules",
+        lambda scene: scene.workspace,
+        ("[sandbox] gave .git/modules back read and search permission", "[sandbox] moved .git/modules/lib ("),
+        user=(("submodule", "update", "--init"),),
+        marks=(NOT_ROOT,),
+    ),
 }
 
 
 def attack(tmp_path: Path, outside: Path, name: str, *, sandbox: bool) -> tuple[Scene, str]:
     plan = ATTACKS[name]
     scene = _scene(tmp_path, outside, plan.package)
-    done = sandboxed(scene, plan.script(scene), sandbox=sandbox, limit=plan.limit)
+    script = plan.script(scene)
+    done = sandboxed(scene, script, sandbox=sandbox, limit=plan.limit, git_dir_limit=plan.git_dir_limit)
     assert done.returncode == 0, done.stdout + done.stderr
     where = plan.where(scene)
-    if where.is_dir():
-        user_git(scene, "status", cwd=where)
+    for args in plan.user if where.is_dir() else ():
+        user_git(scene, *args, cwd=where)
     return scene, done.stderr
 
 

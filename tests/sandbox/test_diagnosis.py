@@ -1,6 +1,7 @@
 """What a failed confined command is told about the sandbox. Load-bearing direction (first
-corpus): the sandbox's own refusals — a read-only file system, a read-only .git (git add, commit,
-checkout), a hidden secret store, a network that is off or filtered, a program the private /tmp
+corpus): the sandbox's own refusals — a read-only file system, git's control files kept read-only
+(a config write refused as read-only, or as busy where a mount point cannot be replaced), a
+hidden secret store, a network that is off or filtered, a program the private /tmp
 hides — are named when a command fails with them. The second corpus: a command that succeeded, an
 ordinary failure, a network error while the network is allowed, a mention of the (writable) cache
 folder, a refused write that is not git's, and a missing /tmp file the sandbox did not hide blame
@@ -46,7 +47,8 @@ REFUSED = [
     ),
     ("error: could not lock config file .git/config: Read-only file system", 255, GIT_READ_ONLY),
     ("sed: couldn't open temporary file ./sedX1: Read-only file system\n.gitmodules", 4, WRITE_REFUSED),
-    ("bash: .gitmodules: Read-only file system", 1, GIT_READ_ONLY),
+    ("error: could not write config file .git/config: Device or resource busy", 255, GIT_READ_ONLY),
+    ("fatal: failed to delete '/ws/.git/worktrees/wt': Device or resource busy", 128, GIT_READ_ONLY),
     ("OSError: [Errno 30] Read-only file system: '/home/u/.bashrc'", 1, WRITE_REFUSED),
     ("npm ERR! code EROFS", 1, WRITE_REFUSED),
     ("cat: /home/u/.ssh/id_rsa: No such file or directory", 1, SECRETS_HIDDEN),
@@ -79,6 +81,7 @@ NOT_THE_SANDBOX = [
         POLICY,
     ),
     ("killed", None, POLICY),
+    ("umount: /ws/mnt: target is busy (Device or resource busy)", 32, POLICY),  # busy, but not git's
 ]
 
 
@@ -98,6 +101,7 @@ def test_ordinary_outcomes_blame_nothing_on_the_sandbox(
     "output",
     [
         "bash: line 1: .git-local.cfg: Read-only file system",  # a file whose name starts with .git
+        "bash: .gitmodules: Read-only file system",
         "touch: cannot touch 'src/.gitignore': Read-only file system",
         "OSError: [Errno 30] Read-only file system: '/home/u/my.git.notes'",
     ],
@@ -107,7 +111,7 @@ def test_a_refused_write_that_is_not_git_s_is_not_blamed_on_git(output: str) -> 
 
 
 def test_the_git_refusal_says_what_fails_what_works_and_what_to_do() -> None:
-    for words in ("read-only", "commit", "status, diff, log", "outside the sandbox"):
+    for words in ("git works", "commit", "read-only", "config", "hooks", "remote add", "outside the sandbox"):
         assert words in GIT_READ_ONLY
     both = sandbox_refusals("bash: .git/config: Read-only file system\ntouch: /etc/x: EROFS", 1, POLICY)
     assert both == (GIT_READ_ONLY, WRITE_REFUSED)

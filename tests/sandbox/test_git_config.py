@@ -143,3 +143,22 @@ def test_a_program_named_without_a_slash_is_found_through_path(tmp_path: Path) -
     )
     sources = GitConfigSources(home, (home / ".gitconfig",), search_path=f"{bin_dir}:/usr/bin:/bin")
     assert set(named_paths(sources, [], []).programs) == {bin_dir / "black", bin_dir / "pre-commit"}
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        '[filter "lfs"]\n\tprocess = ./tools/driver filter-process\n',  # the long-running filter protocol
+        '[filter "fmt"]\n\tclean = ./tools/driver --clean\n',
+        '[filter "fmt"]\n\tsmudge = ./tools/driver --smudge\n',
+        '[diff "img"]\n\ttextconv = ./tools/driver\n',
+        '[diff "img"]\n\tcommand = ./tools/driver\n',
+        '[merge "ours"]\n\tdriver = ./tools/driver %O %A %B\n',
+    ],
+)
+def test_every_driver_program_is_named(tmp_path: Path, entry: str) -> None:
+    """Each key of a filter, diff or merge driver that git runs names its program; `process` too,
+    which git starts once and keeps talking to (git-lfs's `filter-process`)."""
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    home.mkdir()
+    assert named_paths(_sources(home, entry), [], [ws]).programs == (ws / "tools" / "driver",)

@@ -1,12 +1,13 @@
 """What a confined process planted for git, found after it (git_guard.py), and moved away
 (quarantine.py). Load-bearing direction (first corpus, PLANTED): every control entry new since the
-baseline — a `.git` folder, file or link anywhere (deep in node_modules too), a `.gitmodules`, a
+baseline — a `.git` folder, file or link anywhere (deep in node_modules too), a
 folder made into a git dir, a missing named path that appeared, a named path swapped by renaming
 its folder — is found and moved into a private folder, whole, and the report says where. The
 second corpus (UNTOUCHED): the user's own repositories and files as they were, a repository only
-moved by a rename of its parent, ordinary files (.gitignore, a file named like a git one) are
-left alone. The scan itself (its bound, what it cannot list, its kept listings) is tested in
-test_git_scan.py and test_scan_gaps.py."""
+moved by a rename of its parent, ordinary files (.gitignore, a file named like a git one, a
+`.gitmodules`, which git checks out and which runs nothing) are left alone. The scan itself (its
+bound, what it cannot list, its kept listings) is tested in test_git_scan.py and
+test_scan_gaps.py; what happens inside git dirs, in test_git_dir_guard.py."""
 
 from __future__ import annotations
 
@@ -29,6 +30,13 @@ def _repo(path: Path) -> Path:
         (path / ".git" / folder).mkdir(parents=True, exist_ok=True)
     (path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (path / ".git" / "config").write_text("[core]\n\trepositoryformatversion = 0\n")
+    return path
+
+
+def _armed(path: Path) -> Path:
+    """A repository whose config runs something: one `git init` alone would make may stay."""
+    with (path / ".git" / "config").open("a") as config:
+        config.write("\tfsmonitor = touch /x\n")
     return path
 
 
@@ -70,8 +78,11 @@ def _swap_tools(ws: Path) -> None:
 
 
 PLANTED: dict[str, tuple[Callable[[Path], object], str]] = {
-    "nested repository": (lambda ws: _repo(ws / "sub"), "sub/.git"),
-    "deep in node_modules": (lambda ws: _repo(ws / "node_modules" / "a" / "b"), "node_modules/a/b/.git"),
+    "nested repository": (lambda ws: _armed(_repo(ws / "sub")), "sub/.git"),
+    "deep in node_modules": (
+        lambda ws: _armed(_repo(ws / "node_modules" / "a" / "b")),
+        "node_modules/a/b/.git",
+    ),
     "gitdir file": (
         lambda ws: (ws / "node_modules" / ".git").write_text("gitdir: /elsewhere\n"),
         "node_modules/.git",
@@ -80,7 +91,6 @@ PLANTED: dict[str, tuple[Callable[[Path], object], str]] = {
         lambda ws: (ws / "node_modules" / "a" / ".git").symlink_to("/elsewhere"),
         "node_modules/a/.git",
     ),
-    "new .gitmodules": (lambda ws: (ws / ".gitmodules").write_text("[submodule]\n"), ".gitmodules"),
     "folder made a git dir": (lambda ws: _bare(ws / "node_modules" / "x"), "node_modules/x/HEAD"),
     "folder made a git dir by HEAD and commondir alone": (
         lambda ws: [
@@ -98,7 +108,10 @@ PLANTED: dict[str, tuple[Callable[[Path], object], str]] = {
     "missing hooks folder": (lambda ws: (ws / ".githooks").mkdir(), ".githooks"),
     "program swapped by a rename": (_swap_tools, "tools/clean"),
     "nested repository replaced": (
-        lambda ws: ((ws / "vendor" / "lib").rename(ws / "vendor" / "old"), _repo(ws / "vendor" / "lib")),
+        lambda ws: (
+            (ws / "vendor" / "lib").rename(ws / "vendor" / "old"),
+            _armed(_repo(ws / "vendor" / "lib")),
+        ),
         "vendor/lib/.git",
     ),
 }
@@ -126,10 +139,12 @@ UNTOUCHED: dict[str, Callable[[Path], object]] = {
         (ws / n).write_text("x") for n in (".gitignore", ".gitattributes", "git.md")
     ],
     "a file named head": lambda ws: (ws / "fixtures" / "HEAD.md").write_text("x"),
+    "a new .gitmodules": lambda ws: (ws / ".gitmodules").write_text("[submodule]\n"),
     "objects and refs without HEAD": lambda ws: _bare(ws / "x").joinpath("HEAD").unlink(),
     "the user's repository moved with its parent": lambda ws: (ws / "vendor").rename(ws / "third_party"),
     "work inside the user's repositories": lambda ws: (ws / "vendor" / "lib" / "new.txt").write_text("x"),
     "the named program's content": lambda ws: (ws / "tools" / "clean").write_text("cat -v\n"),
+    "a repository git init would make": lambda ws: _repo(ws / "fresh"),
 }
 
 
@@ -145,21 +160,20 @@ def test_the_user_s_own_repositories_and_ordinary_files_are_left_alone(
     assert scan.complete
 
 
-def test_the_baseline_keeps_the_user_s_entries_read_only_whole(ws: Path, tmp_path: Path) -> None:
+def test_the_baseline_keeps_what_decides_what_git_runs_read_only_and_the_git_dirs_anchored(
+    ws: Path, tmp_path: Path
+) -> None:
     home = tmp_path / "home"
     home.mkdir()
     protection = git_protection([ws], GitConfigSources(home, ()), tmp_path / "q")
-    assert set(protection.read_only) == {
-        ws / ".git",
-        ws / "vendor" / "lib" / ".git",
-        ws / "fixtures" / "data.git",
-        ws / "lib" / ".gitmodules",
-    }
+    git_dirs = [ws / ".git", ws / "vendor" / "lib" / ".git"]
+    assert set(protection.read_only) == {d / name for d in git_dirs for name in ("config", "hooks")}
+    assert set(protection.anchors) == {*git_dirs, ws / "fixtures" / "data.git"}
 
 
 def test_what_cannot_be_moved_stays_and_is_reported_loudly(ws: Path, tmp_path: Path) -> None:
     baseline = _baseline(ws, tmp_path)
-    _repo(ws / "sub")
+    _armed(_repo(ws / "sub"))
     planted, _ = planted_since(baseline)
     blocker = tmp_path / "blocked"
     blocker.write_text("a file where the quarantine folder would go")
@@ -173,7 +187,7 @@ def test_a_folder_swapped_for_a_link_before_the_move_is_not_followed(ws: Path, t
     """A process still running (a background job) may replace `sub` with a link elsewhere between
     the scan and the move: what lies there is not the workspace's, and stays."""
     baseline = _baseline(ws, tmp_path)
-    _repo(ws / "sub")
+    _armed(_repo(ws / "sub"))
     planted, _ = planted_since(baseline)
     elsewhere = _repo(tmp_path / "elsewhere")
     (ws / "sub").rename(ws / "sub.old")
@@ -189,17 +203,17 @@ def test_a_quarantine_on_another_file_system_gets_a_copy_and_the_plant_is_remove
     ws: Path, tmp_path: Path
 ) -> None:
     baseline = _baseline(ws, tmp_path)
-    _repo(ws / "sub")
+    _armed(_repo(ws / "sub"))
     (ws / "sub" / ".git" / "link").symlink_to("/etc/passwd")
-    (ws / ".gitmodules").write_text("[submodule]\n")
+    (ws / "node_modules" / ".git").write_text("gitdir: /elsewhere\n")
     planted, _ = planted_since(baseline)
     other = Path(tempfile.mkdtemp(dir="/dev/shm"))
     try:
         moved = quarantine(planted, baseline.roots, other)
         assert [m.error for m in moved] == ["", ""]
         assert not (ws / "sub" / ".git").exists()
-        assert not (ws / ".gitmodules").exists()
-        copied = next(m.to for m in moved if m.planted.path.name == ".git")
+        assert not (ws / "node_modules" / ".git").exists()
+        copied = next(m.to for m in moved if m.planted.path == ws / "sub" / ".git")
         assert copied is not None
         assert (copied / "link").is_symlink()  # copied as a link, not followed
         assert (copied / "config").is_file()

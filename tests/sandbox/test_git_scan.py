@@ -1,46 +1,40 @@
-"""The walk that finds git's control entries (git_scan.py). Load-bearing direction (first corpus):
-nothing under the roots goes unaccounted for — every git dir shape git's discovery accepts is
-found (HEAD beside objects and refs, or beside a commondir alone), the root's own findings are
-kept whatever the bound, and a folder not listed (unreadable, a path too long, the bound reached,
-no room to keep its listing) is returned with its reason, never skipped. The second corpus: names
-git does not take for a repository are not found, a folder passed over stays unentered while it
-is that same folder, and an unchanged folder is not listed again (so the bound counts only what
-changed). Tests that need a folder its owner cannot list skip as root, who lists anything."""
+"""The walk that finds git's control entries (git_scan.py, on folder_listings.py). Load-bearing
+direction (first corpus): nothing under the roots goes unaccounted for — every git dir shape git's
+discovery accepts is found (HEAD beside objects and refs, or beside a commondir alone), the root's
+own findings are kept whatever the bound, and a folder not listed (unreadable, a path too long, the
+bound reached, no room to keep its listing) is returned with its reason, never skipped. The second
+corpus: names git does not take for a repository are not found, a folder passed over stays
+unentered while it is that same folder, and an unchanged folder is not listed again (so the bound
+counts only what changed). Tests that need a folder its owner cannot list skip as root, who lists
+anything."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from levelcode.sandbox import git_scan
+from levelcode.sandbox import folder_listings, git_scan
+from levelcode.sandbox.folder_listings import MAX_PATH_CHARS
 from levelcode.sandbox.git_layout import DOT_GIT, HEAD, SUBMODULES_FILE
-from levelcode.sandbox.git_scan import MAX_PATH_CHARS, scan_git_control
+from levelcode.sandbox.git_scan import scan_git_control
 
 NOT_ROOT = pytest.mark.skipif(os.geteuid() == 0, reason="root lists every folder whatever its mode")
-
-
-@pytest.fixture(autouse=True)
-def no_kept_listings() -> Iterator[None]:
-    """Each test starts with no listing kept from another test's folders."""
-    git_scan._kept.clear()
-    yield
-    git_scan._kept.clear()
 
 
 @pytest.fixture
 def listed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The folders listed afresh, in order."""
     seen: list[str] = []
-    real = git_scan._list
+    real = folder_listings._list
 
-    def counting(folder: str) -> object:
+    def counting(folder: str, read: folder_listings.Reader[object]) -> object:
         seen.append(folder)
-        return real(folder)
+        return real(folder, read)
 
-    monkeypatch.setattr(git_scan, "_list", counting)
+    monkeypatch.setattr(folder_listings, "_list", counting)
     return seen
 
 
@@ -103,7 +97,7 @@ def test_the_bound_counts_only_folders_listed_afresh(
 ) -> None:
     """A tree over the bound is listed part by part, each scan going on where the last stopped;
     once whole, a scan lists only what changed, however big the rest."""
-    monkeypatch.setattr(git_scan, "RACY_SECONDS", -1.0)  # every listing counts as settled
+    monkeypatch.setattr(folder_listings, "RACY_SECONDS", -1.0)  # every listing counts as settled
     ws = tmp_path / "ws"
     for package in range(6):
         _files(ws / "node_modules" / f"p{package}", 20)
@@ -122,7 +116,7 @@ def test_the_bound_counts_only_folders_listed_afresh(
 def test_an_unchanged_folder_is_not_listed_again_and_a_changed_one_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listed: list[str]
 ) -> None:
-    monkeypatch.setattr(git_scan, "RACY_SECONDS", -1.0)
+    monkeypatch.setattr(folder_listings, "RACY_SECONDS", -1.0)
     ws = tmp_path / "ws"
     (ws / "node_modules" / "a" / "b").mkdir(parents=True)
     first = scan_git_control([ws])
@@ -219,9 +213,9 @@ def test_no_new_folder_is_listed_once_the_kept_listings_are_full(tmp_path: Path)
     (ws / "a").mkdir(parents=True)
     scan_git_control([ws])
     (ws / "a" / "b").mkdir()
-    scan = scan_git_control([ws], keep_at_most=len(git_scan._kept))
+    scan = scan_git_control([ws], keep_at_most=len(folder_listings._kept))
     assert [(u.path, u.reason) for u in scan.unlisted] == [
-        (ws / "a" / "b", f"the check keeps at most {len(git_scan._kept):,} folders' listings")
+        (ws / "a" / "b", f"the check keeps at most {len(folder_listings._kept):,} folders' listings")
     ]
 
 
@@ -232,9 +226,9 @@ def test_past_the_cap_only_the_listings_this_scan_went_through_are_kept(
     (one / "a").mkdir(parents=True)
     (two / "b").mkdir(parents=True)
     scan_git_control([one, two])
-    monkeypatch.setattr(git_scan, "MAX_KEPT_LISTINGS", 2)
+    monkeypatch.setattr(folder_listings, "MAX_KEPT_LISTINGS", 2)
     scan_git_control([one])
-    assert sorted(git_scan._kept) == [str(one), str(one / "a")]
+    assert sorted(folder for _, folder in folder_listings._kept) == [str(one), str(one / "a")]
 
 
 GONE: dict[str, Callable[[Path], object]] = {
@@ -249,13 +243,13 @@ def test_a_folder_gone_since_its_folder_was_listed_is_nothing_to_report(
 ) -> None:
     ws = tmp_path / "ws"
     (ws / "x").mkdir(parents=True)
-    real = git_scan._list
+    real = folder_listings._list
 
-    def then_gone(folder: str) -> object:
-        listing = real(folder)
+    def then_gone(folder: str, read: folder_listings.Reader[object]) -> object:
+        listing = real(folder, read)
         if folder == str(ws):
             GONE[name](ws / "x")
         return listing
 
-    monkeypatch.setattr(git_scan, "_list", then_gone)
+    monkeypatch.setattr(folder_listings, "_list", then_gone)
     assert scan_git_control([ws]).unlisted == ()

@@ -65,6 +65,30 @@ def test_mount_order_keeps_every_protection_on_top() -> None:
     assert tmp < workspace < extra < git < modules < ssh < netrc < cache < sealed
 
 
+def test_git_dirs_and_anchors_come_before_the_islands_in_them_and_views_after() -> None:
+    """A git dir outside the writable folders, then the git dirs bound onto themselves (outermost
+    first), then the read-only control paths inside, then the copies shown over a config."""
+    main = Path("/work/main/.git")
+    policy = SandboxPolicy(
+        workdir=WS,
+        writable=(WS,),
+        git_writable=(main,),
+        anchors=(main, main / "worktrees", main / "worktrees" / "ws"),
+        read_only=(main / "config", main / "worktrees" / "ws" / "commondir"),
+        views=((Path("/state/view"), main / "modules" / "lib" / "config"),),
+    )
+    argv = bwrap_argv(policy, ["true"])
+    workspace = _position(argv, "--bind", str(WS), str(WS))
+    outside = _position(argv, "--bind", str(main), str(main))
+    anchor = _position(argv, "--bind", str(main / "worktrees"), str(main / "worktrees"))
+    inner = _position(argv, "--bind", str(main / "worktrees" / "ws"), str(main / "worktrees" / "ws"))
+    config = _position(argv, "--ro-bind", str(main / "config"), str(main / "config"))
+    pointer = _position(argv, "--ro-bind", *(2 * [str(main / "worktrees" / "ws" / "commondir")]))
+    view = _position(argv, "--ro-bind", "/state/view", str(main / "modules" / "lib" / "config"))
+    assert workspace < outside < anchor < inner < config < pointer < view
+    assert _pairs(argv, "--bind").count(str(main)) == 1  # bound once: a mount point all the same
+
+
 def test_hidden_folders_are_empty_and_read_only() -> None:
     argv = bwrap_argv(POLICY, ["true"])
     for folder in POLICY.hidden_dirs:

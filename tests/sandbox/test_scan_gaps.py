@@ -11,23 +11,16 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from levelcode.sandbox import git_scan
 from levelcode.sandbox.git_config import GitConfigSources
-from levelcode.sandbox.git_guard import GitBaseline, Planted, git_protection, planted_since
+from levelcode.sandbox.git_controls import Planted
+from levelcode.sandbox.git_guard import GitBaseline, git_protection, planted_since
 from levelcode.sandbox.quarantine import SUMMARY, quarantine, quarantine_planted, report_lines
 from levelcode.sandbox.scan_gaps import ListableAgain, covering, relisted_lines, sealed_lines
-
-
-@pytest.fixture(autouse=True)
-def no_kept_listings() -> Iterator[None]:
-    git_scan._kept.clear()
-    yield
-    git_scan._kept.clear()
 
 
 def _protected(ws: Path, tmp_path: Path) -> tuple[tuple[Path, ...], GitBaseline]:

@@ -1,10 +1,13 @@
-"""What the policy names, found on disk. Load-bearing direction: every git dir inside the writable
-folders is read-only as a whole (the repository's `.git`, a nested repository's, a bare one, a
-worktree's real git dirs when they lie there, submodules' under `.git/modules`), as are `.git`
-files, `.gitmodules`, what the user's git config names there, `.levelcode/`; every existing secret
-store and LevelCode's own config and state are hidden; the cache folder is private. The second
-corpus: what lies outside the writable folders, what does not exist, and the workspace itself are
-not named (a missing named path is watched instead); a folder named through a link under /tmp is
+"""What the policy names, found on disk. Load-bearing direction: in every git dir git may write —
+the repository's `.git`, a nested repository's, a bare one, submodules' under `.git/modules`, and
+the repository a worktree, package folder or submodule checkout lies in — the control paths that
+exist are read-only (config, hooks, branches/, a worktree's commondir and gitdir) and the git dir
+and the folders above them are anchored; `.git` files, what the user's git config names there and
+`.levelcode/` are read-only; every existing secret store and LevelCode's own config and state are
+hidden; the cache folder is private. The second corpus: the git dirs themselves (git writes them),
+`.gitmodules`, what lies outside the writable folders, what does not exist, and the workspace
+itself are not read-only (a missing named path is watched instead); a repository outside is
+writable only where it names the worktree back; a folder named through a link under /tmp is
 there, in a real sandbox, by that name."""
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import pytest
 from levelcode.core import paths
 from levelcode.sandbox.git_layout import git_dir_of
 from levelcode.sandbox.locations import HostPaths
+from levelcode.sandbox.policy import SandboxPolicy
 from levelcode.sandbox.survey import build_policy, confined_policy, links_in_tmp
 from tests.support.sandbox import host_folder, real_confinement
 
@@ -44,45 +48,84 @@ def _host(tmp_path: Path) -> HostPaths:
     return HostPaths(home, home / ".config", paths.config_dir(), paths.state_dir())  # the isolated ones
 
 
+def _policy(workspace: Path, *extra: Path) -> SandboxPolicy:
+    return build_policy(workspace, extra, _host(workspace.parent), network=False)
+
+
 def _read_only(workspace: Path, *extra: Path) -> set[Path]:
-    return set(build_policy(workspace, extra, _host(workspace.parent), network=False).read_only)
+    return set(_policy(workspace, *extra).read_only)
 
 
-def test_a_repository_s_git_dir_is_read_only_whole(tmp_path: Path) -> None:
+def _controls(git_dir: Path) -> set[Path]:
+    """What `git init` leaves in a git dir that decides what git runs: kept read-only."""
+    return {git_dir / "config", git_dir / "hooks", git_dir / "branches"}
+
+
+def test_a_repository_s_git_dir_is_writable_and_what_decides_what_git_runs_is_not(tmp_path: Path) -> None:
     repo = _repo(tmp_path / "ws")
     (repo / ".levelcode").mkdir()
-    assert _read_only(repo) == {repo / ".levelcode", repo / ".git"}
+    policy = _policy(repo)
+    assert set(policy.read_only) == {repo / ".levelcode", *_controls(repo / ".git")}
+    assert policy.anchors == (repo / ".git",)  # cannot be renamed away and replaced
+    assert policy.git_writable == ()  # it lies in the workspace
 
 
-def test_a_worktree_protects_its_git_file_and_its_real_git_dirs_where_writable(
-    tmp_path: Path,
-) -> None:
+def test_a_worktree_s_repository_is_writable_and_its_pointers_read_only(tmp_path: Path) -> None:
     main = _repo(tmp_path / "main")
     _git(main, "worktree", "add", "-q", str(main / "trees" / "wt"), "-b", "feature")
     worktree = main / "trees" / "wt"
     real = main / ".git" / "worktrees" / "wt"
     assert git_dir_of(worktree) == real
-    alone = _read_only(worktree)  # the real git dirs lie outside: read-only like all of the disk
-    assert alone == {worktree / ".git"}
-    both = _read_only(worktree, main)  # with the main repository writable too, its .git is kept
-    assert both == {worktree / ".git", main / ".git"}
+    pointers = {worktree / ".git", real / "commondir", real / "gitdir"}
+    alone = _policy(worktree)  # the repository lies outside: writable, as git needs it
+    assert alone.git_writable == (main / ".git",)
+    assert set(alone.read_only) == {*pointers, *_controls(main / ".git")}
+    assert {main / ".git", main / ".git" / "worktrees", real} <= set(alone.anchors)
+    both = _policy(worktree, main)  # with the main repository writable too: the same islands
+    assert both.git_writable == ()
+    assert set(both.read_only) == set(alone.read_only)
 
 
-def test_nested_repositories_bare_git_dirs_and_gitmodules_are_read_only(tmp_path: Path) -> None:
+def test_a_linked_worktree_reads_its_repository_s_config_for_the_hooks_folder(tmp_path: Path) -> None:
+    """The main repository's config (the worktree's common dir) names `core.hooksPath`; the hooks
+    folder inside the worktree, where the workspace is, stays read-only."""
+    main = _repo(tmp_path / "main")
+    (main / ".githooks").mkdir()
+    (main / ".githooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    _git(main, "add", ".githooks")
+    _git(main, "commit", "-qm", "hooks")
+    _git(main, "config", "core.hooksPath", ".githooks")  # in main/.git/config, not the user's
+    _git(main, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    worktree = tmp_path / "wt"
+    assert worktree / ".githooks" in _read_only(worktree)
+
+
+def test_nested_repositories_bare_git_dirs_and_submodules_are_kept_alike(tmp_path: Path) -> None:
     library = _repo(tmp_path / "library")
     repo = _repo(tmp_path / "ws")
     _git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib/sub")
     _repo(repo / "vendor" / "node_modules" / "dep")  # deep inside a dependency folder: found too
     _git(repo, "clone", "-q", "--bare", str(library), "fixtures/lib.git")
-    assert _read_only(repo) == {
-        repo / ".git",  # the submodule's git dir, .git/modules/lib/sub, inside it
-        repo / ".gitmodules",
-        repo / "lib" / "sub" / ".git",  # its gitdir pointer
+    module = repo / ".git" / "modules" / "lib" / "sub"
+    policy = _policy(repo)
+    git_dirs = {
+        repo / ".git",
+        module,
         repo / "vendor" / "node_modules" / "dep" / ".git",
-        repo / "fixtures" / "lib.git",  # a bare repository: a folder that is a git dir
+        repo / "fixtures" / "lib.git",
     }
-    working_in_the_submodule = _read_only(repo / "lib" / "sub")
-    assert working_in_the_submodule == {repo / "lib" / "sub" / ".git"}  # its git dir lies outside
+    assert git_dirs <= set(policy.anchors)
+    assert not git_dirs & set(policy.read_only)  # git writes them
+    assert {d / "hooks" for d in git_dirs} <= set(policy.read_only)
+    assert repo / "lib" / "sub" / ".git" in policy.read_only  # the submodule's gitdir pointer
+    assert repo / ".gitmodules" not in policy.read_only  # git checks it out; it runs nothing
+    # the submodule's config is shown without core.worktree, which `submodule update` rewrites
+    ((copy, shown),) = policy.views
+    assert shown == module / "config"
+    assert "worktree" not in copy.read_text()
+    assert "worktree" in shown.read_text()
+    working_in_the_submodule = _policy(repo / "lib" / "sub")  # its git dir names it back
+    assert working_in_the_submodule.git_writable == (module,)
 
 
 def test_what_the_user_s_git_config_names_inside_the_workspace_is_read_only(
@@ -104,7 +147,10 @@ def test_what_the_user_s_git_config_names_inside_the_workspace_is_read_only(
     host = HostPaths(home, home / ".config", paths.config_dir(), paths.state_dir())
     policy = build_policy(repo, [], host, network=False)
     named = {repo / "hooks", repo / "tools" / "clean", repo / "local.cfg", repo / "nested.cfg"}
-    assert set(policy.read_only) == {repo / ".git", *named}  # not the workspace itself, not what is missing
+    assert set(policy.read_only) == {
+        *_controls(repo / ".git"),
+        *named,
+    }  # not the workspace, not what is missing
     assert policy.git is not None
     watched = {n.path for n in policy.git.named}
     assert repo / "missing" / "deploy.sh" in watched  # missing: watched, in case it appears
@@ -158,7 +204,8 @@ def test_added_folders_are_writable_and_protected_alike(tmp_path: Path, network:
         _repo(tmp_path / "ws"), [extra, tmp_path / "missing"], _host(tmp_path), network=network
     )
     assert policy.writable == (tmp_path / "ws", extra)
-    assert extra / ".git" in policy.read_only
+    assert extra / ".git" / "config" in policy.read_only
+    assert extra / ".git" in policy.anchors
     assert policy.network is network
 
 
@@ -171,7 +218,7 @@ def test_a_servers_policy_writes_its_folders_and_keeps_only_tmp_folders_visible(
     assert policy.workdir == workspace
     assert policy.readable == (workspace.resolve(),)  # /usr is visible anyway: only /tmp hides things
     assert policy.writable == (workspace.resolve(),)
-    assert workspace.resolve() / ".git" in policy.read_only
+    assert workspace.resolve() / ".git" / "config" in policy.read_only
     assert policy.cache_dir == own.resolve()
     assert stat.S_IMODE(own.stat().st_mode) == 0o700
 

@@ -3,9 +3,10 @@ confined command starts outlives a timeout, a Ctrl-C, its own exit or a stopped 
 not even a process that left the group with setsid; a run outside the sandbox happens only when a
 person says yes on a card that warns about it (never headless, never "always"). The second
 corpus: the person's yes really runs it outside, once; a command that succeeded is never offered
-a re-run; a background job that the sandbox blocked says why once it has exited. And a git
-repository a confined command plants leaves the workspace however the command ends — timeout,
-Ctrl-C, a background job while it runs or when it is stopped — and the user is told."""
+a re-run (a git commit among them); a background job that the sandbox blocked says why once it
+has exited. And a git repository a confined command plants leaves the workspace however the
+command ends — timeout, Ctrl-C, a background job while it runs or when it is stopped — and the
+user is told."""
 
 from __future__ import annotations
 
@@ -151,7 +152,8 @@ async def test_a_background_job_the_sandbox_blocked_says_why_once(tmp_path: Path
 
 # --- what a confined command plants for git leaves the workspace, however it ends -----------------
 
-PLANT = "git init -q sub && echo planted"
+# A repository whose config runs something (a bare `git init` may stay: git_new_dirs.py).
+PLANT = "git init -q sub && git -C sub config core.fsmonitor 'touch /x' && echo planted"
 
 
 def _told(ctx: ToolContext) -> list[str]:
@@ -204,18 +206,28 @@ async def test_a_stopped_background_job_s_last_plant_is_moved(tmp_path: Path, to
     assert await read_fifo_line(fifo) == "started"
     (tmp_path / "late").mkdir()  # planted just before the stop, after the watcher's last look:
     subprocess.run(["git", "init", "-q", str(tmp_path / "late")], check=True)  # the last check finds it
+    subprocess.run(["git", "-C", str(tmp_path / "late"), "config", "core.fsmonitor", "touch /x"], check=True)
     stopped = await asyncio.wait_for(stop_background_command(ctx, {"job_id": "bg1"}), 30)
     assert "[sandbox] moved late/.git " in stopped
     assert not (tmp_path / "late" / ".git").exists()
 
 
-async def test_a_rerun_card_after_git_commit_says_git_is_read_only_in_the_sandbox(tmp_path: Path) -> None:
+async def test_a_git_commit_works_confined_and_asks_for_no_run_outside(tmp_path: Path) -> None:
+    """One card (the command's own, decided elsewhere), not two: nothing was blocked."""
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     approver = ScriptedApprover("deny")
-    command = "git -c user.name=a -c user.email=a@a commit -q --allow-empty -m x"
+    command = "git -c user.name=a -c user.email=a@a commit -q --allow-empty -m x && git log --format=%s"
     result = await run_command(_ctx(tmp_path, approver), {"command": command})
+    assert result.endswith("x\n[exit code 0]"), result
+    assert approver.asked == []
+
+
+async def test_a_rerun_card_after_a_git_config_write_says_what_stays_read_only(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    approver = ScriptedApprover("deny")
+    result = await run_command(_ctx(tmp_path, approver), {"command": "git config core.pager less"})
     assert GIT_READ_ONLY in result
     (card,) = approver.asked
     assert card.warning is not None
-    assert ".git (and .gitmodules) are read-only in the sandbox" in card.warning
+    assert "what decides what git runs stays read-only" in card.warning
     assert "outside the sandbox" in card.warning

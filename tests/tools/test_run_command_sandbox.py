@@ -1,11 +1,12 @@
 """run_command in the real sandbox. Load-bearing direction (first corpus): a confined command
-cannot write outside the workspace, write anything in .git, read the secret stores or LevelCode's
-own state, or reach a listener on 127.0.0.1 — each refusal is shown to be the sandbox's doing by
-the same command succeeding unconfined; a git repository or control file it creates in the
-workspace, or a named one it swaps in by renaming a folder, is moved out afterwards and the result
-says where. The second corpus: ordinary work — pytest, npm test, git status/diff/log, uv run,
-builds writing build/ and node_modules/ — succeeds; git add/commit fail with a line saying .git is
-read-only in the sandbox and what to do."""
+cannot write outside the workspace, write git's config or hooks, read the secret stores or
+LevelCode's own state, or reach a listener on 127.0.0.1 — each refusal is shown to be the
+sandbox's doing by the same command succeeding unconfined; a git repository or control file it
+creates in the workspace (a commondir in .git), or a named one it swaps in by renaming a folder, is
+moved out afterwards and the result says where. The second corpus: ordinary work — pytest, npm
+test, git status/diff/log/add/commit, uv run, builds writing build/ and node_modules/ — succeeds;
+a git command that writes git's config fails with a line saying what stays read-only and what to
+do."""
 
 from __future__ import annotations
 
@@ -87,11 +88,9 @@ WRITES = {
     "outside": "python3 -c \"open('{outside}', 'w').write('x')\"",
     "git config": "printf '[core]\\n\\tfsmonitor = touch {outside}\\n' >> .git/config",
     "git hook": "printf '#!/bin/sh\\ntouch {outside}\\n' > .git/hooks/pre-commit",
-    "git commondir": "echo /elsewhere > .git/commondir",
-    "git index": "echo x > new.txt && git add new.txt",
     "levelcode dir": "echo '{{}}' > .levelcode/mcp.json",
 }
-GIT_WRITES = {"git config", "git hook", "git commondir", "git index"}
+GIT_WRITES = {"git config", "git hook"}
 
 
 @pytest.mark.parametrize("what", WRITES)
@@ -105,7 +104,6 @@ async def test_protected_writes_are_refused_and_explained(workspace: Path, outsi
     assert (GIT_READ_ONLY if what in GIT_WRITES else WRITE_REFUSED) in result
     assert not outside.exists()
     assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
-    assert not (workspace / ".git" / "commondir").exists()
     assert not (workspace / ".levelcode" / "mcp.json").exists()
     assert {p: p.read_bytes() for p in before} == before
     positive = await _run(unconfined(workspace), command)
@@ -172,7 +170,7 @@ async def test_pytest_runs(workspace: Path) -> None:
     assert result.endswith("[exit code 0]")
 
 
-async def test_git_status_diff_and_log_work_but_add_and_commit_say_git_is_read_only(workspace: Path) -> None:
+async def test_git_works_and_a_config_write_says_what_stays_read_only(workspace: Path) -> None:
     (workspace / "app.py").write_text("print('hi')\n")
     _git(workspace, "add", "app.py")
     _git(workspace, "commit", "-qm", "add app")
@@ -180,17 +178,25 @@ async def test_git_status_diff_and_log_work_but_add_and_commit_say_git_is_read_o
     reading = await _run(confined(workspace), "git status --short && git diff --stat && git log --oneline")
     assert " M app.py" in reading, reading
     assert "add app" in reading
-    assert reading.endswith("[exit code 0]")
-    writing = await _run(confined(workspace), "git commit -qam 'change app'")
-    assert "Read-only file system" in writing
-    assert GIT_READ_ONLY in writing
-    assert "[sandbox] moved" not in writing  # nothing was planted
-    log = subprocess.run(
-        ["git", "log", "--oneline"], cwd=workspace, capture_output=True, text=True, check=True
-    )
-    assert "change app" not in log.stdout
-    again = await _run(unconfined(workspace), "git commit -qam 'change app'")
-    assert again.endswith("[exit code 0]"), again  # positive control: outside, the commit works
+    writing = await _run(confined(workspace), "git commit -qam 'change app' && git log --oneline -1")
+    assert "change app" in writing, writing
+    assert writing.endswith("[exit code 0]")
+    assert "[sandbox]" not in writing  # nothing refused, nothing planted
+    configuring = await _run(confined(workspace), "git config core.editor vi")
+    assert "Device or resource busy" in configuring
+    assert GIT_READ_ONLY in configuring
+    assert "editor" not in (workspace / ".git" / "config").read_text()
+    again = await _run(unconfined(workspace), "git config core.editor vi")
+    assert again.endswith("[exit code 0]"), again  # positive control: outside, the write works
+
+
+async def test_a_commondir_planted_in_the_git_dir_is_moved_out(workspace: Path) -> None:
+    """Git may write .git, and a commondir does not exist yet, so nothing refuses the write: the
+    check after the command moves it away."""
+    result = await _run(confined(workspace), "echo /elsewhere > .git/commondir && echo planted")
+    assert "planted" in result
+    assert "[sandbox] moved .git/commondir (it points git at another repository" in result
+    assert not (workspace / ".git" / "commondir").exists()
 
 
 # --- what a command plants for git is moved out of the workspace, and the result says where -------
