@@ -11,11 +11,13 @@ N rounds, each in a shuffled order:
 
   download   M MiB from the upstream to the client, until the upstream's end (MiB/s)
   upload     M MiB from the client, ended by a half-close, until the upstream's count (MiB/s)
-  per conn   connect, CONNECT, a one-byte round trip, close (ms); 50 connections a round
+  per conn   connect, CONNECT, a one-byte round trip, close (ms); 200 connections a round
 
-beside the same client talking to the upstream directly (the floor). `--baseline TREE`: the
-same chain from another tree's scripts (a checkout of an earlier commit), interleaved in the
-same rounds, with the ratio. Machines here are shared and noisy: compare ratios, run it twice.
+beside the same client talking to the upstream directly (the floor), then the CPU time the
+proxy and the forwarder spent on it (ms per MiB, ms per connection; from /proc, in clock ticks:
+steadier than wall time on a busy machine). `--baseline TREE`: the same chain from another
+tree's scripts (a checkout of an earlier commit), interleaved in the same rounds, with the
+ratio. Machines here are shared and noisy: compare ratios, run it twice.
 """
 
 from __future__ import annotations
@@ -34,12 +36,18 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 CHUNK = 256 * 1024
-CONNECTIONS_PER_ROUND = 50
+CONNECTIONS_PER_ROUND = 200
 HOLD = "import sys; sys.stdout.write('ready'); sys.stdout.flush(); sys.stdin.read()"
 Address = tuple[str, int]
+
+
+class Chain(NamedTuple):
+    entry: Address  # where the client connects
+    pids: tuple[int, ...]  # the relaying processes, whose CPU time is counted
 
 
 # --- the upstream: sinks, sources or echoes, as the client's first byte asks ------------------------
@@ -90,7 +98,7 @@ def receive_exactly(conn: socket.socket, size: int) -> bytes:
 
 
 @contextmanager
-def chain(tree: Path, upstream: Address, folder: Path) -> Iterator[Address]:
+def chain(tree: Path, upstream: Address, folder: Path) -> Iterator[Chain]:
     """The forwarder's address, with the proxy behind it letting the upstream through."""
     port = free_port()
     scripts = tree / "levelcode" / "sandbox"
@@ -103,9 +111,27 @@ def chain(tree: Path, upstream: Address, folder: Path) -> Iterator[Address]:
         assert process.stdout is not None
         if os.read(process.stdout.fileno(), 16) != b"ready":  # both listen before their command runs
             raise RuntimeError(f"the chain from {tree} did not start")
-        yield ("127.0.0.1", port)
+        yield Chain(("127.0.0.1", port), (process.pid, *children(process.pid)))
     finally:
         process.communicate(b"", timeout=30)
+
+
+def children(pid: int) -> list[int]:
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and _stat(int(n))[1:2] == [str(pid)]]
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command's name (state, ppid, …)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+
+
+def cpu_seconds(pids: tuple[int, ...]) -> float:
+    """User and system time of `pids` so far (utime and stime, fields 14 and 15)."""
+    ticks = sum(int(fields[11]) + int(fields[12]) for fields in map(_stat, pids) if fields)
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -164,41 +190,50 @@ def per_connection(entry: Address, upstream: Address, direct: bool) -> float:
 # --- reporting ------------------------------------------------------------------------------------
 
 
-def measure(
-    entries: dict[str, Address], upstream: Address, rounds: int, size: int
-) -> dict[tuple[str, str], list[float]]:
-    """Seconds per (measure, chain), every round in a fresh shuffled order."""
+Times = dict[tuple[str, str], list[tuple[float, float]]]
+
+
+def measure(entries: dict[str, Chain], upstream: Address, rounds: int, size: int) -> Times:
+    """(wall, CPU) seconds per (measure, chain), every round in a fresh shuffled order."""
     works: dict[str, Callable[[Address, bool], float]] = {
         "download": lambda entry, direct: download(entry, upstream, size, direct),
         "upload": lambda entry, direct: upload(entry, upstream, size, direct),
         "per conn": lambda entry, direct: per_connection(entry, upstream, direct),
     }
-    chains = [*entries, "direct"]
-    times: dict[tuple[str, str], list[float]] = {(w, c): [] for w in works for c in chains}
+    chains = {**entries, "direct": Chain(upstream, ())}
+    times: Times = {(w, c): [] for w in works for c in chains}
     for _ in range(rounds):
         order = [(w, c) for w in works for c in chains]
         random.shuffle(order)
         for work, name in order:
-            entry = entries.get(name, upstream)
-            times[work, name].append(works[work](entry, name == "direct"))
+            spent = cpu_seconds(chains[name].pids)
+            wall = works[work](chains[name].entry, name == "direct")
+            times[work, name].append((wall, cpu_seconds(chains[name].pids) - spent))
     return times
 
 
-def report(times: dict[tuple[str, str], list[float]], chains: list[str], size: int, rounds: int) -> None:
-    print(f"\nmedians of {rounds} rounds; {size / 2**20:.0f} MiB per transfer")
-    header = "".join(f"{name:>16s}" for name in chains)
+def report(times: Times, chains: list[str], size: int, rounds: int) -> None:
+    mib = size / 2**20
+    print(f"\nmedians of {rounds} rounds; {mib:.0f} MiB per transfer")
     ratio = "   this/baseline" if "baseline" in chains else ""
-    print(f"{'':10s}{header}{ratio}")
+    print(f"{'':10s}" + "".join(f"{name:>16s}" for name in chains) + ratio)
     for work in ("download", "upload", "per conn"):
-        medians = {name: statistics.median(times[work, name]) for name in chains}
-        if work == "per conn":
-            cells = [f"{medians[n] * 1000:13.3f} ms" for n in chains]
-        else:
-            cells = [f"{size / 2**20 / medians[n]:11.0f} MiB/s" for n in chains]
+        wall = {name: statistics.median(w for w, _ in times[work, name]) for name in chains}
+        cells = [
+            f"{wall[n] * 1000:13.3f} ms" if work == "per conn" else f"{mib / wall[n]:11.0f} MiB/s"
+            for n in chains
+        ]
         line = f"{work:10s}" + "".join(f"{cell:>16s}" for cell in cells)
-        if ratio:  # for throughput above 1 is faster; for per conn below 1 is cheaper
-            line += f"{medians['this'] / medians['baseline']:16.2f}x time"
-        print(line)
+        print(line + (f"{wall['this'] / wall['baseline']:16.2f}x time" if ratio else ""))
+    relaying = [name for name in chains if name != "direct"]
+    print("\nCPU time of the proxy and the forwarder")
+    print(f"{'':10s}" + "".join(f"{name:>16s}" for name in relaying) + ratio)
+    for work in ("download", "upload", "per conn"):
+        per = CONNECTIONS_PER_ROUND if work == "per conn" else mib
+        cpu = {name: statistics.median(c for _, c in times[work, name]) / per for name in relaying}
+        unit = "ms/conn" if work == "per conn" else "ms/MiB"
+        line = f"{work:10s}" + "".join(f"{cpu[n] * 1000:10.3f} {unit:>5s}" for n in relaying)
+        print(line + (f"{cpu['this'] / cpu['baseline']:16.2f}x" if ratio and cpu["baseline"] else ""))
 
 
 def main() -> None:
@@ -206,7 +241,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--megabytes", type=int, default=64)
+    parser.add_argument("--megabytes", type=int, default=256)
     parser.add_argument("--baseline", type=Path, help="another tree whose egress scripts to compare")
     opts = parser.parse_args()
     trees = {"this": ROOT, **({"baseline": opts.baseline.resolve()} if opts.baseline else {})}
