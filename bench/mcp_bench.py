@@ -1,12 +1,14 @@
 """MCP client benchmark: LevelCode's own stdio client beside the official SDK's client and a minimal
 direct newline-JSON client (the floor), against the same servers, in one run.
 
-    uv run python bench/mcp_bench.py [--quick]
+    uv run python bench/mcp_bench.py [--quick] [--calls-only]
 
 Prints medians and ratios for: connect+list, per-call latency (p50/p95) and calls/s, five servers
 connected concurrently vs one after another, and the whole-process time of `levelcode mcp list`
-with one server-everything configured (beside an SDK-based equivalent). Machines here are shared
-and noisy: compare the ratios, and run it twice before believing a difference.
+with one server-everything configured (beside an SDK-based equivalent). `--calls-only`: the
+per-call latency alone, LevelCode beside the floor over several rounds, to compare a change to the
+stdio path with the commit before it. Machines here are shared and noisy: compare the ratios, and
+run it twice before believing a difference.
 """
 
 from __future__ import annotations
@@ -284,6 +286,23 @@ def report_server(
     print("  (target: levelcode <= 1.5x the floor)")
 
 
+def report_calls(
+    label: str, argv: list[str], tool: str, args: dict[str, object], runs: int, calls: int
+) -> None:
+    """Per-call latency only: `runs` rounds of `calls` calls each, floor and LevelCode alternating."""
+    floor: list[float] = []
+    ours: list[float] = []
+    for _ in range(runs):
+        floor += direct_calls(argv, tool, args, calls)
+        ours += run_async(levelcode_calls(argv, tool, args, calls))
+    base = statistics.median(floor)
+    print(f"\n== {label}: {runs} rounds of {calls} calls of {tool} ==")
+    print("                       p50         p95   p50 vs floor")
+    for name, values in (("floor (direct)", floor), ("levelcode", ours)):
+        p50 = statistics.median(values)
+        print(f"  {name:15s} {p50 * 1e6:7.1f} µs  {p95(values) * 1e6:7.1f} µs   {p50 / base:5.2f}x")
+
+
 MIXED = [
     ECHO[1],
     EVERYTHING[1],
@@ -340,9 +359,14 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="fewer runs, for a smoke check")
+    parser.add_argument("--calls-only", action="store_true", help="per-call latency only, beside the floor")
     opts = parser.parse_args()
     runs, calls = (3, 100) if opts.quick else (15, 1000)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}")
+    if opts.calls_only:
+        for label, argv, tool, args in (ECHO, EVERYTHING):
+            report_calls(label, argv, tool, args, runs, calls)
+        return
     for label, argv, tool, args in (ECHO, EVERYTHING):
         report_server(label, argv, tool, args, runs, calls)
     report_probe(runs)

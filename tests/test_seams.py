@@ -11,6 +11,7 @@ the standard library or a third-party package is allowed only where listed below
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,75 @@ def test_a_planted_reach_is_caught(planted: str, code: str, caught: str) -> None
     body = "\n    ".join(code.splitlines())
     found = reaches_in(planted, source + f"\n\ndef _probe(link: object) -> None:\n    {body}\n")
     assert any(caught in problem for problem in found), found
+
+
+# --- processes are LevelCode's own `ChildProcess`, never passed off as asyncio's types ---------------
+
+PROCESS_MODULES = (
+    "core/subprocess_pipes.py",
+    "mcp/stdio/process.py",
+    "mcp/stdio/pipe_transport.py",
+    "tools/process_group.py",
+)
+
+
+def casts_to_asyncio(where: str, source: str) -> list[str]:
+    """Every `cast(T, …)` in `source` whose T names one of asyncio's types (`asyncio.X`, or a
+    name imported from asyncio), written as a name or as a string."""
+    tree = ast.parse(source)
+    from_asyncio = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("asyncio")
+        for alias in node.names
+    }
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args and _is_cast(node.func)):
+            continue
+        target = node.args[0]
+        text = target.value if isinstance(target, ast.Constant) and isinstance(target.value, str) else ""
+        written = text or ast.unparse(target)
+        names = {part for part in re.split(r"[^\w.]+", written) if part}
+        if any(name.startswith("asyncio.") or name.split(".")[0] in from_asyncio for name in names):
+            found.append(f"{where}:{node.lineno}: {ast.unparse(node)[:80]}")
+    return found
+
+
+def _is_cast(func: ast.expr) -> bool:
+    return (isinstance(func, ast.Name) and func.id == "cast") or (
+        isinstance(func, ast.Attribute) and func.attr == "cast"
+    )
+
+
+def test_no_process_passes_itself_off_as_an_asyncio_type() -> None:
+    """Both process backends implement `ChildProcess` (core/subprocess_pipes.py) for real: no
+    `cast` to asyncio's types anywhere, and no `type: ignore` in the process modules."""
+    problems = [
+        problem
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for problem in casts_to_asyncio(
+            str(path.relative_to(PACKAGE.parent)), path.read_text(encoding="utf-8")
+        )
+    ]
+    problems += [
+        f"{module}: type: ignore"
+        for module in PROCESS_MODULES
+        if "type: ignore" in (PACKAGE / module).read_text(encoding="utf-8")
+    ]
+    assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "cast(asyncio.SubprocessTransport, joined)",
+        "typing.cast('asyncio.WriteTransport', pipe)",
+        "from asyncio import BaseTransport as Transport\ncast(Transport | None, joined)",
+        "cast(list[asyncio.ReadTransport], pipes)",
+    ],
+)
+def test_a_planted_cast_to_an_asyncio_type_is_caught(code: str) -> None:
+    source = (PACKAGE / "mcp/stdio/process.py").read_text(encoding="utf-8")
+    assert casts_to_asyncio("process.py", source) == []
+    assert casts_to_asyncio("process.py", source + "\n" + code + "\n") != []

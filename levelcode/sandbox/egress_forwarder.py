@@ -7,10 +7,10 @@ back until COMMAND ends, then ends as COMMAND did. Plumbing only, with no say in
 the proxy outside decides, and whatever runs in here may reach the socket directly anyway.
 
 It sits on the start of every sandboxed server, so COMMAND starts first (connections wait in the
-listening socket's backlog), and threads come after. COMMAND dies with the forwarder
-(PR_SET_PDEATHSIG), as it did with bwrap's --die-with-parent before the forwarder sat between.
-Standard library only, no imports of LevelCode: it runs in the sandbox, from a path that may be
-all it can see of the package.
+listening socket's backlog), and the relay and threads come after. COMMAND dies with the
+forwarder (PR_SET_PDEATHSIG), as it did with bwrap's --die-with-parent before the forwarder sat
+between. Standard library and the relay beside it (egress_relay.py, loaded from this file's
+folder) only: it runs in the sandbox, from a path that may be all it can see of the package.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import socket
 import sys
 from collections.abc import Callable
 
-CHUNK = 64 * 1024
+Relay = Callable[[socket.socket, socket.socket], None]
 PRIVATE_TMP_HINT = " (the sandbox's /tmp is private: a program under /tmp is not in there)"
 
 
@@ -40,7 +40,7 @@ def main(argv: list[str]) -> None:
     os.close(null)
     import threading
 
-    threading.Thread(target=serve, args=(listener, socket_path), daemon=True).start()
+    threading.Thread(target=serve, args=(listener, socket_path, load_relay()), daemon=True).start()
     end_like(os.waitstatus_to_exitcode(os.waitpid(started[0], 0)[1]))
 
 
@@ -66,7 +66,20 @@ def spawn(command: list[str]) -> int:
     os._exit(127)
 
 
-def serve(listener: socket.socket, socket_path: str) -> None:
+def load_relay() -> Relay:
+    """The relay (egress_relay.py) from this file's folder: run as a script under -I, that folder
+    is not on the import path, and the package above it may not be in the sandbox at all. It is
+    put after the standard library, so it can shadow none of it."""
+    if __package__:  # imported as part of the package (the tests)
+        from levelcode.sandbox.egress_relay import relay
+
+        return relay
+    sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+    loaded: Relay = __import__("egress_relay").relay
+    return loaded
+
+
+def serve(listener: socket.socket, socket_path: str, relay: Relay) -> None:
     import threading
 
     while True:
@@ -74,12 +87,10 @@ def serve(listener: socket.socket, socket_path: str) -> None:
             client, _ = listener.accept()
         except OSError:
             return
-        threading.Thread(target=forward, args=(client, socket_path), daemon=True).start()
+        threading.Thread(target=forward, args=(client, socket_path, relay), daemon=True).start()
 
 
-def forward(client: socket.socket, socket_path: str) -> None:
-    import threading
-
+def forward(client: socket.socket, socket_path: str, relay: Relay) -> None:
     with client, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as proxy:
         try:
             proxy.connect(socket_path)
@@ -87,21 +98,7 @@ def forward(client: socket.socket, socket_path: str) -> None:
             os.write(2, f"[sandbox] the egress proxy cannot be reached: {exc}\n".encode())
             _quietly(client.sendall, b"HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n")
             return
-        back = threading.Thread(target=pump, args=(proxy, client), daemon=True)
-        back.start()
-        pump(client, proxy)
-        back.join()
-
-
-def pump(source: socket.socket, target: socket.socket) -> None:
-    try:
-        while chunk := source.recv(CHUNK):
-            target.sendall(chunk)
-    except OSError:
-        _quietly(source.shutdown, socket.SHUT_RDWR)
-        _quietly(target.shutdown, socket.SHUT_RDWR)
-        return
-    _quietly(target.shutdown, socket.SHUT_WR)
+        relay(client, proxy)
 
 
 def _quietly(action: Callable[..., object], argument: object) -> None:

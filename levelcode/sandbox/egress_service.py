@@ -1,4 +1,5 @@
-"""The egress proxy's protocol: what it answers on its socket, and the copying of a tunnel.
+"""The egress proxy's protocol: what it answers on its socket before a connection is handed to
+the relay (egress_relay.py).
 
 Speaks HTTP proxy: `CONNECT host:port` (a tunnel, for HTTPS) and requests in absolute form
 (`GET http://host/path`, plain HTTP, rewritten to origin form with `Connection: close`). A host
@@ -8,7 +9,7 @@ log — naming the host and how to allow it, once per host. The host is resolved
 connection goes to the very address checked, so no second lookup can be steered elsewhere.
 
 Imported by egress_proxy.py once its command has started (its imports then cost the command
-nothing); standard library and the pure rule modules only. Never writes to stdout.
+nothing); standard library, the pure rule modules and the relay only. Never writes to stdout.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import threading
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from levelcode.sandbox.egress_relay import relay
 from levelcode.sandbox.egress_rules import (
     NOT_LISTED,
     PRIVATE_ONLY,
@@ -32,7 +34,7 @@ from levelcode.sandbox.own_addresses import is_own_address
 MAX_HEAD_BYTES = 64 * 1024
 HEAD_TIMEOUT_SECONDS = 30.0
 CONNECT_TIMEOUT_SECONDS = 15.0
-CHUNK = 64 * 1024
+HEAD_CHUNK = 64 * 1024
 _HOP_HEADERS = {b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive"}
 
 
@@ -152,7 +154,7 @@ def read_head(client: socket.socket) -> tuple[bytes, bytes]:
     while b"\r\n\r\n" not in data:
         if len(data) > MAX_HEAD_BYTES:
             raise Refused("431 Request Header Fields Too Large", "the request's head is too long")
-        chunk = client.recv(CHUNK)
+        chunk = client.recv(HEAD_CHUNK)
         if not chunk:
             raise OSError("the client closed the connection")
         data += chunk
@@ -196,24 +198,3 @@ def answer(status: str, text: str) -> bytes:
     body = (text + "\n").encode("utf-8", "replace")
     head = f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {len(body)}"
     return (head + "\r\nConnection: close\r\n\r\n").encode("ascii") + body
-
-
-def relay(one: socket.socket, other: socket.socket) -> None:
-    """Copy both ways until both sides are done; each direction ends with a half-close."""
-    back = threading.Thread(target=pump, args=(other, one), daemon=True)
-    back.start()
-    pump(one, other)
-    back.join()
-
-
-def pump(source: socket.socket, target: socket.socket) -> None:
-    try:
-        while chunk := source.recv(CHUNK):
-            target.sendall(chunk)
-    except OSError:
-        for side in (source, target):
-            with contextlib.suppress(OSError):
-                side.shutdown(socket.SHUT_RDWR)
-        return
-    with contextlib.suppress(OSError):
-        target.shutdown(socket.SHUT_WR)

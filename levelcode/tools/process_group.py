@@ -5,8 +5,9 @@ process group we can signal at once: SIGTERM, a short grace, then SIGKILL. A pro
 the group on purpose (setsid, double-fork daemons) is beyond what a group signal reaches — except
 in the sandbox, where bwrap leads the group and everything inside dies with it (pid namespace).
 
-Exit is observed through the subprocess protocol rather than `Process.wait()`, which (on the
-Python versions we support) may not return while a grandchild still holds the output pipe.
+The command is a `ChildProcess` (core/subprocess_pipes.py) the running loop spawned: its exit is
+observed through the pipes' protocol rather than `Process.wait()`, which (on the Python versions
+we support) may not return while a grandchild still holds the output pipe.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from pathlib import Path
 
 from levelcode.core.errors import ToolError
 from levelcode.core.process_groups import describe_exit as exit_description
-from levelcode.core.process_groups import group_alive, signal_group, terminate_group
-from levelcode.core.subprocess_pipes import PipesProtocol
+from levelcode.core.process_groups import group_alive, terminate_group
+from levelcode.core.subprocess_pipes import AsyncioChild, ChildProcess, PipesProtocol
 from levelcode.sandbox.confinement import Wrap
 
 STOP_GRACE_SECONDS = 1.5
@@ -49,17 +50,14 @@ async def _bounded(event: asyncio.Event, seconds: float | None) -> bool:
 class ShellProcess:
     """One running `bash -c` command, its merged stdout and stderr streamed to a callback."""
 
-    def __init__(
-        self, transport: asyncio.SubprocessTransport, protocol: PipesProtocol, output_closed: asyncio.Event
-    ) -> None:
-        self._transport = transport
-        self._protocol = protocol
+    def __init__(self, child: ChildProcess, output_closed: asyncio.Event) -> None:
+        self._child = child
         self._output_closed = output_closed
-        self.pid = transport.get_pid()  # a new session's leader: its pid is also the group id
+        self.pid = child.pid  # a new session's leader: its pid is also the group id
 
     @property
     def returncode(self) -> int | None:
-        return self._transport.get_returncode()
+        return self._child.returncode
 
     @classmethod
     async def start(
@@ -102,30 +100,28 @@ class ShellProcess:
         on_output: Callable[[bytes], None],
         on_exit: Callable[[], None],
     ) -> ShellProcess:
-        loop = asyncio.get_running_loop()
         output_closed = asyncio.Event()
+        pipes = PipesProtocol(
+            lambda _fd, data: on_output(data),  # stdout and stderr are one pipe
+            lambda _fd: output_closed.set(),
+            lambda _code: on_exit(),
+        )
         try:
-            transport, protocol = await loop.subprocess_exec(
-                lambda: PipesProtocol(
-                    lambda _fd, data: on_output(data),  # stdout and stderr are one pipe
-                    lambda _fd: output_closed.set(),
-                    lambda _code: on_exit(),
-                ),
-                *argv,
+            child = await AsyncioChild.spawn(
+                argv,
+                pipes,
                 cwd=cwd,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
                 env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.STDOUT,
             )
         except OSError as exc:
             raise ToolError(f"could not start the command: {exc.strerror or exc}") from exc
-        return cls(transport, protocol, output_closed)
+        return cls(child, output_closed)
 
     async def wait(self, seconds: float | None = None) -> bool:
         """Whether the shell exited within `seconds` (its children may live on)."""
-        return await _bounded(self._protocol.exited, seconds)
+        return await self._child.wait(seconds)
 
     async def stop(self, *, grace: float = STOP_GRACE_SECONDS) -> None:
         """SIGTERM the whole group, SIGKILL whatever is left after `grace` seconds, then collect the
@@ -135,16 +131,16 @@ class ShellProcess:
         leaves nothing running.
         """
         try:
-            await terminate_group(self.pid, grace, leader_exited=self._protocol.exited)
-            await _bounded(self._protocol.exited, grace)
+            await terminate_group(self.pid, grace, leader_exited=self._child.exited)
+            await self._child.wait(grace)
             await _bounded(self._output_closed, DRAIN_SECONDS)
         finally:
-            self._transport.close()
+            self._child.close()
 
     def abandon(self) -> None:
         """Stop at once, without grace or waiting: for when there is no time left to await."""
-        signal_group(self.pid, signal.SIGKILL)
-        self._transport.close()
+        self._child.signal_group(signal.SIGKILL)
+        self._child.close()
 
 
 def _kill_spawned_group(spawning: asyncio.Future[ShellProcess]) -> None:

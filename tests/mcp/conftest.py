@@ -5,24 +5,14 @@ fixture for hub, router and connection tests — in-memory servers behind the hu
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Mapping
-from pathlib import Path
-
 import pytest
-import uvloop
 
+from tests.support.event_loops import on_both_loops
 from tests.support.memory_servers import MemoryServers
 
-BOTH_LOOPS = {"test_stdio_faults.py", "test_real_servers.py", "test_early_spawn.py", "test_dying_at_start.py"}
-
-
-def pytest_asyncio_loop_factories(
-    config: pytest.Config, item: pytest.Item
-) -> Mapping[str, Callable[[], asyncio.AbstractEventLoop]]:
-    if Path(str(item.path)).name in BOTH_LOOPS:
-        return {"asyncio": asyncio.new_event_loop, "uvloop": uvloop.new_event_loop}
-    return {"asyncio": asyncio.new_event_loop}
+pytest_asyncio_loop_factories = on_both_loops(
+    {"test_stdio_faults.py", "test_real_servers.py", "test_early_spawn.py", "test_dying_at_start.py"}
+)
 
 
 @pytest.fixture

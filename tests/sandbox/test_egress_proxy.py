@@ -22,7 +22,7 @@ import pytest
 from levelcode.sandbox.egress import EgressRoute, proxy_argv
 from levelcode.sandbox.egress_proxy import SOCKET_NAME, is_stale, make_listener
 from levelcode.sandbox.egress_rules import NOT_LISTED, EgressRules
-from tests.support.listener import Listener
+from tests.support.listener import Listener, receive_all
 
 WAIT = 20.0
 HOLD = "import sys; sys.stdout.write('command output'); sys.stdout.flush(); sys.stdin.read()"
@@ -66,13 +66,6 @@ class Running:
     def end(self) -> tuple[int, str]:
         _, err = self.process.communicate(b"", timeout=WAIT)
         return self.process.returncode, err.decode()
-
-
-def receive_all(client: socket.socket) -> bytes:
-    data = b""
-    while chunk := client.recv(65536):
-        data += chunk
-    return data
 
 
 def test_a_listed_host_is_reached_by_a_tunnel(folder: Path) -> None:

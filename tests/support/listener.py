@@ -124,3 +124,11 @@ def _pending(udp: socket.socket) -> Iterator[bytes]:
             yield udp.recv(65536)
         except BlockingIOError:
             return
+
+
+def receive_all(side: socket.socket) -> bytes:
+    """Everything `side` receives until the other end's end of stream (its timeout bounds it)."""
+    data = bytearray()
+    while chunk := side.recv(65536):
+        data += chunk
+    return bytes(data)

@@ -22,12 +22,12 @@ import os
 import subprocess
 from collections.abc import Coroutine, Mapping
 from pathlib import Path
-from typing import IO, cast
+from typing import IO
 
 from levelcode.core.errors import ServerExited, ServerStartError, TransportError
 from levelcode.core.private_files import append_private, private_folder
 from levelcode.core.process_groups import describe_exit, terminate_group, wait_group_gone
-from levelcode.core.subprocess_pipes import PipesProtocol
+from levelcode.core.subprocess_pipes import ChildProcess, PipesProtocol
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.transport import MessageSink
 from levelcode.mcp.stdio.exit_lines import why_it_ended
@@ -58,8 +58,7 @@ class StdioTransport:
         self.launch = launch
         self._given = process
         self._sink: MessageSink | None = None
-        self._process: asyncio.SubprocessTransport | None = None
-        self._stdin: asyncio.WriteTransport | None = None
+        self._process: ChildProcess | None = None
         self._splitter = LineSplitter(launch.max_message_bytes)
         self._stderr = StderrRing()
         self._log: IO[bytes] | None = None
@@ -95,25 +94,23 @@ class StdioTransport:
             except (OSError, subprocess.SubprocessError) as exc:
                 self._close_log()
                 raise ServerStartError(_spawn_failure(self.launch, exc), server=self.server) from exc
-        protocol = PipesProtocol(self._pipe_data, self._pipe_closed, self._on_exit)
+        pipes = PipesProtocol(self._pipe_data, self._pipe_closed, self._on_exit)
         try:
-            joined = await ServerProcess.attach(process, protocol)
+            self._process = await ServerProcess.attach(process, pipes)
         except BaseException:
             end_unused(process)
             self._close_log()
             raise
-        self._process = cast(asyncio.SubprocessTransport, joined)
-        self.pid = joined.get_pid()
-        self._stdin = cast(asyncio.WriteTransport, joined.get_pipe_transport(0))
+        self.pid = self._process.pid
         self._watch_git()
 
     def send(self, message: Mapping[str, object]) -> None:
-        if self._closed_error is not None or self._stdin is None:
+        if self._closed_error is not None or self._process is None:
             raise self._closed_error or TransportError("the server's stdin is closed", server=self.server)
-        if self._stdin.is_closing():  # it is going: what is waiting fails once it is known how
+        if self._process.stdin_closing():  # it is going: what is waiting fails once it is known how
             self._going("the server closed its stdin")
             return
-        self._stdin.write(jsonrpc.encode(message))
+        self._process.write(jsonrpc.encode(message))
 
     @property
     def process_id(self) -> int | None:
@@ -136,14 +133,12 @@ class StdioTransport:
         if self._process is None:
             self._close_log()
             return
-        pid = self.pid
-        if self._stdin is not None:
-            self._stdin.close()
-        if pid is not None:
-            await _first_of(self._exited, self._asked_too_late, within=STDIN_CLOSE_GRACE_SECONDS)
-            await terminate_group(pid, leader_exited=self._exited)
-            await wait_group_gone(pid, 0.5)
-            WATCHDOG.unregister(pid)
+        pid = self._process.pid
+        self._process.close_stdin()
+        await _first_of(self._exited, self._asked_too_late, within=STDIN_CLOSE_GRACE_SECONDS)
+        await terminate_group(pid, leader_exited=self._exited)
+        await wait_group_gone(pid, 0.5)
+        WATCHDOG.unregister(pid)
         self._process.close()
         if self._git_watch is not None:  # its last check, once the server has ended
             with contextlib.suppress(TimeoutError):

@@ -1,7 +1,8 @@
 """A spawned server (spawn.py) joined to the running event loop: `ServerProcess.attach` delivers
-its pipes and its exit to a `PipesProtocol`, as asyncio's own subprocess transport would, so the
-transport treats every server alike — spawned before the loop existed (the early start) or by the
-transport itself, under asyncio's loop or uvloop.
+its pipes and its exit to a `PipesProtocol`, and the joined process is a `ChildProcess`
+(core/subprocess_pipes.py) like one the loop spawned, so the transport treats every server alike
+— spawned before the loop existed (the early start) or by the transport itself, under asyncio's
+loop or uvloop.
 
 The exit is seen through a pidfd (Linux 5.3+), else by a thread waiting on the process; either way
 the process is reaped here, once. Never spawns, and never ends the process: closing ends the
@@ -15,55 +16,73 @@ import contextlib
 import functools
 import os
 import subprocess
-from typing import IO, Any, cast
+from typing import IO
 
-from levelcode.core.subprocess_pipes import PipesProtocol
+from levelcode.core.subprocess_pipes import ChildProcess, PipesProtocol
 
 
 class _PipeEnd(asyncio.Protocol):
-    def __init__(self, protocol: PipesProtocol, fd: int) -> None:
-        self.protocol, self.fd = protocol, fd
+    def __init__(self, pipes: PipesProtocol, fd: int) -> None:
+        self.pipes, self.fd = pipes, fd
 
     def data_received(self, data: bytes) -> None:
-        self.protocol.pipe_data_received(self.fd, data)
+        self.pipes.pipe_data_received(self.fd, data)
 
     def eof_received(self) -> bool:
         return False
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.protocol.pipe_connection_lost(self.fd, exc)
+        self.pipes.pipe_connection_lost(self.fd, exc)
 
 
-class ServerProcess:
-    """The part of `asyncio.SubprocessTransport` the stdio transport uses, over a `Popen`."""
+class ServerProcess(ChildProcess):
+    """A `Popen` with its three pipes joined to the running loop."""
 
-    def __init__(self, process: subprocess.Popen[bytes], protocol: PipesProtocol) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], pipes: PipesProtocol) -> None:
         self._process = process
-        self._protocol = protocol
-        self._pipes: dict[int, asyncio.BaseTransport] = {}
+        self._pipes = pipes
+        self._stdin: asyncio.WriteTransport | None = None
+        self._outputs: list[asyncio.ReadTransport] = []
         self._pidfd: int | None = None
-        self._returncode: int | None = None
 
     @classmethod
-    async def attach(cls, process: subprocess.Popen[bytes], protocol: PipesProtocol) -> ServerProcess:
+    async def attach(cls, process: subprocess.Popen[bytes], pipes: PipesProtocol) -> ServerProcess:
         """Join the process to the running loop; it may have exited already (its output and its
         exit are delivered all the same)."""
-        joined = cls(process, protocol)
-        protocol.connection_made(cast(asyncio.BaseTransport, joined))
+        joined = cls(process, pipes)
         loop = asyncio.get_running_loop()
         try:
-            stdin, _ = await loop.connect_write_pipe(lambda: _PipeEnd(protocol, 0), _pipe(process.stdin))
-            joined._pipes[0] = stdin
+            joined._stdin, _ = await loop.connect_write_pipe(lambda: _PipeEnd(pipes, 0), _pipe(process.stdin))
             for fd, pipe in ((1, process.stdout), (2, process.stderr)):
-                transport, _ = await loop.connect_read_pipe(
-                    functools.partial(_PipeEnd, protocol, fd), _pipe(pipe)
-                )
-                joined._pipes[fd] = transport
+                output, _ = await loop.connect_read_pipe(functools.partial(_PipeEnd, pipes, fd), _pipe(pipe))
+                joined._outputs.append(output)
         except BaseException:
             joined.close()  # the pipes joined so far; the caller ends the process
             raise
         joined._watch_exit(loop)
         return joined
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
+    def pipes(self) -> PipesProtocol:
+        return self._pipes
+
+    @property
+    def stdin(self) -> asyncio.WriteTransport | None:
+        return self._stdin
+
+    def close(self) -> None:
+        """Close the pipes, never the process (its transport ends the whole group first)."""
+        self.close_stdin()
+        for output in self._outputs:
+            output.close()
+        with contextlib.suppress(RuntimeError):
+            self._forget_pidfd(asyncio.get_running_loop())
+        # its group is gone by now, but the pidfd's news may not have been read: reap it here
+        self._process.poll()
 
     def _watch_exit(self, loop: asyncio.AbstractEventLoop) -> None:
         try:
@@ -86,27 +105,8 @@ class ServerProcess:
             self._pidfd = None
 
     def _exited(self) -> None:
-        if self._returncode is None:
-            self._returncode = self._process.returncode if self._process.returncode is not None else -1
-            self._protocol.process_exited()
-
-    def get_pid(self) -> int:
-        return self._process.pid
-
-    def get_returncode(self) -> int | None:
-        return self._returncode
-
-    def get_pipe_transport(self, fd: int) -> Any:
-        return self._pipes.get(fd)
-
-    def close(self) -> None:
-        """Close the pipes, never the process (its transport ends the whole group first)."""
-        for transport in self._pipes.values():
-            transport.close()
-        with contextlib.suppress(RuntimeError):
-            self._forget_pidfd(asyncio.get_running_loop())
-        # its group is gone by now, but the pidfd's news may not have been read: reap it here
-        self._process.poll()
+        code = self._process.returncode
+        self._pipes.child_exited(-1 if code is None else code)
 
 
 def _pipe(pipe: IO[bytes] | None) -> IO[bytes]:
