@@ -6,12 +6,15 @@ and started again on the same port, as a restart looks."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import random
 import signal
 import socket
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 
 from tests.support.processes import wait_until
 from tests.support.servers import ROOT, node_server
@@ -20,10 +23,32 @@ SDK_SERVER = ROOT / "tests" / "servers" / "sdk_http_server.py"
 FASTMCP_SERVER = ROOT / "tests" / "servers" / "fastmcp_http_server.py"
 
 
+# Ports handed to servers that bind them later. Not the kernel's own pick (port 0): that comes
+# from the ephemeral range, where any other test's listener or connection in another worker may be
+# given the same port between this probe and the server's bind — and a test then talks to a
+# stranger (a 404 from another worker's authorization server, seen under load). These come from
+# below the ephemeral range, a block of its own for each worker, so nothing else is handed them.
+PORTS_PER_WORKER = 1000
+_handed = itertools.count(random.randrange(PORTS_PER_WORKER))  # two checkouts' suites rarely meet
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    first = _port_block()
+    for _ in range(PORTS_PER_WORKER):
+        port = first + next(_handed) % PORTS_PER_WORKER
+        with socket.socket() as probe, contextlib.suppress(OSError):
+            probe.bind(("127.0.0.1", port))
+            return port
+    raise AssertionError(f"no free port in {first}..{first + PORTS_PER_WORKER - 1}")
+
+
+def _port_block() -> int:
+    """This worker's first port: blocks of PORTS_PER_WORKER below the ephemeral range."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    ephemeral = Path("/proc/sys/net/ipv4/ip_local_port_range")
+    low = int(ephemeral.read_text().split()[0]) if ephemeral.exists() else 32768
+    blocks = max(1, (low - 10_000) // PORTS_PER_WORKER)
+    return 10_000 + (int(worker) if worker.isdigit() else 0) % blocks * PORTS_PER_WORKER
 
 
 def listening(port: int) -> bool:
