@@ -16,8 +16,8 @@ from levelcode.cli.printing import say
 from levelcode.core.errors import ConfigProblem
 
 if TYPE_CHECKING:
-    from levelcode.core.settings import Settings
     from levelcode.mcp.config.specs import McpConfig
+    from levelcode.policy.settings import Settings
 
 
 def say_unusable_files(problems: Iterable[ConfigProblem]) -> tuple[ConfigProblem, ...]:

@@ -13,8 +13,8 @@ import os
 from dataclasses import asdict
 
 from levelcode.agent.events import AgentEvent, EventSink, TextDelta
-from levelcode.core import paths
-from levelcode.core.private_files import append_private_text
+from levelcode.platform import paths
+from levelcode.platform.private_files import append_private_text
 
 ENV = "LEVELCODE_DEBUG"
 log = logging.getLogger("levelcode")

@@ -87,8 +87,8 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _host_entry(text: str) -> str:
-    """An --allow-host value as entries are written (core/network_hosts.py); a usage error else."""
-    from levelcode.core.network_hosts import parse_host_entry
+    """An --allow-host value as entries are written (policy/network_hosts.py); a usage error else."""
+    from levelcode.policy.network_hosts import parse_host_entry
 
     try:
         return parse_host_entry(text).text()

@@ -21,7 +21,6 @@ from levelcode.cli.mcp_parser import add_server_options
 from levelcode.cli.mcp_scope import ServersFile, edit_servers_file, scope_line, scopes_naming, servers_file
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import JsonDoc
 from levelcode.mcp.config.argv import is_env_entry, is_header_entry, is_url
 from levelcode.mcp.config.edit import (
     AddRequest,
@@ -37,6 +36,7 @@ from levelcode.mcp.config.files import load_mcp_config, load_workspace_tier
 from levelcode.mcp.config.shown_values import shown_header, shown_header_text
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.plan import launch_text
+from levelcode.platform.json_store import JsonDoc
 
 
 class _OptionsParser(argparse.ArgumentParser):

@@ -77,9 +77,9 @@ def list_status(view: ListView) -> int:
 def mcp_list(args: argparse.Namespace) -> int:
     """Imports are lazy here: the user's own servers are spawned first, and boot meanwhile. The
     configuration files that could not be used are said first, on stderr."""
-    from levelcode.core.settings import load_settings
     from levelcode.mcp.launch.connect_options import session_options
     from levelcode.mcp.live.early_start import start_user_servers
+    from levelcode.platform.settings_files import load_settings
 
     workspace = workspace_of(args)
     settings = load_settings(workspace)

@@ -19,11 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from levelcode.cli.printing import workspace_of
-from levelcode.core import paths
-from levelcode.core.config_files import parse_json_text
 from levelcode.core.errors import ConfigError, ConfigProblem
-from levelcode.core.json_store import NOT_OVERWRITTEN, JsonDoc, UnreadableFile, read_json_object
-from levelcode.core.settings_store import update_user_settings
+from levelcode.core.json_text import parse_json_text
 from levelcode.mcp.config.import_tools import TOOL_LABELS, TOOLS, Tool
 from levelcode.mcp.config.importers import (
     Candidate,
@@ -40,6 +37,9 @@ from levelcode.mcp.config.importers import (
 from levelcode.mcp.config.shown_values import shown_header
 from levelcode.mcp.config.specs import SERVERS_KEY, HttpServerSpec
 from levelcode.mcp.launch.plan import launch_text
+from levelcode.platform import paths
+from levelcode.platform.json_store import NOT_OVERWRITTEN, JsonDoc, UnreadableFile, read_json_object
+from levelcode.platform.settings_store import update_user_settings
 from levelcode.ui.visible import visible
 
 MAX_SOURCE_BYTES = 128 * 1024 * 1024  # ~/.claude.json keeps growing with use

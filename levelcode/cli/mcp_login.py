@@ -24,9 +24,7 @@ from typing import TYPE_CHECKING
 from levelcode.cli.aio import run_command
 from levelcode.cli.config_report import load_reported_config
 from levelcode.cli.printing import fail, say, workspace_of
-from levelcode.core import paths
 from levelcode.core.errors import ConfigError, McpError
-from levelcode.core.settings import load_settings
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec
 from levelcode.mcp.http.oauth.callback import params_from_pasted
 from levelcode.mcp.http.oauth.grant import Client
@@ -37,6 +35,8 @@ from levelcode.mcp.launch.gate import LaunchGate, blocked_by_organisation
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live.connection import connect
 from levelcode.mcp.protocol.sign_in import DEFAULT_SIGN_IN_SECONDS, Deliver, SignIn, SignInPrompt
+from levelcode.platform import paths
+from levelcode.platform.settings_files import load_settings
 from levelcode.ui.shown_hosts import shown_url, warning_lines
 
 if TYPE_CHECKING:

@@ -24,11 +24,7 @@ from levelcode.cli.mcp_scope import (
     servers_file,
 )
 from levelcode.cli.printing import fail, say, workspace_of
-from levelcode.core.config_files import read_json_file
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import NOT_OVERWRITTEN, UnreadableFile
-from levelcode.core.workspace_identity import describe_identity, workspace_identity
-from levelcode.core.workspace_servers import turn_off
 from levelcode.mcp.config.edit import (
     ServerNotFound,
     entry_as_written,
@@ -45,6 +41,10 @@ from levelcode.mcp.config.specs import (
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.platform.config_files import read_json_file
+from levelcode.platform.json_store import NOT_OVERWRITTEN, UnreadableFile
+from levelcode.platform.workspace_identity import describe_identity, workspace_identity
+from levelcode.platform.workspace_servers import turn_off
 from levelcode.ui.mcp_views import organisation_json
 
 ACTIONS = ("get", "enable", "disable")  # remove: cli/mcp_remove.py

@@ -21,7 +21,6 @@ from typing import Protocol
 
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.errors import ConfigError, RegistryError
-from levelcode.core.settings import load_settings
 from levelcode.mcp.config.edit import AddRequest, Entry, parse_seconds
 from levelcode.mcp.config.expanded_fields import variables_received
 from levelcode.mcp.config.registry_entry import SERVER_NAME, RegistryOrigin
@@ -33,6 +32,7 @@ from levelcode.mcp.registry.entry import Made, choose, package_entry
 from levelcode.mcp.registry.inputs import INPUT_FLAG, Filler, Need, parse_given
 from levelcode.mcp.registry.remote_entry import remote_entry
 from levelcode.mcp.registry.rules import checked_answer
+from levelcode.platform.settings_files import load_settings
 
 MAX_DESCRIPTION = 200  # characters of a registry's description shown per result
 NOT_WITH_REGISTRY = {

@@ -17,12 +17,12 @@ from levelcode.cli.mcp_manage import not_in_user_tier, required_refusal
 from levelcode.cli.mcp_scope import SCOPE_WORDS, ServersFile, edit_servers_file, scopes_naming, servers_file
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import JsonDoc
 from levelcode.mcp.config.edit import ServerNotFound, user_servers, without_server
 from levelcode.mcp.config.specs import Provenance, parse_server_entry
 from levelcode.mcp.config.tool_policy import POLICY_KEY
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.platform.json_store import JsonDoc
 
 
 def mcp_remove(args: argparse.Namespace) -> int:

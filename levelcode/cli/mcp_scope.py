@@ -17,20 +17,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from levelcode.core import paths
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import (
+from levelcode.mcp.config.edit import USER_SETTINGS, ServerExists, ServerNotFound, ServersDoc, user_servers
+from levelcode.mcp.config.files import local_servers_path
+from levelcode.mcp.config.local_servers import FOLDER_KEY, WHERE, WORKSPACE_KEY
+from levelcode.platform import paths
+from levelcode.platform.json_store import (
     NOT_OVERWRITTEN,
     JsonDoc,
     UnreadableFile,
     read_json_object,
     write_atomically,
 )
-from levelcode.core.settings_store import update_user_settings
-from levelcode.core.workspace_identity import describe_identity, workspace_identity
-from levelcode.mcp.config.edit import USER_SETTINGS, ServerExists, ServerNotFound, ServersDoc, user_servers
-from levelcode.mcp.config.files import local_servers_path
-from levelcode.mcp.config.local_servers import FOLDER_KEY, WHERE, WORKSPACE_KEY
+from levelcode.platform.settings_store import update_user_settings
+from levelcode.platform.workspace_identity import describe_identity, workspace_identity
 
 PROJECT_FILE = Path(".mcp.json")
 DEFAULT_SCOPE = "user"

@@ -18,13 +18,13 @@ from levelcode.cli.aio import run_command
 from levelcode.cli.config_report import load_reported_config
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.approvals import HeadlessApprover
-from levelcode.core.settings import load_settings
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
 from levelcode.mcp.launch.connect_options import settings_api_key
 from levelcode.mcp.launch.gate import LaunchGate, Reconsidered
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust import needs_launch_approval, since_approval
 from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.platform.settings_files import load_settings
 
 STILL_RUNNING = (
     "A LevelCode session already running {name} in {workspace} keeps it until that session ends or\n"

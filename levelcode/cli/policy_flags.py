@@ -1,4 +1,4 @@
-"""The command-line flags an organisation's policy can forbid (core/managed_policy.py):
+"""The command-line flags an organisation's policy can forbid (policy/managed_policy.py):
 `--autopilot`, `--allow-network`, and `--allow-host` beyond its allowed hosts. Light: checked
 before a session spawns anything, so it imports only core.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from levelcode.core.errors import ConfigError
-from levelcode.core.settings import Settings
+from levelcode.policy.settings import Settings
 
 
 def refuse_forbidden_flags(args: argparse.Namespace, settings: Settings) -> None:

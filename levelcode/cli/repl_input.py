@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from levelcode.core import paths
-from levelcode.core.private_files import touch_private
+from levelcode.platform import paths
+from levelcode.platform.private_files import touch_private
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession

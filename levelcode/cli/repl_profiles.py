@@ -15,10 +15,10 @@ from rich.text import Text
 
 from levelcode.agent.system_prompt import with_server_instructions
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import UnreadableFile
-from levelcode.core.workspace_identity import describe_identity, workspace_identity
-from levelcode.core.workspace_servers import turn_off
 from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile, parse_profiles
+from levelcode.platform.json_store import UnreadableFile
+from levelcode.platform.workspace_identity import describe_identity, workspace_identity
+from levelcode.platform.workspace_servers import turn_off
 from levelcode.ui.mcp_words import chip
 from levelcode.ui.visible import visible
 

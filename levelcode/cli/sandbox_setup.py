@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from levelcode.core.settings import Settings
+from levelcode.policy.settings import Settings
 from levelcode.sandbox.confinement import Confinement, current_confinement
 from levelcode.tools.base import ToolContext
 

@@ -22,13 +22,13 @@ from levelcode.cli.sandbox_setup import extra_roots, no_sandbox_notice, session_
 from levelcode.cli.session_start import SessionStart
 from levelcode.core.approvals import Approver
 from levelcode.core.messages import ToolShape
-from levelcode.core.settings import Settings
 from levelcode.core.tool_offers import DeferredTool, offer_found
 from levelcode.mcp.calls.deferral import ToolSearchPolicy, parse_tool_search
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.live.client_features import UserAnswers
 from levelcode.mcp.live.overview import Restarted
 from levelcode.mcp.live.runtime import McpRuntime
+from levelcode.policy.settings import Settings
 from levelcode.providers.base import Provider, ProviderSettings
 from levelcode.providers.context_windows import known_context_window
 from levelcode.providers.factory import close_provider

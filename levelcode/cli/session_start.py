@@ -25,9 +25,10 @@ from levelcode.cli.policy_flags import refuse_forbidden_flags
 from levelcode.cli.printing import workspace_of
 from levelcode.cli.sessions_resume import Pick, resumed_session, resumed_settings
 from levelcode.core.errors import ConfigError
-from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.launch.connect_options import session_options
 from levelcode.mcp.live.early_start import EarlyStart, start_user_servers
+from levelcode.platform.settings_files import load_settings
+from levelcode.policy.settings import Settings
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.factory import resolve_provider_settings
 from levelcode.providers.failures import missing_key_error

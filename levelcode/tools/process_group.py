@@ -19,9 +19,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from levelcode.core.errors import ToolError
-from levelcode.core.process_groups import describe_exit as exit_description
-from levelcode.core.process_groups import group_alive, signal_group, terminate_group
-from levelcode.core.subprocess_pipes import PipesProtocol
+from levelcode.platform.process_groups import describe_exit as exit_description
+from levelcode.platform.process_groups import group_alive, signal_group, terminate_group
+from levelcode.platform.subprocess_pipes import PipesProtocol
 from levelcode.sandbox.confinement import Wrap
 
 STOP_GRACE_SECONDS = 1.5

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core.config_files import json_syntax_problem, read_json_file
 from levelcode.core.errors import ConfigProblem
-from levelcode.core.json_store import UnreadableFile, read_json_object
+from levelcode.core.json_text import json_syntax_problem
+from levelcode.platform.config_files import read_json_file
+from levelcode.platform.json_store import UnreadableFile, read_json_object
 
 SETTINGS = (
     '{\n  "model": "m",\n  "mcpServers": {\n    "a": {"command": "x"}\n    "b": {"command": "y"}\n  }\n}\n'

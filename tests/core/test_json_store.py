@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core.json_store import (
+from levelcode.platform.json_store import (
     JsonDoc,
     UnreadableFile,
     locked,
@@ -205,7 +205,7 @@ def test_the_lock_is_released_when_the_body_raises(tmp_path: Path) -> None:
 COUNTER = """
 import sys
 from pathlib import Path
-from levelcode.core.json_store import update_json
+from levelcode.platform.json_store import update_json
 
 path, worker, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 

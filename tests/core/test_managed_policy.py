@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core.managed_file import ownership_problem, read_managed_policy
-from levelcode.core.managed_policy import (
+from levelcode.platform.managed_file import ownership_problem, read_managed_policy
+from levelcode.platform.paths import managed_settings_path
+from levelcode.platform.settings_files import load_settings
+from levelcode.policy.managed_policy import (
     NO_POLICY,
     ManagedPolicy,
     ServerMatch,
@@ -20,8 +22,6 @@ from levelcode.core.managed_policy import (
     overridden_settings,
     parse_managed_policy,
 )
-from levelcode.core.paths import managed_settings_path
-from levelcode.core.settings import load_settings
 
 FILE = "/etc/levelcode/managed-settings.json"
 

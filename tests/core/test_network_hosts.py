@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from levelcode.core.network_hosts import (
+from levelcode.policy.network_hosts import (
     HostEntry,
     host_entries,
     is_public_address,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core import paths
+from levelcode.platform import paths
 
 
 def test_levelcode_home_holds_settings_state_trust_and_logs(isolated_home: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core.settings import load_settings
+from levelcode.platform.settings_files import load_settings
 from tests.support.cli import write_settings
 
 

@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from levelcode.core.errors import ConfigError
-from levelcode.core.settings_store import update_user_settings
 from levelcode.mcp.calls.allow_store import allow_mcp_tool
+from levelcode.platform.settings_store import update_user_settings
 
 NOT_PARSABLE = {
     "trailing comma": b'{"mcpToolPolicy": {"fs__read_file": "allow"},}',

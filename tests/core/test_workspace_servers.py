@@ -1,4 +1,4 @@
-"""Per-workspace server choices, keyed on the repository (core/workspace_identity.py) with real git:
+"""Per-workspace server choices, keyed on the repository (platform/workspace_identity.py) with real git:
 every worktree of one clone shares them (`git worktree add`), another repository does not, and a
 `.git` file planted to borrow another repository's identity is not believed. Load-bearing
 direction: a choice made in one repository never shows in another."""
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core.workspace_identity import describe_identity, workspace_identity
-from levelcode.core.workspace_servers import servers_off, turn_off
+from levelcode.platform.workspace_identity import describe_identity, workspace_identity
+from levelcode.platform.workspace_servers import servers_off, turn_off
 
 
 def git(cwd: Path, *args: str) -> None:

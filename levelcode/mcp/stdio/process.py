@@ -17,7 +17,7 @@ import os
 import subprocess
 from typing import IO, Any, cast
 
-from levelcode.core.subprocess_pipes import PipesProtocol
+from levelcode.platform.subprocess_pipes import PipesProtocol
 
 
 class _PipeEnd(asyncio.Protocol):

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from levelcode.core.config_files import parse_json_text
 from levelcode.core.errors import ConfigProblem
+from levelcode.core.json_text import parse_json_text
 
 JsonDoc = dict[str, Any]
 

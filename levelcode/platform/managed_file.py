@@ -1,9 +1,9 @@
-"""Reading the organisation's policy file (core/paths.py says where it is): once per process, and
+"""Reading the organisation's policy file (platform/paths.py says where it is): once per process, and
 with a warning when someone other than an administrator could change it.
 
 Reads only: LevelCode never writes, creates or fixes this file — it is the platform team's. A
 missing file is no policy; one that is there but cannot be read, is blank or does not parse to a
-JSON object is a closed policy (managed_policy.py), a link whose target is gone included. Every
+JSON object is a closed policy (policy/managed_policy.py), a link whose target is gone included. Every
 part of a process that asks gets the same policy, read once: the early spawn, the settings, the
 launch gate and the views never disagree about it.
 """
@@ -15,10 +15,10 @@ import os
 import stat
 from pathlib import Path
 
-from levelcode.core import paths
-from levelcode.core.config_files import read_config_text
 from levelcode.core.errors import ConfigProblem
-from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy, policy_from_text, unusable_policy
+from levelcode.platform import paths
+from levelcode.platform.config_files import read_config_text
+from levelcode.policy.managed_policy import NO_POLICY, ManagedPolicy, policy_from_text, unusable_policy
 
 _read: dict[Path, ManagedPolicy] = {}
 WRITABLE_BITS = stat.S_IWGRP | stat.S_IWOTH

@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from levelcode.core import paths
+from levelcode.platform import paths
 
 FILE_MODE = 0o600
 FOLDER_MODE = 0o700

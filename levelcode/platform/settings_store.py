@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from levelcode.core import paths
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import NOT_OVERWRITTEN, JsonDoc, UnreadableFile, update_json
+from levelcode.platform import paths
+from levelcode.platform.json_store import NOT_OVERWRITTEN, JsonDoc, UnreadableFile, update_json
 
 
 def update_user_settings(change: Callable[[JsonDoc], None], path: Path | None = None) -> Path:

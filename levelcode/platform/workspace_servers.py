@@ -1,5 +1,5 @@
 """The servers the user turned off in one workspace (`levelcode mcp disable NAME --here`, `/mcp
-disable NAME`), kept per repository (core/workspace_identity.py), so a `git worktree add` of the
+disable NAME`), kept per repository (platform/workspace_identity.py), so a `git worktree add` of the
 same repository keeps them off and another repository does not.
 
 The user's own state: a 0600 file under the state dir, written under a lock, atomically. It can
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from levelcode.core import paths
 from levelcode.core.errors import ConfigProblem
-from levelcode.core.json_store import JsonDoc, UnreadableFile, read_json_object, update_json
-from levelcode.core.workspace_identity import workspace_identity
+from levelcode.platform import paths
+from levelcode.platform.json_store import JsonDoc, UnreadableFile, read_json_object, update_json
+from levelcode.platform.workspace_identity import workspace_identity
 
 KEY = "workspaces"
 

@@ -48,7 +48,7 @@ MANAGED_SETTINGS_NAME = "managed-settings.json"
 
 
 def managed_settings_path(platform: str = sys.platform) -> Path:
-    """Where a platform team puts the organisation's policy (core/managed_policy.py): a folder only
+    """Where a platform team puts the organisation's policy (policy/managed_policy.py): a folder only
     an administrator can write. Windows: Program Files, not ProgramData, where any user may create
     the folder before the administrator does."""
     if platform == "darwin":
@@ -67,7 +67,7 @@ def trust_store_path() -> Path:
 
 
 def workspace_servers_path() -> Path:
-    """The servers the user turned off per repository (core/workspace_servers.py)."""
+    """The servers the user turned off per repository (platform/workspace_servers.py)."""
     return state_dir() / "workspace-servers.json"
 
 

@@ -1,14 +1,16 @@
-"""The user's own settings file (user tier) and a repository's `.levelcode/settings.json`, read once
-per session, with the keys a repository may never set.
+"""The shape of the settings: the user's own settings file (user tier) and a repository's
+`.levelcode/settings.json`, parsed from their documents into one `Settings`, with the keys a
+repository may never set.
 
-Read leniently: a broken file is reported and treated as empty, so that `mcp list` and the like
+Lenient: a broken file is reported and treated as empty, so that `mcp list` and the like
 still show the rest; a session (`levelcode`, `run`) refuses to start on a user file it cannot use
 (`unusable_user_file`), rather than run without the user's provider, servers and policy.
 Security-relevant keys (`mcpServers`, `mcpToolPolicy`, `autopilot`, `sandbox`, `provider`,
 `baseUrl`, `apiKey`, `commandRules`, `mcpRegistry`), and `prices` and `profiles`, come from the
 user's file only; a repository's file that sets one is reported and the key ignored. Above both stands the
-organisation's policy (core/managed_policy.py), read with them: what it turns off, the user's
-settings cannot turn on. Never writes (settings_store.py does).
+organisation's policy (policy/managed_policy.py), read with them: what it turns off, the user's
+settings cannot turn on. Pure: documents in, `Settings` out; never reads a file
+(platform/settings_files.py reads them, platform/settings_store.py writes the user's).
 """
 
 from __future__ import annotations
@@ -17,14 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from levelcode.core import paths
-from levelcode.core.config_files import is_absent, read_json_file
 from levelcode.core.errors import ConfigProblem
-from levelcode.core.managed_file import read_managed_policy
-from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy, overridden_settings
-from levelcode.core.network_hosts import host_entries
+from levelcode.core.json_text import is_absent
+from levelcode.policy.managed_policy import NO_POLICY, ManagedPolicy, overridden_settings
+from levelcode.policy.network_hosts import host_entries
 
-PROJECT_SETTINGS_FILE = Path(".levelcode") / "settings.json"
 # Keys a repository's own settings file may never set: they decide what runs (mcpServers), what
 # runs without asking (mcpToolPolicy, autopilot), what the sandbox lets through (sandbox), and
 # where the API key is sent (provider, baseUrl, apiKey); nor what the user is told a session
@@ -50,7 +49,7 @@ class Settings:
     user: Mapping[str, object] = field(default_factory=dict[str, object])
     project: Mapping[str, object] = field(default_factory=dict[str, object])
     problems: tuple[ConfigProblem, ...] = ()
-    user_file: Path = field(default_factory=paths.user_settings_path)
+    user_file: Path = field(kw_only=True)  # where the user's own settings are (read or not)
     managed: ManagedPolicy = NO_POLICY  # the organisation's policy, read with them
 
     @property
@@ -86,31 +85,38 @@ class Settings:
         return tuple(Path(item).expanduser() for item in raw if isinstance(item, str) and item)
 
 
-def load_settings(
-    workspace: Path, user_file: Path | None = None, *, managed: ManagedPolicy | None = None
+@dataclass(frozen=True)
+class SettingsDocument:
+    """One settings file as read: where it is, its parsed document (None when missing or blank),
+    or the problem that kept it from being read or parsed."""
+
+    file: Path
+    doc: object = None
+    problem: ConfigProblem | None = None
+
+
+def settings_from_documents(
+    user: SettingsDocument, project: SettingsDocument, policy: ManagedPolicy
 ) -> Settings:
-    """Both settings files, each read once, under the organisation's policy (`managed`: as read
-    already; else read here, once per process); every problem found, each once — the policy's
-    first."""
-    policy = managed if managed is not None else read_managed_policy()
-    path = user_file or paths.user_settings_path()
-    doc, problem = read_json_file(path)
-    problems = [*policy.problems, *([problem] if problem else [])]
+    """Both settings documents under the organisation's policy; every problem found, each once —
+    the policy's first."""
+    doc, path = user.doc, user.file
+    problems = [*policy.problems, *([user.problem] if user.problem else [])]
     if doc is not None and not isinstance(doc, dict):
         problems.append(ConfigProblem(str(path), "(top level)", "expected a JSON object"))
         doc = None
     problems += _sandbox_problems(doc, path)
     problems += overridden_settings(doc or {}, str(path), policy)
-    project, project_problems = load_project_settings(workspace)
-    return Settings(dict(doc or {}), project, tuple(problems + project_problems), path, policy)
+    project_settings, project_problems = project_settings_of(project)
+    return Settings(
+        dict(doc or {}), project_settings, tuple(problems + project_problems), user_file=path, managed=policy
+    )
 
 
-def load_project_settings(workspace: Path) -> tuple[dict[str, object], list[ConfigProblem]]:
-    path = workspace / PROJECT_SETTINGS_FILE
-    doc, problem = read_json_file(path)
-    if problem is not None:
-        return {}, [problem]
-    return check_project_settings(doc, file=str(path))
+def project_settings_of(project: SettingsDocument) -> tuple[dict[str, object], list[ConfigProblem]]:
+    if project.problem is not None:
+        return {}, [project.problem]
+    return check_project_settings(project.doc, file=str(project.file))
 
 
 def check_project_settings(doc: object, *, file: str) -> tuple[dict[str, object], list[ConfigProblem]]:

@@ -10,20 +10,11 @@ link or `..` makes look like one of them.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 # Lines longer than this are folded when saved: `read_file` cuts a longer line, and a result that
 # is one long line (JSON, minified text) must still be readable page by page.
 SAVED_LINE_CHARS = 2000
-
-
-@dataclass(frozen=True)
-class SavedResult:
-    """Where a cut result was saved whole, and how big it is (bytes as UTF-8)."""
-
-    path: str
-    size: int
 
 
 class SpillFiles:

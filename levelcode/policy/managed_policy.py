@@ -3,7 +3,7 @@ MCP servers may run (allowed, denied, required, only those from its own MCP Regi
 they must run in the sandbox, tool rules no user can loosen, sampling, autopilot and the network —
 parsed from its file, with the one wording of "your organisation decided".
 
-Pure: a parsed JSON document in, a `ManagedPolicy` out; never reads a file (managed_file.py does)
+Pure: a parsed JSON document in, a `ManagedPolicy` out; never reads a file (platform/managed_file.py does)
 and never judges one server (mcp/config/managed_servers.py does). All or nothing: any mistake in
 the file (bad JSON, an unknown key, a value of the wrong kind) and the policy is *closed* — no MCP
 server starts, autopilot, the network and sampling are off — because a policy read in part could
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
-from levelcode.core.config_files import parse_json_text
 from levelcode.core.errors import ConfigProblem
-from levelcode.core.network_hosts import WEB_PORTS, HostEntry, parse_host_entry
+from levelcode.core.json_text import parse_json_text
+from levelcode.policy.network_hosts import WEB_PORTS, HostEntry, parse_host_entry
 
 SandboxScope = Literal["none", "repository", "all"]  # which servers must run in the sandbox
 ToolRule = Literal["deny", "ask"]
@@ -385,7 +385,7 @@ def _covers(limit: HostEntry, wanted: HostEntry) -> bool:
 
 def overridden_settings(user: Mapping[str, object], file: str, policy: ManagedPolicy) -> list[ConfigProblem]:
     """What the user's own settings ask for that the organisation's policy does not allow: each
-    said once and not applied (the properties of core/settings.py apply the policy)."""
+    said once and not applied (the properties of policy/settings.py apply the policy)."""
     if not policy.active:
         return []
     said: list[ConfigProblem] = []
