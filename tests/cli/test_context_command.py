@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from levelcode.agent.events import RecordingSink
-from levelcode.cli.session import ChatSession, open_session
-from levelcode.cli.session_start import prepare_session
+from levelcode.cli.start.chat_parts import ChatSession, open_session
+from levelcode.cli.start.light_start import prepare_session
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.ui.context_view import render_context
 from tests.support.cli import write_settings

@@ -5,7 +5,7 @@ with no warning."""
 
 from __future__ import annotations
 
-from levelcode.cli.mcp_login import consent_lines
+from levelcode.cli.mcp.login import consent_lines
 from levelcode.mcp.protocol.sign_in import SignInPrompt
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from levelcode.cli.mcp_import import (
+from levelcode.cli.mcp.import_servers import (
     MAX_REPO_SOURCE_BYTES,
     ImportOptions,
     import_servers,

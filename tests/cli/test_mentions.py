@@ -3,7 +3,7 @@ only, trailing punctuation left out, each once, and no mention inside a word (an
 
 from __future__ import annotations
 
-from levelcode.cli.mentions import Mention, attached_line, find_mentions
+from levelcode.cli.repl.mentions import Mention, attached_line, find_mentions
 from levelcode.core.attachments import command_attachment, file_attachment, folder_attachment
 
 SERVERS = {"everything", "my.server"}

@@ -17,9 +17,9 @@ import pytest
 from rich.console import Console
 
 from levelcode.agent.events import RecordingSink
-from levelcode.cli.model_command import model_command, model_listing, refusal
-from levelcode.cli.session import ChatSession, open_session
-from levelcode.cli.session_start import prepare_session
+from levelcode.cli.repl.model_command import model_command, model_listing, refusal
+from levelcode.cli.start.chat_parts import ChatSession, open_session
+from levelcode.cli.start.light_start import prepare_session
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.prices import Price

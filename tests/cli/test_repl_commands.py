@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from levelcode.agent.session_store import workspace_folder
-from levelcode.cli.repl_commands import BY_NAME, COMMANDS, help_text, run_slash_command
-from levelcode.cli.repl_turns import send_message
+from levelcode.cli.repl.slash_commands import BY_NAME, COMMANDS, help_text, run_slash_command
+from levelcode.cli.repl.turns import send_message
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI
 from tests.support.repl_face import repl_face

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.cli.repl_commands import run_slash_command
+from levelcode.cli.repl.slash_commands import run_slash_command
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI
 from tests.support.repl_face import repl_face

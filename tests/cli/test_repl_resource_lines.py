@@ -9,7 +9,7 @@ import io
 
 from rich.console import Console
 
-from levelcode.cli.repl_resource_lines import ChangedResources
+from levelcode.cli.repl.resource_lines import ChangedResources
 
 NOTE = "MCP resource changed: @sdk:test://note (the model is told with your next message)"
 

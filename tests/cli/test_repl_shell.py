@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 from rich.console import Console
 
-from levelcode.cli.repl_shell import GOES_WITH_NEXT, RAN_UNCONFINED, run_shell_line
+from levelcode.cli.repl.shell_lines import GOES_WITH_NEXT, RAN_UNCONFINED, run_shell_line
 from levelcode.core.approvals import ApprovalRequest, Choice
 from levelcode.tools.base import ToolContext
 from levelcode.tools.command_approval import run_command_approval

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import pytest
 
 from levelcode.agent.toolbox import Toolbox
-from levelcode.cli.session_start import prepare_session
+from levelcode.cli.start.light_start import prepare_session
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.core.messages import ToolUse
 from levelcode.mcp.calls import router as router_module

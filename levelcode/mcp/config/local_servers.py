@@ -7,7 +7,7 @@ A `.git` that borrowed another repository's identity would gain that repository'
 which is no more than the user's settings.json servers already get everywhere.
 
 Pure: parses the document and merges it with the settings' servers; never reads or writes a file
-(config/files.py reads it, cli/mcp_scope.py writes it).
+(config/files.py reads it, cli/mcp/scope.py writes it).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ scope whose file has the server (your settings, your file for this workspace, or
 .mcp.json); when several have it, from none — they are listed, each with the command that
 removes it there, and the status is 1.
 
-Edits the one file through cli/mcp_scope.py (locked, atomic, the rest of the file kept); never a
+Edits the one file through cli/mcp/scope.py (locked, atomic, the rest of the file kept); never a
 repository's other files (.levelcode/mcp.json is named, not edited).
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from levelcode.cli.mcp_add import workspace_files_naming
-from levelcode.cli.mcp_manage import not_in_user_tier, required_refusal
-from levelcode.cli.mcp_scope import SCOPE_WORDS, ServersFile, edit_servers_file, scopes_naming, servers_file
+from levelcode.cli.mcp.add import workspace_files_naming
+from levelcode.cli.mcp.manage import not_in_user_tier, required_refusal
+from levelcode.cli.mcp.scope import SCOPE_WORDS, ServersFile, edit_servers_file, scopes_naming, servers_file
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.errors import ConfigError
 from levelcode.mcp.config.edit import ServerNotFound, user_servers, without_server

@@ -1,6 +1,6 @@
 """`/model`: which models this session's provider has (the price table's and the user's priced
 ones; on a custom base URL, what that server's `GET …/models` lists), and switching to one
-mid-session (cli/session.py `switch_model`: the window, the price and the session file follow;
+mid-session (cli/start/chat_parts.py `switch_model`: the window, the price and the session file follow;
 the next request uses it).
 
 A name is taken as the provider serves it, known or not (a local server's own names, a newer
@@ -26,7 +26,7 @@ from levelcode.ui.model_view import MODEL_USAGE, render_models, render_served, s
 from levelcode.ui.visible import visible
 
 if TYPE_CHECKING:
-    from levelcode.cli.session import ChatSession
+    from levelcode.cli.start.chat_parts import ChatSession
 
 MAX_MODEL_NAME = 200
 

@@ -1,7 +1,7 @@
 """`levelcode` (the interactive session), entered lightly: the terminal check, the light start
 (settings, provider key, the user's own servers spawned — as many as leave this process a core;
 the rest follow once the prompt is drawn; a saved session to go on with is found, or picked, before
-that), then the REPL (cli/repl.py), which draws its prompt
+that), then the REPL (cli/repl/prompt_loop.py), which draws its prompt
 before it loads the rest of LevelCode. For the whole session the terminal keeps what is typed
 ahead through a Ctrl-C, and a Ctrl-D typed while LevelCode works stays a Ctrl-D (ui/typeahead.py).
 """
@@ -13,8 +13,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from levelcode.cli.session_start import light_start, refuse
-from levelcode.cli.sessions_resume import NothingChosen
+from levelcode.cli.start.light_start import light_start, refuse
+from levelcode.cli.start.resumed_session import NothingChosen
 from levelcode.core.errors import ConfigError, ProviderAuthError, SessionUnreadable
 from levelcode.mcp.live.early_start import cores_for_servers
 from levelcode.ui.typeahead import typed_keys_kept
@@ -38,7 +38,7 @@ def run_interactive(args: argparse.Namespace) -> int:
             code = refuse(exc)
             return 0 if isinstance(exc, NothingChosen) else code
         from levelcode.cli.aio import run_command
-        from levelcode.cli.repl import Repl
+        from levelcode.cli.repl.prompt_loop import Repl
 
         repl = Repl(light)
         code = run_command(repl.main, repl.close, interrupt=repl.interrupt)

@@ -1,8 +1,8 @@
-"""What the REPL's slash commands, shell lines and turns (repl_commands.py, repl_shell.py,
-repl_turns.py) use of the REPL itself (repl.py): its console and activity line, the session, the
+"""What the REPL's slash commands, shell lines and turns (slash_commands.py, shell_lines.py,
+turns.py) use of the REPL itself (prompt_loop.py): its console and activity line, the session, the
 turn Ctrl-C aborts, the `!cmd` outputs waiting for the next message, and the servers' start-up.
 
-repl.py imports those three modules; they know the REPL only as this face, so no two of the
+prompt_loop.py imports those three modules; they know the REPL only as this face, so no two of the
 files import each other. Types only: never runs anything.
 """
 
@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from levelcode.cli.repl_mcp import McpPromptParts
-    from levelcode.cli.session import ChatSession
-    from levelcode.cli.session_start import LightStart
+    from levelcode.cli.repl.mcp_prompt_parts import McpPromptParts
+    from levelcode.cli.start.chat_parts import ChatSession
+    from levelcode.cli.start.light_start import LightStart
     from levelcode.core.attachments import Attachment
     from levelcode.ui.activity_line import ActivityLine
 

@@ -1,7 +1,7 @@
 """`levelcode mcp get | remove | enable | disable`: see and manage servers without editing JSON
-(`mcp add` and `add-json` are in mcp_add.py).
+(`mcp add` and `add-json` are in add.py).
 
-They write the file of the scope that holds the server (cli/mcp_scope.py): your settings.json,
+They write the file of the scope that holds the server (cli/mcp/scope.py): your settings.json,
 your file for this workspace (local), or the workspace's .mcp.json — `remove NAME` from the one
 scope that has it, as Claude Code's does, and from none when several do — atomically, keeping the
 rest of the file. Edits are made in mcp/config/edit.py; nothing typed is expanded or run.
@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from levelcode.cli.config_report import load_reported_config, unread_note
-from levelcode.cli.mcp_live import sandbox_info
-from levelcode.cli.mcp_scope import (
+from levelcode.cli.mcp.config_report import load_reported_config, unread_note
+from levelcode.cli.mcp.live_details import sandbox_info
+from levelcode.cli.mcp.scope import (
     PROJECT_FILE,
     edit_servers_file,
     scopes_naming,
@@ -47,7 +47,7 @@ from levelcode.platform.workspace_identity import describe_identity, workspace_i
 from levelcode.platform.workspace_servers import turn_off
 from levelcode.ui.mcp_views import organisation_json
 
-ACTIONS = ("get", "enable", "disable")  # remove: cli/mcp_remove.py
+ACTIONS = ("get", "enable", "disable")  # remove: cli/mcp/remove.py
 
 TRUST_WORDS: dict[TrustState, str] = {
     "approved": "approved",
@@ -89,7 +89,7 @@ def mcp_get(args: argparse.Namespace) -> int:
         return _get_missing(args, config, store, workspace)
     info = _server_info(spec, config, store, workspace)
     if not getattr(args, "no_start", False):
-        from levelcode.cli.mcp_live import live_info
+        from levelcode.cli.mcp.live_details import live_info
 
         info.update(live_info(spec, config, store, workspace))
     if args.json:
@@ -149,7 +149,7 @@ def _render_info(info: dict[str, Any], workspace: Path) -> list[str]:
             lines.append(f"  sandbox: {info['sandbox']['text']}")
     lines.append(f"  fingerprint: {info['fingerprint']} (what an organisation's policy can name it by)")
     if "state" in info:
-        from levelcode.cli.mcp_live import live_lines
+        from levelcode.cli.mcp.live_details import live_lines
 
         lines += live_lines(info)
     lines.append("  entry, as written:")

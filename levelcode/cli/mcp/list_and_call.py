@@ -1,5 +1,5 @@
 """`levelcode mcp list` and `levelcode mcp call`, and the one-server runtime the content commands
-(mcp_content_commands.py) use.
+(content_commands.py) use.
 
 Every command that starts servers goes through the same launch gate as the agent
 (mcp/live/runtime.py), shows tools under the names the model sees, and prints what the model gets:
@@ -35,7 +35,7 @@ def one_server(
     """The runtime for only the server `args.server` names (the launch gate as ever, nobody to
     ask, notices said on stderr); None, and said, when no server has that name. `model_names`:
     `args.server` may be a tool's name as the model sees it (SERVER__TOOL, `mcp call`)."""
-    from levelcode.cli.config_report import load_reported_config, unread_note
+    from levelcode.cli.mcp.config_report import load_reported_config, unread_note
     from levelcode.core.approvals import HeadlessApprover
     from levelcode.mcp.live.runtime import McpRuntime
     from levelcode.tools.names import BUILTIN_TOOL_NAMES
@@ -86,11 +86,11 @@ def mcp_list(args: argparse.Namespace) -> int:
     profile = getattr(args, "profile", None)
     early = start_user_servers(settings, session_options(workspace, settings), profile=profile)
     from levelcode.cli.aio import run_command
-    from levelcode.cli.session_start import runtime_for
+    from levelcode.cli.start.light_start import runtime_for
 
     runtime = runtime_for(workspace, settings, early=early, profile=profile)
     config = runtime.config
-    from levelcode.cli.config_report import say_unusable_files
+    from levelcode.cli.mcp.config_report import say_unusable_files
 
     unusable = say_unusable_files(config.problems)
 

@@ -2,9 +2,9 @@
 handler and its lines in /help. A new command is a handler (here, or in a module of its own) and
 one row; /help and Tab completion follow from the table.
 
-A handler gets the REPL (cli/repl.py) and the words typed after the name, and returns False to
+A handler gets the REPL (cli/repl/prompt_loop.py) and the words typed after the name, and returns False to
 leave the session. `/SERVER:PROMPT` (an MCP server's prompt) is no row: any name with a colon is one.
-Any other name no row has is looked up among the custom commands (cli/repl_custom_commands.py),
+Any other name no row has is looked up among the custom commands (cli/repl/custom_commands.py),
 which can never take a name of the table.
 """
 
@@ -21,7 +21,7 @@ from rich.text import Text
 from levelcode.ui.visible import visible
 
 if TYPE_CHECKING:
-    from levelcode.cli.repl_face import ReplFace
+    from levelcode.cli.repl.face import ReplFace
 
 Handler = Callable[["ReplFace", list[str]], Awaitable[bool]]
 
@@ -34,7 +34,7 @@ class SlashCommand:
 
 
 async def show_help(repl: ReplFace, _words: list[str]) -> bool:
-    from levelcode.cli.repl_custom_commands import help_sections, shelf_of
+    from levelcode.cli.repl.custom_commands import help_sections, shelf_of
 
     custom = help_sections(shelf_of(repl, BY_NAME))
     repl.console.print(help_text(custom), markup=False, highlight=False)
@@ -60,12 +60,12 @@ async def mcp(repl: ReplFace, words: list[str]) -> bool:
         repl.console.print(Text(usage, style="yellow"))
         return True
     if action == "restart":
-        from levelcode.cli.repl_server_restart import restart_one
+        from levelcode.cli.repl.server_restart import restart_one
 
         await restart_one(repl, names[0])
         return True
     if action in ("enable", "disable"):
-        from levelcode.cli.repl_profiles import toggle_here
+        from levelcode.cli.repl.profiles import toggle_here
 
         await toggle_here(repl, action, names[0])
         return True
@@ -82,7 +82,7 @@ async def mcp(repl: ReplFace, words: list[str]) -> bool:
 
 
 async def profile(repl: ReplFace, words: list[str]) -> bool:
-    from levelcode.cli.repl_profiles import profile_command
+    from levelcode.cli.repl.profiles import profile_command
 
     return await profile_command(repl, words)
 
@@ -105,7 +105,7 @@ async def cost(repl: ReplFace, _words: list[str]) -> bool:
 
 
 async def model(repl: ReplFace, words: list[str]) -> bool:
-    from levelcode.cli.model_command import model_command
+    from levelcode.cli.repl.model_command import model_command
 
     await model_command(repl.console, repl.session, words)
     return True
@@ -114,7 +114,7 @@ async def model(repl: ReplFace, words: list[str]) -> bool:
 async def init(repl: ReplFace, _words: list[str]) -> bool:
     """`/init`: a turn asking the model to write AGENTS.md (its edit asks as edits do)."""
     from levelcode.agent.init_prompt import INIT_NOTE, init_prompt
-    from levelcode.cli.repl_turns import send_message
+    from levelcode.cli.repl.turns import send_message
 
     await repl.servers_ready()
     repl.console.print(Text(INIT_NOTE, style="dim"))
@@ -255,7 +255,7 @@ async def run_slash_command(repl: ReplFace, text: str) -> bool:
     name, *words = text.split()
     command = BY_NAME.get(name.lower())
     if command is None and ":" in name:
-        from levelcode.cli.repl_turns import run_server_prompt
+        from levelcode.cli.repl.turns import run_server_prompt
 
         await run_server_prompt(repl, name, text[len(name) :])
         return True
@@ -265,8 +265,8 @@ async def run_slash_command(repl: ReplFace, text: str) -> bool:
 
 
 async def _run_custom(repl: ReplFace, name: str, arguments: str) -> bool:
-    """A custom command (cli/repl_custom_commands.py), or a line saying there is none."""
-    from levelcode.cli.repl_custom_commands import run_custom_command, shelf_of
+    """A custom command (cli/repl/custom_commands.py), or a line saying there is none."""
+    from levelcode.cli.repl.custom_commands import run_custom_command, shelf_of
 
     custom = shelf_of(repl, BY_NAME).commands.get(name.lower())
     if custom is None:

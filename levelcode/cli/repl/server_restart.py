@@ -15,7 +15,7 @@ from levelcode.ui.mcp_words import restarted_words
 from levelcode.ui.visible import visible
 
 if TYPE_CHECKING:
-    from levelcode.cli.repl_face import ReplFace
+    from levelcode.cli.repl.face import ReplFace
 
 
 async def restart_one(repl: ReplFace, name: str) -> None:

@@ -10,7 +10,7 @@ stdout is `--output-format`'s: `text` (the default) the model's text as it comes
 answer, with tool activity on stderr (the live activity line only when stderr is a terminal);
 `stream-json` (also `run --json`) one JSON event per line, then the result object
 (ui/run_result.py); `json` that object alone, at the end, with the activity on stderr.
-With `--continue` or `--resume ID` the prompt goes on in a saved session (cli/sessions_resume.py);
+With `--continue` or `--resume ID` the prompt goes on in a saved session (cli/start/resumed_session.py);
 every run is saved as a session of its own otherwise (agent/session_store.py).
 Exit codes: 0 done, 1 the task failed (provider error, no final answer), 2 bad usage or
 configuration (your settings.json cannot be used, no API key; nothing is written to stdout),
@@ -29,7 +29,7 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING
 
-from levelcode.cli.session_start import SessionStart, prepare_session, refuse
+from levelcode.cli.start.light_start import SessionStart, prepare_session, refuse
 from levelcode.core.errors import (
     ConfigError,
     ProviderAuthError,
@@ -40,7 +40,7 @@ from levelcode.core.errors import (
 
 if TYPE_CHECKING:
     from levelcode.agent.events import EventSink, TurnFinished
-    from levelcode.cli.session import ChatSession
+    from levelcode.cli.start.chat_parts import ChatSession
     from levelcode.ui.activity_line import ActivityLine
 
 
@@ -110,7 +110,7 @@ def run_headless(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         await start.mcp.begin_trusted()  # the user's own servers boot while the rest is imported
-        from levelcode.cli.session import open_session
+        from levelcode.cli.start.chat_parts import open_session
         from levelcode.core.approvals import HeadlessApprover
         from levelcode.ui.run_result import TurnEndSeen
 

@@ -3,7 +3,7 @@ own forms (`NAME -- COMMAND [ARGS...]`, `--url URL`, `--json ENTRY`) and as Clau
 `claude mcp add` is written in the wild (`--transport stdio|http|sse NAME COMMAND_OR_URL [ARGS...]`,
 options before or after NAME, `-s/--scope`, `-e/--env`, `-H/--header`, `add-json NAME JSON`).
 
-Writes the one file the scope names (cli/mcp_scope.py), keeping the rest of it. Entries are built
+Writes the one file the scope names (cli/mcp/scope.py), keeping the rest of it. Entries are built
 and validated in mcp/config/edit.py with the checks config loading applies; nothing typed is
 expanded or run. A mistake gets the right form in the error, with the user's own name and URL.
 """
@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from levelcode.cli.mcp_parser import add_server_options
-from levelcode.cli.mcp_scope import ServersFile, edit_servers_file, scope_line, scopes_naming, servers_file
+from levelcode.cli.mcp.parser import add_server_options
+from levelcode.cli.mcp.scope import ServersFile, edit_servers_file, scope_line, scopes_naming, servers_file
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.errors import ConfigError
 from levelcode.mcp.config.argv import is_env_entry, is_header_entry, is_url
@@ -55,7 +55,7 @@ def mcp_add(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return fail(exc, 2)
     if request.from_registry is not None or request.inputs or request.registry:
-        from levelcode.cli.mcp_registry import add_from_registry
+        from levelcode.cli.mcp.registry import add_from_registry
 
         return add_from_registry(args, request, replace=replace, scope=scope, write=write_server)
     return add_server(args, request, replace=replace, scope=scope)

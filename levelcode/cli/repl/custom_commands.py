@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Iterator
     from pathlib import Path
 
-    from levelcode.cli.repl_face import ReplFace
+    from levelcode.cli.repl.face import ReplFace
 
 MAX_SHOWN_DESCRIPTION = 70
 
@@ -48,7 +48,7 @@ class SlashNames:
 async def run_custom_command(repl: ReplFace, command: CustomCommand, arguments: str) -> None:
     """Say whose text it is and where it came from, then send it (what the arguments mention
     attached, not what the file mentions)."""
-    from levelcode.cli.repl_turns import send_message
+    from levelcode.cli.repl.turns import send_message
 
     await repl.servers_ready()
     style = "yellow" if command.origin == "repository" else "dim"

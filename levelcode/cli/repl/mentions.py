@@ -1,6 +1,6 @@
 """What a message mentions, attached to it before it is sent: `@path` (a file or folder inside
 the allowed directories, tools/file_mentions.py) and `@server:uri` (a resource of a running MCP
-server, cli/repl_mcp.py). The message's text stays as typed; each attachment is a typed block
+server, cli/repl/mcp_prompt_parts.py). The message's text stays as typed; each attachment is a typed block
 after it (core/attachments.py). What could not be attached is said in one line each, and what
 was, in one dim line. Tab completes both (`MentionCompleter` for paths).
 
@@ -26,7 +26,7 @@ from levelcode.tools.base import ToolContext
 from levelcode.tools.file_mentions import attach_path, path_completions
 
 if TYPE_CHECKING:
-    from levelcode.cli.repl_mcp import McpPromptParts
+    from levelcode.cli.repl.mcp_prompt_parts import McpPromptParts
 
 MENTION = re.compile(r'(?<!\S)@(?:"([^"\n]+)"|([^\s@"]\S*))')
 TYPED_MENTION = re.compile(r'(?:^|\s)(@(?:"[^"\n]*|[^\s"]*))$')  # the mention being typed, at the cursor
@@ -66,7 +66,7 @@ class Gathered:
 
 async def gather(text: str, ctx: ToolContext, parts: McpPromptParts) -> Gathered:
     """Every mention in `text` read and attached, or refused with its reason."""
-    from levelcode.cli.repl_mcp import PromptError
+    from levelcode.cli.repl.mcp_prompt_parts import PromptError
 
     servers = set(parts.hub.servers)
     attachments: list[Attachment] = []

@@ -1,6 +1,6 @@
 """`levelcode mcp search TEXT` and `levelcode mcp add … --from-registry`: find a server in the MCP
 Registry, and add it as an entry that runs exactly the version listed, sandboxed, with its secrets
-as `${VAR}` references — written by the same writer as every `mcp add` (cli/mcp_add.py's
+as `${VAR}` references — written by the same writer as every `mcp add` (cli/mcp/add.py's
 `write_server`, which `mcp add` hands in).
 
 Wiring only: which registry (mcp/config/registry_source.py), asking it (mcp/registry/client.py),
@@ -182,7 +182,7 @@ def registry_reference(name: str, written: str | None) -> Reference:
 
 
 class WriteServer(Protocol):
-    """cli/mcp_add.py's `write_server`: the one writer of every `mcp add` (passed in, not imported,
+    """cli/mcp/add.py's `write_server`: the one writer of every `mcp add` (passed in, not imported,
     so that mcp_add, which hands `--from-registry` here, and this module do not import each other)."""
 
     def __call__(

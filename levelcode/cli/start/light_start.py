@@ -4,7 +4,7 @@ imported — workspace, settings, the provider's name and key — then the user'
 servers boot while LevelCode imports and sets up the rest. Light on purpose: no provider SDK, no
 terminal UI, no tools, nothing of the MCP runtime until the servers are on their way.
 
-A start that goes on with a saved session (`--continue`, `--resume`; cli/sessions_resume.py) finds
+A start that goes on with a saved session (`--continue`, `--resume`; cli/start/resumed_session.py) finds
 it after the key and before any server is spawned, and takes its model.
 
 The REPL stops halfway (`light_start`): it draws its prompt first and loads the runtime behind it
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from levelcode.cli.policy_flags import refuse_forbidden_flags
 from levelcode.cli.printing import workspace_of
-from levelcode.cli.sessions_resume import Pick, resumed_session, resumed_settings
+from levelcode.cli.start.policy_flags import refuse_forbidden_flags
+from levelcode.cli.start.resumed_session import Pick, resumed_session, resumed_settings
 from levelcode.core.errors import ConfigError
 from levelcode.mcp.launch.connect_options import session_options
 from levelcode.mcp.live.early_start import EarlyStart, start_user_servers
@@ -64,7 +64,7 @@ class LightStart:
         (its hub takes over the servers begun; if loading it fails, they are ended)."""
         self.early.start_held()
         try:
-            from levelcode.cli.sandbox_setup import extra_roots
+            from levelcode.cli.start.sandbox_choice import extra_roots
 
             folders = extra_roots(self.args, self.settings)
             profile = getattr(self.args, "profile", None)

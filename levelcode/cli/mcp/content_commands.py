@@ -14,7 +14,7 @@ import sys
 from collections.abc import Awaitable, Callable
 
 from levelcode.cli.aio import run_command
-from levelcode.cli.mcp_commands import one_server, progress
+from levelcode.cli.mcp.list_and_call import one_server, progress
 from levelcode.core.errors import McpError
 from levelcode.mcp.live.connection import McpConnection
 from levelcode.mcp.live.server_content import get_prompt, read_resource, resource_index

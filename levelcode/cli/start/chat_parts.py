@@ -1,6 +1,6 @@
 """One chat's worth of parts, assembled the same way for `run` and the REPL: settings, provider,
 built-in tools, approvals, the loop and the session file it is saved to — on top of the light
-start (cli/session_start.py), whose MCP runtime may have begun starting the user's servers
+start (cli/start/light_start.py), whose MCP runtime may have begun starting the user's servers
 already, and which may bring a saved session to go on with."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from levelcode.agent.session_recorder import SessionRecorder, restore
 from levelcode.agent.session_store import SessionFolder
 from levelcode.agent.system_prompt import build_system_prompt, instructions_section, with_server_instructions
 from levelcode.agent.toolbox import Toolbox
-from levelcode.cli.debug_log import DebugSink, configure_debug_log, debug_enabled
-from levelcode.cli.sandbox_setup import extra_roots, no_sandbox_notice, session_confinement
-from levelcode.cli.session_start import SessionStart
+from levelcode.cli.start.debug_log import DebugSink, configure_debug_log, debug_enabled
+from levelcode.cli.start.light_start import SessionStart
+from levelcode.cli.start.sandbox_choice import extra_roots, no_sandbox_notice, session_confinement
 from levelcode.core.approvals import Approver
 from levelcode.core.messages import ToolShape
 from levelcode.core.tool_offers import DeferredTool, offer_found

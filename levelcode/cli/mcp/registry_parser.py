@@ -1,5 +1,5 @@
 """Arguments of `levelcode mcp search` and of `mcp add … --from-registry`: only argparse and
-constants, like the rest of the `mcp` parser (cli/mcp_parser.py), which adds them."""
+constants, like the rest of the `mcp` parser (cli/mcp/parser.py), which adds them."""
 
 from __future__ import annotations
 

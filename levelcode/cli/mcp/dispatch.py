@@ -8,18 +8,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from levelcode.cli.mcp_commands import mcp_call, mcp_list
+from levelcode.cli.mcp.list_and_call import mcp_call, mcp_list
 
 
 def run_mcp_command(args: argparse.Namespace) -> int:
     if args.mcp_command == "list":  # first, before the other commands' imports: its servers start
         return mcp_list(args)
-    from levelcode.cli.mcp_add import mcp_add, mcp_add_json
-    from levelcode.cli.mcp_content_commands import mcp_prompt, mcp_prompts, mcp_read, mcp_resources
-    from levelcode.cli.mcp_import import run_claude_desktop_import, run_import_command
-    from levelcode.cli.mcp_manage import ACTIONS, run_manage_command
-    from levelcode.cli.mcp_remove import mcp_remove
-    from levelcode.cli.mcp_trust_commands import mcp_revoke, mcp_trust
+    from levelcode.cli.mcp.add import mcp_add, mcp_add_json
+    from levelcode.cli.mcp.content_commands import mcp_prompt, mcp_prompts, mcp_read, mcp_resources
+    from levelcode.cli.mcp.import_servers import run_claude_desktop_import, run_import_command
+    from levelcode.cli.mcp.manage import ACTIONS, run_manage_command
+    from levelcode.cli.mcp.remove import mcp_remove
+    from levelcode.cli.mcp.trust_commands import mcp_revoke, mcp_trust
 
     handlers = {
         "list": mcp_list,
@@ -49,13 +49,13 @@ def run_mcp_command(args: argparse.Namespace) -> int:
 
 def _sign_in_command(args: argparse.Namespace) -> int:
     """`login`/`logout`: imported only when run (they load the remote stack)."""
-    from levelcode.cli.mcp_login import mcp_login, mcp_logout
+    from levelcode.cli.mcp.login import mcp_login, mcp_logout
 
     return mcp_login(args) if args.mcp_command == "login" else mcp_logout(args)
 
 
 def _search_command(args: argparse.Namespace) -> int:
     """`search`: imported only when run (it loads the HTTP client)."""
-    from levelcode.cli.mcp_registry import mcp_search
+    from levelcode.cli.mcp.registry import mcp_search
 
     return mcp_search(args)

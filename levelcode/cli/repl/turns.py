@@ -15,7 +15,7 @@ from levelcode.core.errors import ProviderError, TurnAborted
 from levelcode.ui.visible import visible, visible_block
 
 if TYPE_CHECKING:
-    from levelcode.cli.repl_face import ReplFace
+    from levelcode.cli.repl.face import ReplFace
     from levelcode.core.attachments import Attachment
 
 
@@ -23,7 +23,7 @@ async def send_message(repl: ReplFace, text: str, *, attach: bool = True, typed:
     """Run one turn for `text`, with the output of the `!cmd` lines run since the last one;
     `attach`: what it mentions (`@path`, `@server:uri`) goes with it too — what `typed` mentions,
     when `text` is more than the user typed (a command's text around their arguments)."""
-    from levelcode.cli.mentions import attached_line
+    from levelcode.cli.repl.mentions import attached_line
 
     session = repl.session
     mentioned = await mentioned_in(repl, text if typed is None else typed) if attach else ()
@@ -52,7 +52,7 @@ async def send_message(repl: ReplFace, text: str, *, attach: bool = True, typed:
 
 async def mentioned_in(repl: ReplFace, text: str) -> tuple[Attachment, ...]:
     """What `text` mentions, attached; a line for each mention that could not be."""
-    from levelcode.cli.mentions import gather
+    from levelcode.cli.repl.mentions import gather
 
     if "@" not in text:
         return ()
@@ -73,7 +73,7 @@ def spend_line(repl: ReplFace) -> None:
 
 async def run_server_prompt(repl: ReplFace, command: str, rest: str) -> None:
     """`/server:prompt ARG…`: the server's prompt, sent as the next message."""
-    from levelcode.cli.repl_mcp import PromptError, split_words
+    from levelcode.cli.repl.mcp_prompt_parts import PromptError, split_words
 
     await repl.servers_ready()
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 from rich.console import Console
 
 from levelcode.cli.aio import run_command
-from levelcode.cli.config_report import load_reported_config
+from levelcode.cli.mcp.config_report import load_reported_config
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.mcp.config.specs import McpConfig, ServerSpec

@@ -1,5 +1,5 @@
 """What MCP servers add to the interactive prompt: `@server:uri` attaches a resource (found in
-the message by cli/mentions.py), and `/server:prompt ARG…` runs one of a server's prompts; both
+the message by cli/repl/mentions.py), and `/server:prompt ARG…` runs one of a server's prompts; both
 with completion (server names, URIs, prompt names, and arguments through the server's
 `completion/complete` where it offers one).
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from levelcode.cli.aio import run_command
-from levelcode.cli.config_report import load_reported_config
+from levelcode.cli.mcp.config_report import load_reported_config
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.errors import ConfigError, McpError
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec

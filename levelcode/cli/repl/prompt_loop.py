@@ -1,7 +1,7 @@
 """The interactive session: a prompt with history, streamed answers, approval cards, slash commands.
 
 The prompt comes first. Before it: the settings, the provider's key, the user's own servers spawned
-(as many as leave a core free; cli/interactive.py), prompt_toolkit and the banner — nothing else.
+(as many as leave a core free; cli/repl/interactive.py), prompt_toolkit and the banner — nothing else.
 The rest of LevelCode (the MCP runtime, the agent, its tools and terminal views) is loaded behind
 the prompt, off the event loop's thread so typing stays live, and the first line entered waits for
 it. Then every permitted server goes on starting in the background; what that start has to say is
@@ -22,9 +22,9 @@ prompt is up waits on the terminal for the next one; a card that appears meanwhi
 SIGTERM and SIGHUP end the session, with the same cleanup as /exit.
 
 This module owns the session's life: opening, servers, the prompt loop and Ctrl-C. The slash
-commands are a table in cli/repl_commands.py, the input line and its keys are cli/repl_input.py,
-one message's turn is cli/repl_turns.py (what it mentions: cli/mentions.py), and a `!cmd` line
-is cli/repl_shell.py.
+commands are a table in cli/repl/slash_commands.py, the input line and its keys are cli/repl/input_line.py,
+one message's turn is cli/repl/turns.py (what it mentions: cli/repl/mentions.py), and a `!cmd` line
+is cli/repl/shell_lines.py.
 """
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ from rich.console import Console
 from rich.text import Text
 
 from levelcode import __version__
-from levelcode.cli.repl_commands import BY_NAME, run_slash_command
-from levelcode.cli.repl_input import PROMPT, complete_typed_path, input_line
-from levelcode.cli.repl_resource_lines import ChangedResources
-from levelcode.cli.repl_shell import SHELL_MARK, run_shell_line
-from levelcode.cli.repl_turns import send_message
+from levelcode.cli.repl.input_line import PROMPT, complete_typed_path, input_line
+from levelcode.cli.repl.resource_lines import ChangedResources
+from levelcode.cli.repl.shell_lines import SHELL_MARK, run_shell_line
+from levelcode.cli.repl.slash_commands import BY_NAME, run_slash_command
+from levelcode.cli.repl.turns import send_message
 from levelcode.ui.activity_line import SKIP_HINT, ActivityLine, naming
 from levelcode.ui.typeahead import take_kept
 from levelcode.ui.visible import visible_block
@@ -54,9 +54,9 @@ if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.completion import Completer
 
-    from levelcode.cli.repl_mcp import McpPromptParts
-    from levelcode.cli.session import ChatSession
-    from levelcode.cli.session_start import LightStart, SessionStart
+    from levelcode.cli.repl.mcp_prompt_parts import McpPromptParts
+    from levelcode.cli.start.chat_parts import ChatSession
+    from levelcode.cli.start.light_start import LightStart, SessionStart
     from levelcode.core.attachments import Attachment
     from levelcode.mcp.config.specs import ServerSpec
     from levelcode.ui.render import HeldNotices
@@ -66,13 +66,13 @@ INTERRUPTED_START = (
     "(/mcp shows which; /new tries again)"
 )
 HINT = "/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves"
-# What the session needs once the prompt is up (cli.session brings the MCP runtime, the agent and
+# What the session needs once the prompt is up (cli/start/chat_parts.py brings the MCP runtime, the agent and
 # its tools): imported on a worker thread behind it.
 BEHIND_THE_PROMPT = (
-    "levelcode.cli.session",
-    "levelcode.cli.repl_mcp",
-    "levelcode.cli.mentions",
-    "levelcode.cli.server_requests",
+    "levelcode.cli.start.chat_parts",
+    "levelcode.cli.repl.mcp_prompt_parts",
+    "levelcode.cli.repl.mentions",
+    "levelcode.cli.repl.server_requests",
     "levelcode.ui.approval_card",
     "levelcode.ui.render",
     "levelcode.ui.context_view",
@@ -142,7 +142,7 @@ class Repl:
             self.console.print(render_recap(self.light.resumed, settings.model))
 
     def sandbox_chip(self) -> tuple[str, str]:
-        from levelcode.cli.sandbox_setup import session_confinement
+        from levelcode.cli.start.sandbox_choice import session_confinement
 
         sandbox = session_confinement(self.light.args, self.light.settings)  # probed once, then cached
         if not sandbox.available:
@@ -226,11 +226,11 @@ class Repl:
         """The session, with the REPL's cards, forms and notices; raises ProviderAuthError."""
         from prompt_toolkit.completion import merge_completers
 
-        from levelcode.cli.mentions import MentionCompleter
-        from levelcode.cli.repl_custom_commands import SlashNames
-        from levelcode.cli.repl_mcp import McpCompleter, McpPromptParts
-        from levelcode.cli.server_requests import TerminalAnswers
-        from levelcode.cli.session import open_session
+        from levelcode.cli.repl.custom_commands import SlashNames
+        from levelcode.cli.repl.mcp_prompt_parts import McpCompleter, McpPromptParts
+        from levelcode.cli.repl.mentions import MentionCompleter
+        from levelcode.cli.repl.server_requests import TerminalAnswers
+        from levelcode.cli.start.chat_parts import open_session
         from levelcode.mcp.live.client_features import UserAnswers
         from levelcode.providers.base import Provider
         from levelcode.ui.activity_line import PausingApprover

@@ -23,8 +23,8 @@ from levelcode.ui.mcp_words import chip
 from levelcode.ui.visible import visible
 
 if TYPE_CHECKING:
-    from levelcode.cli.repl_face import ReplFace
-    from levelcode.cli.session import ChatSession
+    from levelcode.cli.repl.face import ReplFace
+    from levelcode.cli.start.chat_parts import ChatSession
 
 ALL_SERVERS = "-"
 PROFILE_USAGE = "usage: /profile · /profile NAME · /profile - (every server)"

@@ -2,7 +2,7 @@
 is typed; nothing until the session opens) and its keys. Enter sends; for a message of several
 lines, Alt-Enter (or Esc then Enter) starts a new line, a line ending in `\\` continues on the
 next when Enter is pressed (the `\\` goes), and a pasted text stays one message, newlines and
-all (the terminal's bracketed paste). Reads no message itself: cli/repl.py asks it for each line.
+all (the terminal's bracketed paste). Reads no message itself: cli/repl/prompt_loop.py asks it for each line.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from levelcode.core.errors import ToolError
 from levelcode.ui.visible import visible, visible_block
 
 if TYPE_CHECKING:
-    from levelcode.cli.repl_face import ReplFace
+    from levelcode.cli.repl.face import ReplFace
 
 SHELL_MARK = "!"
 GOES_WITH_NEXT = "(this output goes to the model with your next message)"

@@ -8,7 +8,7 @@ import argparse
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from levelcode.cli.mcp_registry_parser import add_registry_options, add_search_parser, search_arguments
+from levelcode.cli.mcp.registry_parser import add_registry_options, add_search_parser, search_arguments
 from levelcode.cli.parser_base import CommandParser, RawDescriptionFormatter
 from levelcode.mcp.config.argv import is_env_entry, is_header_entry, is_url
 from levelcode.mcp.config.import_tools import TOOLS
