@@ -1,6 +1,6 @@
 """The command-line flags an organisation's policy can forbid (policy/managed_policy.py):
 `--autopilot`, `--allow-network`, and `--allow-host` beyond its allowed hosts. Light: checked
-before a session spawns anything, so it imports only core.
+before a session spawns anything, so it imports only core and policy.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_mcp_manage import approve, snapshot
+from tests.cli.mcp.test_manage import approve, snapshot
 from tests.support.cli import run_cli, write_settings
 from tests.support.http_servers import everything, running, sdk_server
 from tests.support.servers import FAULT_SERVER

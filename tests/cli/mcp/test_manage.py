@@ -1,6 +1,6 @@
 """`levelcode mcp add | get | remove | enable | disable | revoke` as a user runs them (real processes,
 an isolated LEVELCODE_HOME). Load-bearing direction: no command writes a repository's files unless
-told to with -s project (test_mcp_add.py), or `remove NAME` names a server that only its .mcp.json
+told to with -s project (test_add.py), or `remove NAME` names a server that only its .mcp.json
 has, as Claude Code's does (.mcp.json, .levelcode/*: byte-identical after every other command;
 a name in several scopes is removed from none); nothing typed is expanded or seen
 by a shell (`${VAR}`, `$(…)`, backticks, `;`, globs stay literal, nothing runs); a settings.json
