@@ -178,8 +178,8 @@ def everything() -> dict[str, dict[str, Any]]:
 async def session(servers: Mapping[str, Any], steps: Sequence[Any], **settings: Any) -> AsyncIterator[Any]:
     """A started ChatSession over `servers` in a scratch home, and the fake API it talks to."""
     from levelcode.agent.events import RecordingSink
-    from levelcode.cli.session import open_session
-    from levelcode.cli.session_start import prepare_session
+    from levelcode.cli.start.chat_parts import open_session
+    from levelcode.cli.start.light_start import prepare_session
 
     with tempfile.TemporaryDirectory(prefix="levelcode-context-bench-") as scratch:
         home, workspace = Path(scratch) / "home", Path(scratch) / "workspace"

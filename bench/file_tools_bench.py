@@ -92,7 +92,7 @@ def _child(tree: Path, rounds: int, *, walk: bool) -> dict[str, float]:
         f"sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(ROOT / 'bench')!r})\n"
         "import file_tools_bench as bench\n"
         + (
-            "from levelcode.core import open_beneath\nopen_beneath.kernel_resolution = lambda: None\n"
+            "from levelcode.platform import open_beneath\nopen_beneath.kernel_resolution = lambda: None\n"
             if walk
             else ""
         )

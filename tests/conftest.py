@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from levelcode.core import paths
+from levelcode.platform import paths
 from tests.support.sandbox import skip_without_sandbox
 from tests.support.terminal import Terminal
 

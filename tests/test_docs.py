@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from levelcode.cli.main import parse_arguments
-from levelcode.cli.mcp_add import add_request
+from levelcode.cli.mcp.add import add_request
 from levelcode.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,9 +5,11 @@ or an OS module in a pure module. Every import counts, those inside functions (t
 keep start-up fast) and those for type checking alike, so nothing can hide in a function body.
 
     cli                 may import anything
-    ui                  agent, core, and of mcp only its pure modules (plain data)
-    agent               providers, tools, core
-    providers | tools | mcp     core (tools and mcp also the sandbox); never agent, ui or cli
+    ui                  agent, platform, policy, core, and of mcp only its pure modules (plain data)
+    agent               providers, tools, platform, policy, core
+    providers | tools | mcp     policy, core (tools and mcp also the sandbox and platform — but not
+                                the registry and protocol, which do no I/O of their own); never
+                                agent, ui or cli
       mcp.registry      finding and adding servers from an MCP Registry (its answers, the entry)
       mcp.live          what is running now: hub, connection, runtime, early start, transports
       mcp.calls         one tool call's way: router, policy, call card, catalog, deferral
@@ -16,16 +18,18 @@ keep start-up fast) and those for type checking alike, so nothing can hide in a 
       mcp.stdio         spawn, framing, reaping, watchdog
       mcp.protocol      JSON-RPC, the session, handshake, results
       mcp.config        the two tiers as plain data
-    sandbox             core
-    core                nothing above it
+    sandbox             platform, policy, core
+    platform            policy, core: files, processes, state folders, workspace identity
+    policy              core: the settings' shape, the organisation's policy, host rules
+    core                nothing above it: the vocabulary
 
 Inside mcp a part imports only parts below it in that order (MCP_ORDER), and fewer than that
 where it has no business (http and stdio never reach each other or anything above protocol).
 
 Pure modules (PURE) take plain data and return plain data: they import none of `os`,
-`subprocess`, `socket`, `asyncio`. They are, precisely: core's vocabulary (approvals,
-attachments, errors, messages, network_hosts, outcome, progress, token_estimate, tool_offers);
-config's parsing (every module of mcp/config but files.py, the edge that reads the files); the
+`subprocess`, `socket`, `asyncio`. They are, precisely: core, every module of it (the
+vocabulary); policy, every module of it (the settings' shape, the organisation's policy, host
+rules); config's parsing (every module of mcp/config but files.py, the edge that reads the files); the
 rules of calls (every module of mcp/calls but router.py, which asks and calls, and allow_store.py,
 which writes the answers kept); the rules of launch (plan, entries, interpreters, trust,
 server_box, status, card_summary, launch_card — not the gate, the trust store or the inspection,
@@ -54,20 +58,24 @@ MCP = tuple(f"mcp.{part}" for part in MCP_ORDER)
 # layer → the layers it may import (itself is always allowed)
 ALLOWED: dict[str, frozenset[str]] = {
     "cli": frozenset({"*"}),
-    "ui": frozenset({"agent", "core", "pure"}),  # "pure": the modules in PURE, whatever their layer
-    "agent": frozenset({"providers", "tools", "core"}),
-    "providers": frozenset({"core"}),
-    "tools": frozenset({"sandbox", "core"}),
+    "ui": frozenset({"agent", "platform", "policy", "core", "pure"}),  # "pure": the modules in PURE
+    "agent": frozenset({"providers", "tools", "platform", "policy", "core"}),
+    "providers": frozenset({"policy", "core"}),
+    "tools": frozenset({"sandbox", "platform", "policy", "core"}),
     "mcp": frozenset(MCP),  # levelcode/mcp/__init__.py
-    "mcp.registry": frozenset({"mcp.launch", "mcp.config", "core"}),
-    "mcp.live": frozenset({*MCP[2:], "sandbox", "core"}),
-    "mcp.calls": frozenset({"mcp.launch", "mcp.protocol", "mcp.config", "core"}),
-    "mcp.launch": frozenset({"mcp.stdio", "mcp.protocol", "mcp.config", "sandbox", "core"}),
-    "mcp.http": frozenset({"mcp.protocol", "mcp.config", "core"}),
-    "mcp.stdio": frozenset({"mcp.protocol", "mcp.config", "sandbox", "core"}),
-    "mcp.protocol": frozenset({"core"}),
-    "mcp.config": frozenset({"core"}),
-    "sandbox": frozenset({"core"}),
+    "mcp.registry": frozenset({"mcp.launch", "mcp.config", "policy", "core"}),
+    "mcp.live": frozenset({*MCP[2:], "sandbox", "platform", "policy", "core"}),
+    "mcp.calls": frozenset({"mcp.launch", "mcp.protocol", "mcp.config", "platform", "policy", "core"}),
+    "mcp.launch": frozenset(
+        {"mcp.stdio", "mcp.protocol", "mcp.config", "sandbox", "platform", "policy", "core"}
+    ),
+    "mcp.http": frozenset({"mcp.protocol", "mcp.config", "platform", "policy", "core"}),
+    "mcp.stdio": frozenset({"mcp.protocol", "mcp.config", "sandbox", "platform", "policy", "core"}),
+    "mcp.protocol": frozenset({"policy", "core"}),
+    "mcp.config": frozenset({"platform", "policy", "core"}),
+    "sandbox": frozenset({"platform", "policy", "core"}),
+    "platform": frozenset({"policy", "core"}),
+    "policy": frozenset({"core"}),
     "core": frozenset(),
     "root": frozenset({"*"}),  # levelcode/__init__.py, __main__.py
 }
@@ -76,18 +84,10 @@ OS_MODULES = frozenset({"os", "subprocess", "socket", "asyncio"})
 PURE: frozenset[str] = frozenset(
     {
         *(
-            f"levelcode.core.{name}"
-            for name in (
-                "approvals",
-                "attachments",
-                "errors",
-                "messages",
-                "network_hosts",
-                "outcome",
-                "progress",
-                "token_estimate",
-                "tool_offers",
-            )
+            f"levelcode.{package}.{path.stem}"
+            for package in ("core", "policy")
+            for path in (PACKAGE / package).glob("*.py")
+            if path.stem != "__init__"
         ),
         *(
             f"levelcode.mcp.config.{path.stem}"
@@ -266,11 +266,11 @@ def test_the_architecture_doc_draws_the_map_this_test_enforces() -> None:
 def test_a_doc_that_differs_from_the_map_is_caught() -> None:
     """The comparison can fail: one arrow added to the doc's table (tools → mcp) is a difference."""
     text = ARCHITECTURE.read_text(encoding="utf-8").replace(
-        "| tools | sandbox, core |", "| tools | mcp, sandbox, core |"
+        "| tools | sandbox, platform, policy, core |", "| tools | mcp, sandbox, platform, policy, core |"
     )
     enforced = {layer: allowed for layer, allowed in ALLOWED.items() if layer != "root"}
     assert documented_layers(text) != enforced
-    assert documented_layers(text)["tools"] == {"mcp", "sandbox", "core"}
+    assert documented_layers(text)["tools"] == {"mcp", "sandbox", "platform", "policy", "core"}
 
 
 def test_every_import_points_down_the_layer_map() -> None:
@@ -321,7 +321,29 @@ def test_every_mcp_package_says_what_it_owns_and_must_never_do() -> None:
         ("tools/plan.py", "import levelcode.mcp.calls.naming", "tools imports levelcode.mcp.calls.naming"),
         ("ui/render.py", "from levelcode.mcp.live import hub", "ui imports levelcode.mcp.live.hub"),
         ("ui/render.py", "from levelcode.mcp.launch import gate", "ui imports levelcode.mcp.launch.gate"),
-        ("core/paths.py", "from levelcode.ui.visible import visible", "core imports levelcode.ui.visible"),
+        ("core/progress.py", "from levelcode.ui.visible import visible", "core imports levelcode.ui.visible"),
+        (
+            "core/outcome.py",
+            "from levelcode.platform.spill_files import SpillFiles",
+            "core imports levelcode.platform.spill_files",
+        ),
+        (
+            "policy/settings.py",
+            "from levelcode.platform import paths",
+            "policy imports levelcode.platform.paths",
+        ),
+        (
+            "platform/paths.py",
+            "from levelcode.sandbox import policy",
+            "platform imports levelcode.sandbox.policy",
+        ),
+        (
+            "providers/base.py",
+            "from levelcode.platform import paths",
+            "providers imports levelcode.platform.paths",
+        ),
+        ("policy/network_hosts.py", "import socket", "pure module imports socket"),
+        ("core/json_text.py", "import os", "pure module imports os"),
         ("mcp/calls/router.py", "from levelcode.mcp.live.hub import McpHub", "mcp.calls imports"),
         ("mcp/launch/gate.py", "from levelcode.mcp.live import overview", "mcp.launch imports"),
         ("mcp/http/events.py", "from levelcode.mcp.stdio import framing", "mcp.http imports"),

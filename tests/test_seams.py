@@ -104,7 +104,7 @@ def test_a_planted_reach_is_caught(planted: str, code: str, caught: str) -> None
 # --- processes are LevelCode's own `ChildProcess`, never passed off as asyncio's types ---------------
 
 PROCESS_MODULES = (
-    "core/subprocess_pipes.py",
+    "platform/subprocess_pipes.py",
     "mcp/stdio/process.py",
     "mcp/stdio/pipe_transport.py",
     "tools/process_group.py",
@@ -141,7 +141,7 @@ def _is_cast(func: ast.expr) -> bool:
 
 
 def test_no_process_passes_itself_off_as_an_asyncio_type() -> None:
-    """Both process backends implement `ChildProcess` (core/subprocess_pipes.py) for real: no
+    """Both process backends implement `ChildProcess` (platform/subprocess_pipes.py) for real: no
     `cast` to asyncio's types anywhere, and no `type: ignore` in the process modules."""
     problems = [
         problem

@@ -4,7 +4,7 @@ Claude Code's `~/.claude/commands/`. The repository's: `.levelcode/commands/`, t
 `.claude/commands/`.
 
 A repository's command is the repository's text: it is read only from inside the workspace
-(core/repository_text.py), it goes to the model fenced and marked as written by the
+(platform/repository_text.py), it goes to the model fenced and marked as written by the
 repository's authors, and it never shadows a built-in command or one of yours — the first of
 built-in, yours, the repository's takes a name; the others are listed as not used. It grants
 nothing: front matter such as Claude Code's `allowed-tools` is not read, `!command` lines are
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Literal
 
 from levelcode.agent.system_prompt import unclosable
-from levelcode.core.paths import config_dir
-from levelcode.core.repository_text import file_names, read_text_file
+from levelcode.platform.paths import config_dir
+from levelcode.platform.repository_text import file_names, read_text_file
 
 Origin = Literal["yours", "repository"]
 REPOSITORY_FOLDERS = (".levelcode/commands", ".claude/commands")  # the first takes a name

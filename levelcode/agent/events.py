@@ -14,9 +14,8 @@ from typing import Literal, Protocol
 
 from levelcode.agent.spend import SpendReport
 from levelcode.core.messages import Usage
-from levelcode.core.outcome import MediaInfo
+from levelcode.core.outcome import MediaInfo, SavedResult
 from levelcode.core.progress import Progress
-from levelcode.core.spill_files import SavedResult
 
 ToolOrigin = Literal["builtin", "mcp", "unknown"]
 

@@ -37,10 +37,10 @@ from levelcode.agent.session_record import (
     check_header,
     closed_transcript,
 )
-from levelcode.core import paths
 from levelcode.core.errors import SessionUnavailable, SessionUnreadable
 from levelcode.core.messages import Message
-from levelcode.core.private_files import FILE_MODE, private_folder
+from levelcode.platform import paths
+from levelcode.platform.private_files import FILE_MODE, private_folder
 
 SESSIONS_KEPT = 50  # per workspace
 SUFFIX = ".jsonl"

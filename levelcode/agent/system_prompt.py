@@ -4,7 +4,7 @@ The rules file (AGENTS.md, else Claude Code's CLAUDE.md or .claude/CLAUDE.md) is
 repository-authored text: it joins the prompt capped and fenced (nothing inside can close the
 fence), marked as coming from the repository and naming the file, so the model can weigh it as
 project conventions rather than as the user's instructions. Only a regular file inside the
-workspace is read: a link out of it is not (core/repository_text.py). MCP servers'
+workspace is read: a link out of it is not (platform/repository_text.py). MCP servers'
 `instructions` are third-party text too: each joins capped (at the handshake), stripped of control
 characters and fenced per server, marked as the server's, after everything LevelCode itself says.
 """
@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from levelcode.core.repository_text import read_text_file
+from levelcode.platform.repository_text import read_text_file
 
 RULES_FILES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md")  # the first found is read
 MAX_RULES_CHARS = 12_000

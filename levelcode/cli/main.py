@@ -87,8 +87,8 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _host_entry(text: str) -> str:
-    """An --allow-host value as entries are written (core/network_hosts.py); a usage error else."""
-    from levelcode.core.network_hosts import parse_host_entry
+    """An --allow-host value as entries are written (policy/network_hosts.py); a usage error else."""
+    from levelcode.policy.network_hosts import parse_host_entry
 
     try:
         return parse_host_entry(text).text()
@@ -116,7 +116,7 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_session_options(parser: argparse.ArgumentParser, *, headless: bool) -> None:
-    """Which saved session to go on with (cli/sessions_resume.py): the REPL's `--resume` alone
+    """Which saved session to go on with (cli/start/resumed_session.py): the REPL's `--resume` alone
     opens a picker; `run` needs the ID."""
     chosen = parser.add_mutually_exclusive_group()
     chosen.add_argument(
@@ -196,7 +196,7 @@ def _fill_sandbox(sandbox: CommandParser) -> None:
 
 
 def _fill_mcp(mcp: CommandParser) -> None:
-    from levelcode.cli.mcp_parser import fill_mcp_parser
+    from levelcode.cli.mcp.parser import fill_mcp_parser
 
     fill_mcp_parser(mcp, add_common_options)
 
@@ -228,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
             'with no PROMPT when stdin is not a terminal): echo "fix the failing test" | levelcode run'
         ),
     )
-    from levelcode.cli.mcp_parser import MCP_EPILOG
+    from levelcode.cli.mcp.parser import MCP_EPILOG
 
     commands.add_parser(
         "mcp",
@@ -306,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "mcp":
-        from levelcode.cli.mcp_dispatch import run_mcp_command
+        from levelcode.cli.mcp.dispatch import run_mcp_command
 
         return run_mcp_command(args)
     if args.command == "sandbox":
@@ -314,9 +314,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return run_sandbox_command(args)
     if args.command == "run" or getattr(args, "print_mode", False):
-        from levelcode.cli.headless import run_headless
+        from levelcode.cli.run import run_headless
 
         return run_headless(args)
-    from levelcode.cli.interactive import run_interactive
+    from levelcode.cli.repl.interactive import run_interactive
 
     return run_interactive(args)

@@ -17,11 +17,11 @@ import shlex
 import sys
 
 from levelcode.cli.aio import run_command
-from levelcode.cli.policy_flags import refuse_forbidden_flags
 from levelcode.cli.printing import fail, say, workspace_of
-from levelcode.cli.sandbox_setup import extra_roots, session_confinement
+from levelcode.cli.start.policy_flags import refuse_forbidden_flags
+from levelcode.cli.start.sandbox_choice import extra_roots, session_confinement
 from levelcode.core.errors import ConfigError
-from levelcode.core.settings import load_settings
+from levelcode.platform.settings_files import load_settings
 from levelcode.sandbox.confinement import planted_git_control
 from levelcode.sandbox.diagnosis import sandbox_refusals
 from levelcode.sandbox.policy import SandboxPolicy, describe_policy

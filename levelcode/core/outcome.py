@@ -13,11 +13,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from levelcode.core.spill_files import SavedResult
-
 ERROR_PREFIX = "ERROR: "
 
 MediaKind = Literal["image", "audio"]
+
+
+@dataclass(frozen=True)
+class SavedResult:
+    """Where a cut result was saved whole (platform/spill_files.py), and its size in UTF-8 bytes."""
+
+    path: str
+    size: int
 
 
 @dataclass(frozen=True)

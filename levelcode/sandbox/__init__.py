@@ -1,6 +1,6 @@
 """The OS sandbox for what LevelCode runs on the model's behalf, built with bubblewrap (`bwrap`).
 
-Sits beside the shared core: imports nothing from agent, ui, cli, tools or mcp, so commands and
+Sits above platform, policy and core: imports nothing from agent, ui, cli, tools or mcp, so commands and
 the MCP servers that run in the sandbox are confined by the same policy (`policy.py`) and the same
 argv wrapper.
 

@@ -71,8 +71,8 @@ def current_confinement(
     *, network: bool, hosts: Iterable[str] = (), env: Mapping[str, str] | None = None
 ) -> Confinement:
     """This machine's sandbox for this user: probed once per process, paths from the environment;
-    `hosts`: entries already checked (core/network_hosts.py)."""
-    from levelcode.core import paths
+    `hosts`: entries already checked (policy/network_hosts.py)."""
+    from levelcode.platform import paths
 
     host = HostPaths.from_environment(
         os.environ if env is None else env, config_dir=paths.config_dir(), state_dir=paths.state_dir()

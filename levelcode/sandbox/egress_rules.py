@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from levelcode.core.network_hosts import (
+from levelcode.policy.network_hosts import (
     WEB_PORTS,
     HostEntry,
     is_public_address,

@@ -13,7 +13,7 @@ import secrets
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from levelcode.core.network_hosts import Registry, parse_host_entry
+from levelcode.policy.network_hosts import Registry, parse_host_entry
 from levelcode.sandbox.egress import EgressRoute
 from levelcode.sandbox.egress_rules import EgressRules
 from levelcode.sandbox.locations import HostPaths

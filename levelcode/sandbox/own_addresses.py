@@ -5,7 +5,7 @@ once — answers it, for IPv4 and IPv6 alike, for the interfaces as they are now
 and go: DHCP, VPNs, containers), in the network namespace the caller runs in.
 
 Opens, binds and closes a socket; never listens, connects or sends. Standard library and
-core/network_hosts.py only: the egress proxy (`python -I -S`) imports it. Fails closed: a bind
+policy/network_hosts.py only: the egress proxy (`python -I -S`) imports it. Fails closed: a bind
 refused for any reason but "not this machine's address" counts as this machine's, and where the
 kernel lets any address be bound (`ip_nonlocal_bind`), every address does.
 """
@@ -16,7 +16,7 @@ import errno
 import ipaddress
 import socket
 
-from levelcode.core.network_hosts import embedded_ipv4
+from levelcode.policy.network_hosts import embedded_ipv4
 
 
 def is_own_address(address: str) -> bool:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from levelcode.core.network_hosts import HostEntry, parse_host_entry
+from levelcode.policy.network_hosts import HostEntry, parse_host_entry
 
 NPM_DEFAULT_REGISTRY = "https://registry.npmjs.org/"
 PYTHON_DEFAULT_HOSTS = ("pypi.org", "files.pythonhosted.org")

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from levelcode.core.private_files import FOLDER_MODE, private_folder
+from levelcode.platform.private_files import FOLDER_MODE, private_folder
 from levelcode.sandbox.git_controls import Planted
 from levelcode.sandbox.git_guard import GitBaseline, planted_since
 from levelcode.sandbox.scan_gaps import ListableAgain, relisted_lines, sealed_lines, shown

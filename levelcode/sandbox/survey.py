@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from levelcode.core.private_files import private_folder, write_private_text
+from levelcode.platform.private_files import private_folder, write_private_text
 from levelcode.sandbox.git_config import GitConfigSources
 from levelcode.sandbox.git_guard import git_protection
 from levelcode.sandbox.locations import LEVELCODE_DIR, PRIVATE_TMP, HostPaths

@@ -1,2 +1,2 @@
 """The built-in tools (files, commands, background jobs, the plan) and their approval rules.
-Imports core and the sandbox; never agent, mcp, ui or cli."""
+Imports core, platform and the sandbox; never agent, mcp, ui or cli."""

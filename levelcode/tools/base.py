@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from levelcode.core.approvals import ApprovalRequest, Approver
-from levelcode.core.spill_files import SpillFiles
+from levelcode.platform.spill_files import SpillFiles
 from levelcode.sandbox.confinement import Confinement
 from levelcode.tools.command_allowances import CommandAllowances
 

@@ -1,9 +1,9 @@
 """Where saved command rules are read from and kept: `commandRules.allow` in the user's own
-settings.json — never a repository's (core/settings.py USER_ONLY_KEYS). What a rule matches is
+settings.json — never a repository's (policy/settings.py USER_ONLY_KEYS). What a rule matches is
 decided in tools/command_allow_rules.py.
 
 The rules are read once per session; saving one (the "save as a rule" answer of a command card)
-writes the user's settings (locked, atomic, everything else kept; core/settings_store.py) and
+writes the user's settings (locked, atomic, everything else kept; platform/settings_store.py) and
 applies at once. Reads and writes files only when saving.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import JsonDoc
-from levelcode.core.settings_store import update_user_settings
+from levelcode.platform.json_store import JsonDoc
+from levelcode.platform.settings_store import update_user_settings
 from levelcode.tools.command_allow_rules import RULES_KEY, CommandRule, allowing_rule, parse_rule
 
 

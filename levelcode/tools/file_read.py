@@ -2,7 +2,7 @@
 
 They never write and need no approval; every path goes through the path guard first and is opened
 beneath its root (rooted_files.py). The one exception: `read_file` may read a result this session
-saved whole after cutting it (core/spill_files.py), that file exactly, wherever the state folder
+saved whole after cutting it (platform/spill_files.py), that file exactly, wherever the state folder
 is, opened beneath the folder it was saved in.
 """
 

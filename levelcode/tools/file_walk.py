@@ -3,7 +3,7 @@
 Honours .gitignore files (the search root's ancestors up to the allowed root, and every directory
 walked), skips `.git`, never descends through a symbolic link, and never yields a link whose
 target lies outside the allowed roots: a walk must not become a way around the path guard. It
-walks from descriptors (core/open_beneath.py): each folder is opened from the one above it without
+walks from descriptors (platform/open_beneath.py): each folder is opened from the one above it without
 following a link, so a folder swapped for a link while the walk runs is skipped, not entered.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pathspec
 
-from levelcode.core.open_beneath import open_beneath, open_directory
+from levelcode.platform.open_beneath import open_beneath, open_directory
 from levelcode.tools.path_guard import Placed
 from levelcode.tools.rooted_files import Opened, opened_at, opened_for_reading
 

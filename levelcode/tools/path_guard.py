@@ -4,7 +4,7 @@ Load-bearing direction: a path is refused unless its fully resolved form (symlin
 collapsed, `~` expanded) lies under an allowed root. A symlink inside the workspace that points out
 is an escape and is refused like an absolute path; one that stays inside works. The resolved form
 only says where to go: it is then opened beneath its root's descriptor with no link followed
-(rooted_files.py, core/open_beneath.py), so a link swapped in after the check makes the call fail,
+(rooted_files.py, platform/open_beneath.py), so a link swapped in after the check makes the call fail,
 never reach outside.
 """
 

@@ -5,7 +5,7 @@ process group we can signal at once: SIGTERM, a short grace, then SIGKILL. A pro
 the group on purpose (setsid, double-fork daemons) is beyond what a group signal reaches — except
 in the sandbox, where bwrap leads the group and everything inside dies with it (pid namespace).
 
-The command is a `ChildProcess` (core/subprocess_pipes.py) the running loop spawned: its exit is
+The command is a `ChildProcess` (platform/subprocess_pipes.py) the running loop spawned: its exit is
 observed through the pipes' protocol rather than `Process.wait()`, which (on the Python versions
 we support) may not return while a grandchild still holds the output pipe.
 """
@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from levelcode.core.errors import ToolError
-from levelcode.core.process_groups import describe_exit as exit_description
-from levelcode.core.process_groups import group_alive, terminate_group
-from levelcode.core.subprocess_pipes import AsyncioChild, ChildProcess, PipesProtocol
+from levelcode.platform.process_groups import describe_exit as exit_description
+from levelcode.platform.process_groups import group_alive, terminate_group
+from levelcode.platform.subprocess_pipes import AsyncioChild, ChildProcess, PipesProtocol
 from levelcode.sandbox.confinement import Wrap
 
 STOP_GRACE_SECONDS = 1.5

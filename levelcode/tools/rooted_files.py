@@ -1,5 +1,5 @@
 """Opening what the path guard placed: every read, listing and write of a file tool, `@path` and
-a saved result goes through here, beneath its root's descriptor (core/open_beneath.py), never by
+a saved result goes through here, beneath its root's descriptor (platform/open_beneath.py), never by
 its full name. Says in the tools' words what went wrong; knows nothing of any one tool.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from levelcode.core.errors import ToolError
-from levelcode.core.open_beneath import open_directory, open_readable, walked, write_new_or_replace
+from levelcode.platform.open_beneath import open_directory, open_readable, walked, write_new_or_replace
 from levelcode.tools.path_guard import Placed
 
 SNIFF_BYTES = 8192

@@ -1,2 +1,2 @@
 """Everything shown in a terminal: cards, activity lines, `/mcp`, `/context`; all wording and all
-sanitizing of third-party text. Imports agent, core and mcp's plain data (gates, config) only."""
+sanitizing of third-party text. Imports agent, platform, core and mcp's plain data (gates, config) only."""

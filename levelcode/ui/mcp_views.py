@@ -14,13 +14,13 @@ from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from levelcode.core import paths
 from levelcode.core.errors import ConfigProblem
 from levelcode.mcp.calls.naming import SEPARATOR
 from levelcode.mcp.config.specs import OrgRule, Tier
 from levelcode.mcp.launch.server_box import ServerBox
 from levelcode.mcp.launch.trust import TrustState
 from levelcode.mcp.live.overview import ListView, ServerSummary, ToolLine
+from levelcode.platform import paths
 from levelcode.ui.mcp_words import confinement_words, login_hint, sandbox_words, summary_state
 from levelcode.ui.visible import visible
 

@@ -26,8 +26,7 @@ from levelcode.agent.events import (
 )
 from levelcode.agent.spend import SpendReport
 from levelcode.core.messages import Usage
-from levelcode.core.outcome import human_bytes, media_summary
-from levelcode.core.spill_files import SavedResult
+from levelcode.core.outcome import SavedResult, human_bytes, media_summary
 from levelcode.ui.activity_line import ActivityLine
 from levelcode.ui.markdown_stream import MarkdownStream
 from levelcode.ui.spend_view import EARLIER_UNPRICED, no_price_note

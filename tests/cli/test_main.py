@@ -45,7 +45,7 @@ def test_startup_does_not_import_the_mcp_sdk_or_provider_sdks() -> None:
         "import sys; from levelcode.cli.main import build_parser; build_parser();"
         "import levelcode.mcp.config.files, levelcode.mcp.calls.catalog, levelcode.mcp.calls.policy;"
         "heavy = ('mcp', 'anthropic', 'openai', 'pydantic', 'httpx');"
-        "commands = ('levelcode.cli.mcp_manage', 'levelcode.cli.mcp_import',"
+        "commands = ('levelcode.cli.mcp.manage', 'levelcode.cli.mcp.import_servers',"
         " 'levelcode.mcp.config.importers', 'levelcode.mcp.config.edit', 'levelcode.mcp.launch.trust_store');"
         "bad = [m for m in sys.modules if m.split('.')[0] in heavy or m in commands];"
         "print(','.join(bad))"

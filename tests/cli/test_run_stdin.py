@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.cli.headless import MAX_STDIN_PROMPT_CHARS, piped_beside, task_prompt
+from levelcode.cli.run import MAX_STDIN_PROMPT_CHARS, piped_beside, task_prompt
 from levelcode.core.errors import ConfigError
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import ANTHROPIC, OPENAI, Api

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core.network_hosts import is_public_address
+from levelcode.policy.network_hosts import is_public_address
 from levelcode.sandbox.egress_rules import PRIVATE_ONLY
 from tests.support.cli import LEVELCODE, cli_env
 from tests.support.netns import OWN_IPV4, OWN_IPV6, Namespace, listening_inside, network_namespace, received

@@ -18,10 +18,9 @@ from typing import Any, TypeVar
 import pytest
 
 from levelcode.agent.toolbox import Toolbox
-from levelcode.cli.session_start import prepare_session
+from levelcode.cli.start.light_start import prepare_session
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.core.messages import ToolUse
-from levelcode.core.settings import load_settings
 from levelcode.mcp.calls import router as router_module
 from levelcode.mcp.calls.call_card import mask_arguments
 from levelcode.mcp.config import specs
@@ -33,6 +32,7 @@ from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live import hub as hub_module
 from levelcode.mcp.live.early_start import start_user_servers
 from levelcode.mcp.live.runtime import McpRuntime, make_hub
+from levelcode.platform.settings_files import load_settings
 from levelcode.tools.base import ToolContext
 from tests.support.approvers import ScriptedApprover
 from tests.support.memory_servers import MemoryServers

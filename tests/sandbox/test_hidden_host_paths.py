@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core import paths
+from levelcode.platform import paths
 from levelcode.sandbox.confinement import Confinement
 from levelcode.sandbox.locations import USER_RUNTIME_ROOT, HostPaths
 from levelcode.sandbox.probe import sandbox_support

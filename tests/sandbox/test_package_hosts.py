@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core.network_hosts import HostEntry, parse_host_entry
+from levelcode.policy.network_hosts import HostEntry, parse_host_entry
 from levelcode.sandbox.package_hosts import config_files, npm_sources, python_sources
 
 HOME = Path("/home/u")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core import paths
+from levelcode.platform import paths
 from levelcode.sandbox.git_layout import git_dir_of
 from levelcode.sandbox.locations import HostPaths
 from levelcode.sandbox.policy import SandboxPolicy

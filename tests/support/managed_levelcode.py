@@ -1,7 +1,7 @@
 """`python tests/support/managed_levelcode.py POLICY ARGS...`: the real `levelcode` console script
 (its early spawn included) with the organisation's policy read from POLICY instead of the
 machine's place. Test-only: LevelCode reads its policy from one fixed path per OS, which no
-environment variable moves (levelcode/core/paths.py); the tests move it here, at that seam, in
+environment variable moves (levelcode/platform/paths.py); the tests move it here, at that seam, in
 the process under test alone.
 """
 
@@ -31,7 +31,7 @@ def write_policy(path: Path, policy: Mapping[str, object] | str) -> Path:
 
 def _run(argv: Sequence[str]) -> None:
     policy = Path(argv[0])
-    from levelcode.core import paths
+    from levelcode.platform import paths
 
     paths.managed_settings_path = lambda platform=sys.platform: policy  # type: ignore[assignment]
     sys.argv = ["levelcode", *argv[1:]]

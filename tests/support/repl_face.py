@@ -1,5 +1,5 @@
 """The REPL's slash commands and turns without a terminal: what they use of the REPL (its face,
-cli/repl_face.py) around a real session — the real provider code against a fake provider server,
+cli/repl/face.py) around a real session — the real provider code against a fake provider server,
 the real tools, MCP runtime and session files — with the console written to a string. For what a
 command does; how it looks in a terminal is for the tmux tests."""
 
@@ -16,9 +16,9 @@ from typing import Any
 from rich.console import Console
 
 from levelcode.agent.events import RecordingSink
-from levelcode.cli.repl_mcp import McpPromptParts
-from levelcode.cli.session import ChatSession, open_session
-from levelcode.cli.session_start import prepare_session
+from levelcode.cli.repl.mcp_prompt_parts import McpPromptParts
+from levelcode.cli.start.chat_parts import ChatSession, open_session
+from levelcode.cli.start.light_start import prepare_session
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.ui.activity_line import ActivityLine
 from tests.fakes.scripted_server import ScriptedServer

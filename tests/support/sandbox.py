@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from levelcode.core import paths
 from levelcode.mcp.config.specs import parse_workspace_file
 from levelcode.mcp.launch.server_box import SandboxChoice
 from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.platform import paths
 from levelcode.sandbox.confinement import Confinement, current_confinement
 from levelcode.sandbox.locations import HostPaths
 from levelcode.sandbox.probe import SandboxSupport, sandbox_support

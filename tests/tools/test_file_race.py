@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from levelcode.core.errors import ToolError
-from levelcode.core.spill_files import SpillFiles
+from levelcode.platform.spill_files import SpillFiles
 from levelcode.tools.base import ToolContext
 from levelcode.tools.file_edit import edit_file, write_file
 from levelcode.tools.file_mentions import attach_path
@@ -48,7 +48,7 @@ class Scene:
 def resolution(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """openat2 as this kernel has it, or the walk forced as where the kernel lacks it."""
     if request.param == "walk":
-        from levelcode.core import open_beneath
+        from levelcode.platform import open_beneath
 
         monkeypatch.setattr(open_beneath, "kernel_resolution", lambda: None)
     return str(request.param)

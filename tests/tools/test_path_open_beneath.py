@@ -1,4 +1,4 @@
-"""Opening beneath a directory descriptor (core/open_beneath.py), both ways it can be done: the
+"""Opening beneath a directory descriptor (platform/open_beneath.py), both ways it can be done: the
 kernel's openat2 and the walk one name at a time that stands in for it; each case runs both, and
 both must answer alike.
 
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core import open_beneath
-from levelcode.core.open_beneath import open_readable, walked, write_new_or_replace
+from levelcode.platform import open_beneath
+from levelcode.platform.open_beneath import open_readable, walked, write_new_or_replace
 
 ODD_NAMES = [
     "with space",

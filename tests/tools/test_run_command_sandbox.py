@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core import paths
+from levelcode.platform import paths
 from levelcode.sandbox.diagnosis import GIT_READ_ONLY, NETWORK_OFF, SECRETS_HIDDEN, WRITE_REFUSED
 from levelcode.sandbox.quarantine import SUMMARY as QUARANTINE_SUMMARY
 from levelcode.tools.base import ToolContext

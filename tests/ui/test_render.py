@@ -21,9 +21,8 @@ from levelcode.agent.events import (
     ToolResultEvent,
     TurnFinished,
 )
-from levelcode.core.outcome import MediaInfo
+from levelcode.core.outcome import MediaInfo, SavedResult
 from levelcode.core.progress import Progress, TaskProgress
-from levelcode.core.spill_files import SavedResult
 from levelcode.ui.render import ConsoleSink, JsonLinesSink, progress_detail
 
 ATTACK = (

@@ -13,13 +13,13 @@ from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 
 from levelcode.core.errors import ConfigError
-from levelcode.core.json_store import JsonDoc
-from levelcode.core.settings_store import update_user_settings
 from levelcode.mcp.calls.policy import PolicyEntry, policy_for_tool
 from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch.trust import needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.platform.json_store import JsonDoc
+from levelcode.platform.settings_store import update_user_settings
 
 
 class ToolAllowances:

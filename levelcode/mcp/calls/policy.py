@@ -12,7 +12,7 @@ none of the four hint keys is unannotated and left to the allow-list; any other 
 destructive — `ask` over any allow entry — unless `readOnlyHint` is true or `destructiveHint` is
 explicitly false. An explicit `destructiveHint: true` wins over `readOnlyHint: true` (conflicting
 hints resolve to the stricter one). `readOnlyHint` grants nothing.
-Above all of it, the organisation's `mcpToolPolicy` (core/managed_policy.py): "deny" refuses the
+Above all of it, the organisation's `mcpToolPolicy` (policy/managed_policy.py): "deny" refuses the
 tool outright, with no card; "ask" asks before every call, and no allow entry, no "always" and
 no annotation makes it run unasked. Its patterns match the server's name and the server's own
 tool name (`github__delete_*`, `*__drop_table`), so renaming a server does not escape them.
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Literal
 
-from levelcode.core.managed_policy import ManagedPolicy
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.mcp.calls.naming import SEPARATOR, split_tool_name
 from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition, changed_parts, describe_change
+from levelcode.policy.managed_policy import ManagedPolicy
 
 Decision = Literal["allow", "ask", "deny"]  # "deny": only the organisation's policy says it
 ToolKind = Literal["unannotated", "read-only", "non-destructive", "destructive"]

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Protocol
 
 from levelcode.core.approvals import Approver, decide_or_deny
-from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy
 from levelcode.core.messages import ToolShape, ToolUse
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress, ProgressCallback
@@ -51,6 +50,7 @@ from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch.trust import needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.protocol.handshake import ServerInfo
+from levelcode.policy.managed_policy import NO_POLICY, ManagedPolicy
 
 log = logging.getLogger("levelcode.mcp")
 

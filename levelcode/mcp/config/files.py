@@ -3,7 +3,7 @@ then puts the result under the organisation's policy (managed_servers.py), which
 settings. The user's own servers are those of their settings and, first, those they keep for
 this workspace alone (local_servers.py), in a file of theirs named by the workspace's identity.
 
-Reads only; never writes (the `mcp` commands write through settings_store.py). A missing, empty or
+Reads only; never writes (the `mcp` commands write through platform/settings_store.py). A missing, empty or
 `null` file means nothing is configured; a file that cannot be read or parsed is a listed problem.
 """
 
@@ -15,11 +15,6 @@ import os
 from collections.abc import Collection
 from pathlib import Path
 
-from levelcode.core import paths
-from levelcode.core.config_files import read_json_file
-from levelcode.core.settings import Settings, load_settings
-from levelcode.core.workspace_identity import workspace_identity
-from levelcode.core.workspace_servers import servers_off
 from levelcode.mcp.config.environment import provider_keys_withheld, settings_key_values
 from levelcode.mcp.config.launch_expansion import launch_expander
 from levelcode.mcp.config.local_servers import own_servers, parse_local_servers
@@ -33,6 +28,12 @@ from levelcode.mcp.config.specs import (
     parse_user_settings,
     parse_workspace_file,
 )
+from levelcode.platform import paths
+from levelcode.platform.config_files import read_json_file
+from levelcode.platform.settings_files import load_settings
+from levelcode.platform.workspace_identity import workspace_identity
+from levelcode.platform.workspace_servers import servers_off
+from levelcode.policy.settings import Settings
 
 WORKSPACE_MCP_FILES = (Path(".levelcode") / "mcp.json", Path(".mcp.json"))
 LOCAL_SERVERS_DIR = "local-servers"  # under the config dir, beside settings.json

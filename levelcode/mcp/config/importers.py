@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from levelcode.core.config_files import is_absent
 from levelcode.core.errors import ConfigError, ConfigProblem
+from levelcode.core.json_text import is_absent
 from levelcode.mcp.config.import_tools import TOOL_LABELS, TOOLS, Tool
 from levelcode.mcp.config.specs import (
     SERVERS_KEY,

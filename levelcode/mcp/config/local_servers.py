@@ -1,21 +1,21 @@
 """The user's own servers for one workspace only (`levelcode mcp add -s local`, Claude Code's local
 scope): written by the user, kept outside the repository in a file of theirs per workspace
-identity (core/workspace_identity.py: every worktree of one repository shares it), trusted as
+identity (platform/workspace_identity.py: every worktree of one repository shares it), trusted as
 their settings are — they start without a card — but only in that workspace.
 
 A `.git` that borrowed another repository's identity would gain that repository's local servers,
 which is no more than the user's settings.json servers already get everywhere.
 
 Pure: parses the document and merges it with the settings' servers; never reads or writes a file
-(config/files.py reads it, cli/mcp_scope.py writes it).
+(config/files.py reads it, cli/mcp/scope.py writes it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from levelcode.core.config_files import is_absent
 from levelcode.core.errors import ConfigProblem
+from levelcode.core.json_text import is_absent
 from levelcode.mcp.config.specs import (
     SERVERS_KEY,
     ExpandSpec,

@@ -1,4 +1,4 @@
-"""What the organisation's policy (core/managed_policy.py) decides for each configured server:
+"""What the organisation's policy (policy/managed_policy.py) decides for each configured server:
 whether it may start (`allowedMcpServers`, `deniedMcpServers`, `repositoryMcpServers`,
 `mcpRegistryOnly`), whether it must run in the sandbox (`mcpSandbox`), whether sampling is off,
 and the servers it requires.
@@ -31,8 +31,6 @@ from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
 from levelcode.core.errors import ConfigProblem
-from levelcode.core.managed_policy import ManagedPolicy, ServerMatch
-from levelcode.core.network_hosts import parse_host_entry, request_host
 from levelcode.mcp.config.sandbox_entry import SandboxRequest
 from levelcode.mcp.config.specs import (
     SERVERS_KEY,
@@ -46,6 +44,8 @@ from levelcode.mcp.config.specs import (
     entry_fingerprint,
     parse_server_map,
 )
+from levelcode.policy.managed_policy import ManagedPolicy, ServerMatch
+from levelcode.policy.network_hosts import parse_host_entry, request_host
 
 REQUIRED_KEY = "requiredMcpServers"
 DEFAULT_PORTS = {"http": 80, "https": 443}

@@ -4,7 +4,7 @@ the organisation's policy names (`mcpRegistry`, which no setting or flag can cha
 official registry.
 
 Pure: the settings and the policy as data in, the choice out; never contacts a registry. A
-repository's settings never name the registry (the key is the user's only, core/settings.py):
+repository's settings never name the registry (the key is the user's only, policy/settings.py):
 the registry's answer decides what a server runs.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from levelcode.core.errors import ConfigError
-from levelcode.core.managed_policy import ManagedPolicy, registry_url_problem
+from levelcode.policy.managed_policy import ManagedPolicy, registry_url_problem
 
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
 REGISTRY_SETTING = "mcpRegistry"

@@ -6,7 +6,7 @@ defaults (its own folder only; the network only to the package registry its laun
 
 - From the user's own settings every part applies as written: the server runs in the sandbox,
   writes its own folder and the listed ones; `"network": true` gives it the whole network, a
-  list of hosts (`api.example.com`, `host:port`, `*.example.com`, core/network_hosts.py) lets it
+  list of hosts (`api.example.com`, `host:port`, `*.example.com`, policy/network_hosts.py) lets it
   reach those through the egress filter as well as its package registry.
   A malformed value still confines the server (with the defaults): the user asked for a sandbox.
 - From a repository's file the key can only ask. Its presence means the server runs in the
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from levelcode.core.network_hosts import host_entries
+from levelcode.policy.network_hosts import host_entries
 
 SANDBOX_KEY = "sandbox"
 REPOSITORY_WRITE_IGNORED = (

@@ -1,6 +1,6 @@
 """Which configured servers a session starts: all of them, or a named profile's (`"profiles"` in the
 user's settings, `levelcode --profile NAME`, `/profile NAME`), less those the user turned off in
-this workspace (core/workspace_servers.py). A server left out is `disabled`, with the reason as
+this workspace (platform/workspace_servers.py). A server left out is `disabled`, with the reason as
 said (`disabled_by`), so every view and the launch gate treat it as any disabled server.
 
 Pure: the merged configuration, the parsed profiles and the names turned off in; the

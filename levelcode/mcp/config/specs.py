@@ -16,10 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
-from levelcode.core.config_files import is_absent
 from levelcode.core.errors import ConfigProblem
-from levelcode.core.managed_policy import NO_POLICY, ManagedPolicy
-from levelcode.core.settings import USER_ONLY_KEYS, Settings, ignored_key
+from levelcode.core.json_text import is_absent
 from levelcode.mcp.config.allow_rules import AllowRule
 from levelcode.mcp.config.client_entry import (
     DEFAULT_CLIENT_FEATURES,
@@ -37,6 +35,8 @@ from levelcode.mcp.config.timeouts_entry import (
     positive_seconds,
 )
 from levelcode.mcp.config.tool_policy import POLICY_KEY, parse_tool_policy
+from levelcode.policy.managed_policy import NO_POLICY, ManagedPolicy
+from levelcode.policy.settings import USER_ONLY_KEYS, Settings, ignored_key
 
 # "local": the user's own servers for one workspace only (`mcp add -s local`), kept outside it.
 Tier = Literal["user", "local", "workspace", "organisation"]

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from levelcode.core import paths
-from levelcode.core.settings import Settings
 from levelcode.mcp.config.environment import settings_key_values
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.protocol.limits import DEFAULT_HINTED_PROBE_SECONDS, DEFAULT_MAX_MESSAGE_BYTES
 from levelcode.mcp.protocol.sign_in import SignIn
+from levelcode.platform import paths
+from levelcode.policy.settings import Settings
 
 if TYPE_CHECKING:
     from levelcode.mcp.protocol.session import ClientFeatures

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.environment import (
     NOTHING_WITHHELD,
@@ -32,6 +31,7 @@ from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.plan import WORKSPACE_FOLDER, launch_cwd, uses_private_dir
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
+from levelcode.platform import paths
 
 BYTECODE_VARIABLE = "PYTHONPYCACHEPREFIX"
 

@@ -32,12 +32,12 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.specs import StdioServerSpec
 from levelcode.mcp.launch.inspection import find_program
 from levelcode.mcp.launch.server_box import ServerBox, box_folders
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
+from levelcode.platform import paths
 from levelcode.sandbox.confinement import Confinement, current_confinement
 from levelcode.sandbox.egress import EgressRoute
 from levelcode.sandbox.egress_setup import REPOSITORY_SERVER_HINT, USER_SERVER_HINT, egress_route

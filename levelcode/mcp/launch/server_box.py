@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from levelcode.core.network_hosts import Registry, launcher_registry
 from levelcode.mcp.config.sandbox_entry import SandboxRequest
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.plan import expand_workspace_folder
+from levelcode.policy.network_hosts import Registry, launcher_registry
 
 if TYPE_CHECKING:  # the answers are imported only where a card is shown: not by the early spawn
     from levelcode.core.approvals import Answer, Choice

@@ -22,8 +22,6 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from levelcode.core import paths
-from levelcode.core.json_store import JsonDoc, UnreadableFile, locked, read_json_object, write_atomically
 from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition, parse_allow_rule
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch.inspection import inspect_launch
@@ -38,6 +36,8 @@ from levelcode.mcp.launch.trust import (
     launch_fingerprint,
     trust_state,
 )
+from levelcode.platform import paths
+from levelcode.platform.json_store import JsonDoc, UnreadableFile, locked, read_json_object, write_atomically
 
 STORE_VERSION = 1
 APPROVALS = "workspaces"  # workspace → server → the approved launch

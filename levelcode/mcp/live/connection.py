@@ -20,7 +20,6 @@ import os
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING
 
-from levelcode.core import paths
 from levelcode.core.errors import CallTimeout, McpError, ServerExited, ServerStartError
 from levelcode.core.outcome import ToolOutcome, failure
 from levelcode.core.progress import Progress, ProgressCallback, ReportedProgress
@@ -41,6 +40,7 @@ from levelcode.mcp.protocol.results import render_call_result
 from levelcode.mcp.protocol.session import McpSession
 from levelcode.mcp.protocol.task_calls import TaskCancelled, follow_task, status_as_progress
 from levelcode.mcp.protocol.tasks import created_task, task_spelling
+from levelcode.platform import paths
 
 if TYPE_CHECKING:
     from levelcode.mcp.launch.server_box import SandboxChoice

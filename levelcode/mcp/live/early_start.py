@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from typing import TypeGuard
 
 from levelcode.core.errors import ServerStartError
-from levelcode.core.settings import Settings
-from levelcode.core.workspace_servers import servers_off
 from levelcode.mcp.config.files import own_tier
 from levelcode.mcp.config.managed_servers import govern
 from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile, parse_profiles, select_specs
@@ -43,6 +41,8 @@ from levelcode.mcp.launch.resolve import server_launch
 from levelcode.mcp.launch.server_box import server_box
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
 from levelcode.mcp.stdio.spawn import end_unused, spawn_server
+from levelcode.platform.workspace_servers import servers_off
+from levelcode.policy.settings import Settings
 
 
 @dataclass

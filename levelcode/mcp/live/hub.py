@@ -24,11 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from levelcode.core.errors import McpError, SignInRequired
-from levelcode.core.outcome import ToolOutcome, failure
-from levelcode.core.private_files import write_private_text
+from levelcode.core.outcome import SavedResult, ToolOutcome, failure
 from levelcode.core.progress import ProgressCallback
 from levelcode.core.resource_changes import ResourceChanged
-from levelcode.core.spill_files import SavedResult, SpillFiles, folded
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.server_box import SandboxChoice
@@ -40,6 +38,8 @@ from levelcode.mcp.live.server_content import list_resources_outcome, read_resou
 from levelcode.mcp.live.transports import TransportPlanner, transport_plan
 from levelcode.mcp.protocol.handshake import ServerInfo
 from levelcode.mcp.protocol.results import DEFAULT_RESULT_CHARS, cap_text
+from levelcode.platform.private_files import write_private_text
+from levelcode.platform.spill_files import SpillFiles, folded
 
 if TYPE_CHECKING:
     from levelcode.mcp.live.early_start import EarlyStart

@@ -12,8 +12,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from levelcode.core.private_files import private_folder
 from levelcode.mcp.protocol.handshake import Era
+from levelcode.platform.private_files import private_folder
 
 _ERAS: tuple[Era, ...] = ("legacy", "modern")
 _MAX_ENTRIES = 500

@@ -14,10 +14,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from levelcode.core import paths
 from levelcode.core.approvals import Approver
 from levelcode.core.outcome import ToolOutcome
-from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.calls.router import McpRouter
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
@@ -38,6 +36,9 @@ from levelcode.mcp.live.overview import (
     summarize,
 )
 from levelcode.mcp.live.protocol_memory import ProtocolMemory
+from levelcode.platform import paths
+from levelcode.platform.settings_files import load_settings
+from levelcode.policy.settings import Settings
 
 if TYPE_CHECKING:
     from levelcode.mcp.live.early_start import EarlyStart
@@ -62,7 +63,10 @@ def hub_options(
     they ask of the user (nobody, by default)."""
     told = roots or workspace_roots(workspace)
     answering = answers or UserAnswers()
-    base = early.options if early is not None else session_options(workspace, settings or Settings())
+    if early is not None:
+        base = early.options
+    else:
+        base = session_options(workspace, settings or Settings(user_file=paths.user_settings_path()))
     return dataclasses.replace(
         base, features_for=lambda spec, tell: features_for(spec, told, answering, tell)
     )

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import BinaryIO
 
-from levelcode.core.private_files import append_private, private_folder
 from levelcode.mcp.config.client_entry import DEFAULT_LOG_LEVEL, at_least
+from levelcode.platform.private_files import append_private, private_folder
 
 MAX_KEPT_ERRORS = 10
 MAX_ERROR_CHARS = 300

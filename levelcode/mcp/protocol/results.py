@@ -13,8 +13,7 @@ import dataclasses
 import json
 from collections.abc import Mapping
 
-from levelcode.core.outcome import ToolOutcome, decoded_size, failure, human_bytes
-from levelcode.core.spill_files import SavedResult
+from levelcode.core.outcome import SavedResult, ToolOutcome, decoded_size, failure, human_bytes
 from levelcode.mcp.protocol.media import MediaCollector, MediaLimits, media_kind
 
 DEFAULT_RESULT_CHARS = 40_000

@@ -3,7 +3,7 @@
 - spawn.py: the one way a server is spawned (its own session and process group, the
   parent-death signal, the watchdog told), with no event loop needed;
 - process.py: a spawned server joined to the event loop, whoever spawned it: a `ChildProcess`
-  (core/subprocess_pipes.py), as a shell command the loop spawned is;
+  (platform/subprocess_pipes.py), as a shell command the loop spawned is;
 - pipe_transport.py: a server's message stream, its end reported one way, its group ended on close;
 - framing.py, exit_lines.py (pure): lines under a size cap, the stderr lines that say why a
   server died;

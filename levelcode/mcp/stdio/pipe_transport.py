@@ -25,9 +25,6 @@ from pathlib import Path
 from typing import IO
 
 from levelcode.core.errors import ServerExited, ServerStartError, TransportError
-from levelcode.core.private_files import append_private, private_folder
-from levelcode.core.process_groups import describe_exit, terminate_group, wait_group_gone
-from levelcode.core.subprocess_pipes import ChildProcess, PipesProtocol
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.transport import MessageSink
 from levelcode.mcp.stdio.exit_lines import why_it_ended
@@ -36,6 +33,9 @@ from levelcode.mcp.stdio.launch_spec import StdioLaunch
 from levelcode.mcp.stdio.process import ServerProcess
 from levelcode.mcp.stdio.reaper import WATCHDOG
 from levelcode.mcp.stdio.spawn import end_unused, spawn_server
+from levelcode.platform.private_files import append_private, private_folder
+from levelcode.platform.process_groups import describe_exit, terminate_group, wait_group_gone
+from levelcode.platform.subprocess_pipes import ChildProcess, PipesProtocol
 
 # After its stdin is closed, how long a server may take to exit by itself before its group is
 # sent SIGTERM (then SIGKILL 1.5 s later). A server with nothing left to do exits within tens of

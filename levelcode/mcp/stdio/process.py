@@ -1,6 +1,6 @@
 """A spawned server (spawn.py) joined to the running event loop: `ServerProcess.attach` delivers
 its pipes and its exit to a `PipesProtocol`, and the joined process is a `ChildProcess`
-(core/subprocess_pipes.py) like one the loop spawned, so the transport treats every server alike
+(platform/subprocess_pipes.py) like one the loop spawned, so the transport treats every server alike
 — spawned before the loop existed (the early start) or by the transport itself, under asyncio's
 loop or uvloop.
 
@@ -18,7 +18,7 @@ import os
 import subprocess
 from typing import IO
 
-from levelcode.core.subprocess_pipes import ChildProcess, PipesProtocol
+from levelcode.platform.subprocess_pipes import ChildProcess, PipesProtocol
 
 
 class _PipeEnd(asyncio.Protocol):

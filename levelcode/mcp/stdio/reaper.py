@@ -1,7 +1,7 @@
 """The two layers under the orderly end of server process groups, so that no server outlives
 LevelCode however it ends: this module owns the watchdog's client and the parent-death signal.
 
-- the orderly path is the transport's close (core/process_groups.py `terminate_group`: SIGTERM to
+- the orderly path is the transport's close (platform/process_groups.py `terminate_group`: SIGTERM to
   the whole group, SIGKILL ~1.5 s later to whatever ignored it, grandchildren included), run on
   exit, /new, signals and when a command is done with its servers;
 - the watchdog sidecar (watchdog.py), one per LevelCode process: if we are SIGKILLed it sees its

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from levelcode.core.managed_policy import ManagedPolicy
 from levelcode.mcp.calls.policy import classify_mcp_tool, explain_mcp_refusal, organisation_tool_rule
 from levelcode.mcp.config.allow_rules import AllowRule
+from levelcode.policy.managed_policy import ManagedPolicy
 
 FILE = "/etc/levelcode/managed-settings.json"
 POLICY = ManagedPolicy(

@@ -9,7 +9,6 @@ import sys
 
 import pytest
 
-from levelcode.core.managed_policy import ManagedPolicy, ServerMatch, parse_managed_policy
 from levelcode.mcp.config.managed_servers import (
     govern,
     govern_config,
@@ -28,6 +27,7 @@ from levelcode.mcp.config.specs import (
     merge_tiers,
     parse_user_settings,
 )
+from levelcode.policy.managed_policy import ManagedPolicy, ServerMatch, parse_managed_policy
 
 FILE = "/etc/levelcode/managed-settings.json"
 USER = Provenance("user", "/home/me/.config/levelcode/settings.json")

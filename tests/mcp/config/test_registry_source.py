@@ -10,11 +10,11 @@ from __future__ import annotations
 import pytest
 
 from levelcode.core.errors import ConfigError
-from levelcode.core.managed_policy import NO_POLICY, overridden_settings, parse_managed_policy
 from levelcode.mcp.config.managed_servers import govern
 from levelcode.mcp.config.registry_entry import RegistryOrigin, parse_registry_entry
 from levelcode.mcp.config.registry_source import DEFAULT_REGISTRY, choose_registry
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance, StdioServerSpec, parse_user_settings
+from levelcode.policy.managed_policy import NO_POLICY, overridden_settings, parse_managed_policy
 
 FILE = "/etc/levelcode/managed-settings.json"
 SETTINGS = "/home/me/.config/levelcode/settings.json"

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from levelcode.core.errors import ConfigError
-from levelcode.core.managed_policy import parse_managed_policy
 from levelcode.mcp.config.managed_servers import govern
 from levelcode.mcp.config.server_selection import Profile, chosen_profile, parse_profiles, select_servers
 from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
+from levelcode.policy.managed_policy import parse_managed_policy
 
 FILE = "/home/me/.config/levelcode/settings.json"
 USER = Provenance("user", FILE)

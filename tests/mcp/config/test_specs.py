@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from levelcode.core.settings import check_project_settings, load_settings
 from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import (
@@ -25,6 +24,8 @@ from levelcode.mcp.config.specs import (
     parse_user_settings,
     parse_workspace_file,
 )
+from levelcode.platform.settings_files import load_settings
+from levelcode.policy.settings import check_project_settings
 
 USER = "/home/u/.config/levelcode/settings.json"
 REPO = "/repo/.levelcode/mcp.json"

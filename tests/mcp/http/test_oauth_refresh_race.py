@@ -23,9 +23,9 @@ import keyring
 import pytest
 from keyring.backends import fail
 
-from levelcode.core import paths
 from levelcode.mcp.http.oauth.metadata import canonical_resource
 from levelcode.mcp.http.oauth.store import STORE_FILE, CredentialStore, issuer_key, store_key
+from levelcode.platform import paths
 from tests.fakes.oauth_server import AuthorizationServer, authorization_server
 from tests.mcp.http.test_oauth_real_servers import sign_in_connect
 from tests.support.browser import Browser, login_elsewhere

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core import paths
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec
 from levelcode.mcp.launch.plan import launch_argv, launch_cwd, uses_private_dir
+from levelcode.platform import paths
 
 WS = Path("/work/repo")
 PRIVATE = Path("/state/servers/s")

@@ -19,9 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
-from levelcode.core.network_hosts import launcher_registry
 from levelcode.mcp.config.sandbox_entry import SandboxRequest
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec
 from levelcode.mcp.launch.connect_options import ConnectOptions
@@ -30,6 +28,8 @@ from levelcode.mcp.launch.server_box import ServerBox, server_box
 from levelcode.mcp.live.connection import connect
 from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.stdio.launch_spec import StdioLaunch
+from levelcode.platform import paths
+from levelcode.policy.network_hosts import launcher_registry
 from levelcode.sandbox.egress_setup import REPOSITORY_SERVER_HINT, USER_SERVER_HINT
 from tests.support.processes import group_members, read_pids, survivors
 from tests.support.sandbox import assumed_confinement, missing_confinement

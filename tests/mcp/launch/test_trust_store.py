@@ -24,7 +24,7 @@ from levelcode.mcp.launch.inspection import inspect_launch
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust import MISSING, launch_fingerprint
 from levelcode.mcp.launch.trust_store import TrustStore, workspace_key
-from tests.core.test_json_store import run_together
+from tests.platform.test_json_store import run_together
 
 WS = Provenance("workspace", "/repo/.mcp.json")
 SPEC = StdioServerSpec(

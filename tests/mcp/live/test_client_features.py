@@ -197,8 +197,8 @@ async def test_resources_and_templates_are_listed_across_pages(tmp_path: Path) -
 async def test_sampling_the_organisation_turned_off_is_refused_before_anyone_is_asked(tmp_path: Path) -> None:
     """The user's entry enables sampling and someone could approve it; the organisation's policy
     turns it off: the server (which asks anyway) is refused, and nobody is asked."""
-    from levelcode.core.managed_policy import ManagedPolicy
     from levelcode.mcp.config.managed_servers import govern
+    from levelcode.policy.managed_policy import ManagedPolicy
 
     user = parse_user_settings({"mcpServers": {"s": {"command": "x", "sampling": True}}}, file="/u").servers
     (spec,) = govern(user, ManagedPolicy(file="/etc/levelcode/managed-settings.json", sampling=False))

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from levelcode.core import paths
 from levelcode.mcp.live.runtime import make_hub
+from levelcode.platform import paths
 from tests.support.memory_servers import MemoryServers
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from levelcode.agent.events import Notice, RecordingSink
 from levelcode.agent.loop import Agent
 from levelcode.agent.toolbox import Toolbox
-from levelcode.cli.repl_mcp import McpPromptParts
+from levelcode.cli.repl.mcp_prompt_parts import McpPromptParts
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.core.resource_changes import ResourceChanged
 from levelcode.mcp.calls.router import McpRouter

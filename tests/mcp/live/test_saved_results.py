@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core import paths
 from levelcode.core.errors import ToolError
 from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.runtime import make_hub
+from levelcode.platform import paths
 from levelcode.tools.base import ToolContext
 from levelcode.tools.file_edit import edit_file, write_file
 from levelcode.tools.file_read import list_directory, read_file

@@ -4,7 +4,7 @@ exactly, and structured content shows when there is no text."""
 
 from __future__ import annotations
 
-from levelcode.core.spill_files import SavedResult
+from levelcode.core.outcome import SavedResult
 from levelcode.mcp.protocol.results import cap_text, render_call_result
 
 

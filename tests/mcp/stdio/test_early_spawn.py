@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core.settings import Settings, load_settings
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch import resolve as launch
@@ -22,6 +21,8 @@ from levelcode.mcp.launch.connect_options import ConnectOptions, session_options
 from levelcode.mcp.live.early_start import EarlyStart, start_user_servers
 from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.runtime import make_hub
+from levelcode.platform.settings_files import load_settings
+from levelcode.policy.settings import Settings
 from tests.support.processes import read_pids, survivors
 from tests.support.servers import FAULT_SERVER, fault_spec
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.core import paths
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.specs import Provenance
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.live.connection import connect
 from levelcode.mcp.live.hub import McpHub
+from levelcode.platform import paths
 from tests.support.servers import fault_spec
 
 

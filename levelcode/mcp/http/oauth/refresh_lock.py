@@ -19,8 +19,8 @@ from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from levelcode.core.private_files import private_folder
 from levelcode.mcp.http.oauth.metadata import OAuthProblem
+from levelcode.platform.private_files import private_folder
 
 REFRESH_LOCK_SECONDS = 45.0  # longer than one token request may take (REQUEST_SECONDS)
 _POLL_SECONDS = 0.05

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from levelcode.core.json_store import JsonDoc, UnreadableFile, read_json_object, update_json
-from levelcode.core.private_files import private_folder
+from levelcode.platform.json_store import JsonDoc, UnreadableFile, read_json_object, update_json
+from levelcode.platform.private_files import private_folder
 
 KEYRING_SERVICE = "levelcode-mcp-oauth"
 STORE_FILE = "oauth-credentials.json"
