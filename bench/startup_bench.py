@@ -19,6 +19,8 @@ baseline in one run (interleaved, medians).
    floor waits out and LevelCode need not (it signals the group after a short grace), so LevelCode
    may come in under the floor, but never by leaving a process behind: every process that carries
    the run's HOME is counted the moment each command returns (target: none; Claude Code's too).
+   The same three again with bench/echo_server.py, a stdlib server that exits the moment its stdin
+   closes: what each client costs by itself, without the wait for a server that lingers.
 2. Imports: `levelcode --version` and `levelcode mcp list` under `python -X importtime`: the self
    time summed, the 25 modules that cost most (cumulative), and the packages that cost most with
    the LevelCode module that first brought each in.
@@ -63,6 +65,9 @@ from bench.repl_prompt import prompt_times  # noqa: E402
 BIN = ROOT / "node_modules" / ".bin"
 EVERYTHING = str(BIN / "mcp-server-everything")
 LEVELCODE = str(Path(sys.executable).parent / "levelcode")
+ECHO = [sys.executable, "-I", "-S", str(ROOT / "bench" / "echo_server.py")]
+EVERYTHING_TITLE = "one server-everything, started; target levelcode <= 0.90x claude, <= 1.10x the floor"
+ECHO_TITLE = "bench/echo_server.py, which exits as its stdin closes: the clients' own cost"
 CLAUDE_MISSING = 3  # the exit status when there is no Claude Code to compare with
 
 FLOOR = r"""
@@ -113,29 +118,32 @@ def env_for(home: Path) -> dict[str, str]:
     return {**env, "LEVELCODE_HOME": str(home), "HOME": str(home)}
 
 
-def report_mcp_list(runs: int, workspace: Path, claude: ClaudeCode | None) -> dict[str, Medians]:
-    home = home_with({"everything": {"command": EVERYTHING}})
+def report_mcp_list(
+    runs: int, workspace: Path, claude: ClaudeCode | None, name: str, command: list[str], title: str
+) -> dict[str, Medians]:
+    """floor, `levelcode mcp list` and `claude mcp list` with the one stdio server `name`."""
+    home = home_with({name: {"command": command[0], "args": command[1:]}})
     env = env_for(home)
     levelcode = [LEVELCODE, "mcp", "list"]
     measured(levelcode, env, workspace)  # the first contact: its era remembered
     leftovers: dict[str, list[int]] = {"levelcode": [], "claude": []}
     commands: dict[str, Callable[[], Run]] = {
-        "floor": lambda: measured([sys.executable, "-c", FLOOR, EVERYTHING], env, workspace),
+        "floor": lambda: measured([sys.executable, "-c", FLOOR, *command], env, workspace),
         "levelcode": counting(
             leftovers["levelcode"],
             home,
-            saying("everything · running", lambda: measured(levelcode, env, workspace)),
+            saying(f"{name} · running", lambda: measured(levelcode, env, workspace)),
         ),
     }
     if claude is not None:
-        commands["claude"] = counting(leftovers["claude"], *claude_list(claude, workspace))
+        commands["claude"] = counting(leftovers["claude"], *claude_list(claude, workspace, name, command))
     results = interleaved(runs, **commands)
-    medians = {name: Medians.of(values) for name, values in results.items()}
+    medians = {command: Medians.of(values) for command, values in results.items()}
     floor, ours = medians["floor"], medians["levelcode"]
-    print(f"\n== mcp list, one server-everything started (median of {runs}, interleaved) ==")
+    print(f"\n== mcp list, {title} (median of {runs}, interleaved) ==")
     print(f"  {'':50} {'wall':>10} {'CPU+server':>10} {'own peak':>10} {'tree peak':>10}")
     print(floor.row("floor (stdlib client: spawn, list, close, wait)"))
-    print(ours.row("levelcode mcp list", f"{ours.wall / floor.wall:5.2f}x the floor  (target <= 1.10x)"))
+    print(ours.row("levelcode mcp list", f"{ours.wall / floor.wall:5.2f}x the floor"))
     if claude is not None:
         theirs = medians["claude"]
         paired = statistics.median(
@@ -149,22 +157,24 @@ def report_mcp_list(runs: int, workspace: Path, claude: ClaudeCode | None) -> di
         )
         print(
             f"  levelcode / claude: {ours.wall / theirs.wall:5.2f}x (medians), {paired:5.2f}x (median of the "
-            f"{runs} pairs)   target <= 0.90x"
+            f"{runs} pairs)"
         )
-    said = ", ".join(f"{name} {sum(counts)}" for name, counts in leftovers.items() if name in commands)
+    said = ", ".join(f"{who} {sum(counts)}" for who, counts in leftovers.items() if who in commands)
     print(f"  processes left behind when each returned, over {runs} runs: {said}  (target 0)")
     return medians
 
 
-def claude_list(claude: ClaudeCode, workspace: Path) -> tuple[Path, Callable[[], Run]]:
-    """Claude Code's HOME with server-everything in its user scope, and its `mcp list` there, each
-    run checked to have connected; run once first, as LevelCode's, so no run is its first start."""
-    home = home_with_server(claude, "everything", [EVERYTHING], workspace)
+def claude_list(
+    claude: ClaudeCode, workspace: Path, name: str, command: list[str]
+) -> tuple[Path, Callable[[], Run]]:
+    """Claude Code's HOME with the server in its user scope, and its `mcp list` there, each run
+    checked to have connected; run once first, as LevelCode's, so no run is its first start."""
+    home = home_with_server(claude, name, command, workspace)
     env = environment(home)
 
     def listed() -> Run:
         result = measured([claude.path, "mcp", "list"], env, workspace)
-        check_connected(result.output, "everything")
+        check_connected(result.output, name)
         return result
 
     listed()
@@ -232,14 +242,19 @@ def report_imports(runs: int, workspace: Path) -> dict[str, float]:
     return summed
 
 
-def print_summary(lists: dict[str, Medians], prompt: float, imports: dict[str, float]) -> None:
+def print_summary(
+    lists: dict[str, Medians], echo: dict[str, Medians], prompt: float, imports: dict[str, float]
+) -> None:
     print("\n== in short ==")
-    ours = lists["levelcode"]
-    line = f"  levelcode mcp list {ms(ours.wall)} ({ours.own_peak_mib:.0f} MiB)"
-    if "claude" in lists:
-        theirs = lists["claude"]
-        line += f", claude mcp list {ms(theirs.wall)} ({theirs.own_peak_mib:.0f} MiB): {ours.wall / theirs.wall:.2f}x (target <= 0.90x)"
-    print(line)
+    for server, medians in (("server-everything", lists), ("the echo server", echo)):
+        ours = medians["levelcode"]
+        line = f"  {server:18} levelcode mcp list {ms(ours.wall)} ({ours.own_peak_mib:.0f} MiB)"
+        if "claude" in medians:
+            theirs = medians["claude"]
+            line += (
+                f", claude {ms(theirs.wall)} ({theirs.own_peak_mib:.0f} MiB): {ours.wall / theirs.wall:.2f}x"
+            )
+        print(line + ("  (target <= 0.90x)" if medians is lists else ""))
     print(f"  prompt with 10 servers {ms(prompt)} (target < 500 ms)")
     print(
         "  imports, self time summed: " + ", ".join(f"levelcode {k} {v:.0f} ms" for k, v in imports.items())
@@ -287,11 +302,12 @@ def main() -> int:
             return CLAUDE_MISSING
         print(f"{versions(claude)}\n{load()} (before)")
         workspace = Path(tempfile.mkdtemp(prefix="workspace-"))
-        lists = report_mcp_list(runs, workspace, claude)
+        lists = report_mcp_list(runs, workspace, claude, "everything", [EVERYTHING], EVERYTHING_TITLE)
+        echo = report_mcp_list(runs, workspace, claude, "echo", ECHO, ECHO_TITLE)
         imports = report_imports(1 if opts.quick else 5, workspace)
         report_first_contact(runs, workspace)
         prompt = report_prompt(runs, workspace)
-        print_summary(lists, prompt, imports)
+        print_summary(lists, echo, prompt, imports)
         print(f"{load()} (after)")
     return 0
 
