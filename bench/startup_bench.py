@@ -1,23 +1,38 @@
 """Start-up benchmark: what LevelCode costs before its servers are of use, each figure beside its
 baseline in one run (interleaved, medians).
 
-    uv run python bench/startup_bench.py [--quick] [--runs N]
+    uv run python bench/startup_bench.py [--quick] [--runs N] [--claude PATH] [--claude-version V]
 
-1. `levelcode mcp list` with one server-everything configured, against the floor: a stdlib-only
+1. `levelcode mcp list` against Claude Code's `claude mcp list`, both with one server-everything
+   (node_modules) that each really starts: Claude Code gets it in its *user* scope
+   (`claude mcp add -s user`, HOME a folder of the bench's own; a project `.mcp.json` would only be
+   listed as pending approval), and every run of its list must say the server connected, every run
+   of LevelCode's that it is running. Pairs interleaved, 15 by default, the order swapped every
+   round; medians, the ratio of the medians and the median of the pairs' ratios. Target: LevelCode
+   <= 0.90x Claude Code. `claude` is the one given, else the one on PATH, else `npm install`ed into a
+   temporary folder (removed after); its version is printed. Beside them the floor: a stdlib-only
    Python client that spawns the same server, initializes, lists its tools, closes its stdin and
-   waits for it to exit, and against Claude Code's `claude mcp list` where `claude` is installed.
-   Target: <= 1.10x the floor. server-everything lingers ~370 ms after its stdin closes, which the
-   floor waits out and LevelCode need not (it signals the group after a short grace), so
-   LevelCode may come in under the floor, but never by leaving a process behind: every process
-   that carries the run's HOME is counted the moment each command returns (target: none).
-2. Cold against warm first contact: `levelcode mcp list` with every local server configured,
+   waits for it to exit (target: LevelCode <= 1.10x the floor). For each: wall time, CPU (the
+   command's and the server's it reaped: the floor's is nearly all the server's, so the difference
+   is the client's), the command's own peak resident set and the largest in its tree (the server's
+   when it is the larger). server-everything lingers ~370 ms after its stdin closes, which the
+   floor waits out and LevelCode need not (it signals the group after a short grace), so LevelCode
+   may come in under the floor, but never by leaving a process behind: every process that carries
+   the run's HOME is counted the moment each command returns (target: none; Claude Code's too).
+   The same three again with bench/echo_server.py, a stdlib server that exits the moment its stdin
+   closes: what each client costs by itself, without the wait for a server that lingers.
+2. Imports: `levelcode --version` and `levelcode mcp list` under `python -X importtime`: the self
+   time summed, the 25 modules that cost most (cumulative), and the packages that cost most with
+   the LevelCode module that first brought each in.
+3. Cold against warm first contact: `levelcode mcp list` with every local server configured,
    once with no protocol memory (state removed before each run) and once with it. Target: cold
    <= 1.15x warm.
-3. Time to the interactive prompt with 10 servers configured, in a real pseudo-terminal, beside
+4. Time to the interactive prompt with 10 servers configured, in a real pseudo-terminal, beside
    the same with none, and when the 10 servers' summary line appears (their start overlaps the
    prompt). The prompt counts once it is drawn, below its hint line. Target: < 0.5 s.
 
-The machines are shared and noisy: read the ratios, and run it twice before believing one.
+The machines are shared and noisy: the load average is printed before and after; read the
+ratios, and run it twice before believing one.
 """
 
 from __future__ import annotations
@@ -25,22 +40,35 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pty
-import select
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.claude_code import (  # noqa: E402
+    ClaudeCode,
+    ClaudeCodeMissing,
+    check_connected,
+    environment,
+    find_or_install,
+    home_with_server,
+)
+from bench.import_profile import print_profile, profile, self_ms  # noqa: E402
+from bench.measured_runs import Medians, Run, counting, interleaved, measured, ms, saying  # noqa: E402
+from bench.repl_prompt import prompt_times  # noqa: E402
+
 BIN = ROOT / "node_modules" / ".bin"
 EVERYTHING = str(BIN / "mcp-server-everything")
 LEVELCODE = str(Path(sys.executable).parent / "levelcode")
-CURSOR_QUERY, CURSOR_ANSWER = b"\x1b[6n", b"\x1b[1;1R"
+ECHO = [sys.executable, "-I", "-S", str(ROOT / "bench" / "echo_server.py")]
+EVERYTHING_TITLE = "one server-everything, started; target levelcode <= 0.90x claude, <= 1.10x the floor"
+ECHO_TITLE = "bench/echo_server.py, which exits as its stdin closes: the clients' own cost"
+CLAUDE_MISSING = 3  # the exit status when there is no Claude Code to compare with
 
 FLOOR = r"""
 import json, subprocess, sys
@@ -90,84 +118,67 @@ def env_for(home: Path) -> dict[str, str]:
     return {**env, "LEVELCODE_HOME": str(home), "HOME": str(home)}
 
 
-def timed(
-    argv: list[str], env: Mapping[str, str], cwd: Path, before: Callable[[], None] = lambda: None
-) -> float:
-    before()
-    began = time.perf_counter()
-    subprocess.run(argv, env=dict(env), cwd=cwd, check=True, capture_output=True, timeout=120)
-    return time.perf_counter() - began
-
-
-def left_behind(home: Path) -> int:
-    """Processes still running with the run's HOME (its servers get it), but LevelCode's watchdog,
-    which leaves by itself once LevelCode has gone."""
-    marker = f"HOME={home}".encode()
-    count = 0
-    for proc in Path("/proc").iterdir():
-        try:
-            environ = (proc / "environ").read_bytes().split(b"\0")
-            if marker in environ and b"watchdog.py" not in (proc / "cmdline").read_bytes():
-                count += 1
-        except OSError:  # gone meanwhile, or not ours to read
-            continue
-    return count
-
-
-def counting(leftovers: list[int], home: Path, run: Callable[[], float]) -> Callable[[], float]:
-    def run_and_count() -> float:
-        seconds = run()
-        leftovers.append(left_behind(home))
-        return seconds
-
-    return run_and_count
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:7.0f} ms"
-
-
-def interleaved(runs: int, **commands: Callable[[], float]) -> dict[str, float]:
-    """Each command once per round, in turn, `runs` rounds; the median of each."""
-    times: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(runs):
-        for name, command in commands.items():
-            times[name].append(command())
-    return {name: statistics.median(values) for name, values in times.items()}
-
-
-def report_mcp_list(runs: int, workspace: Path) -> None:
-    home = home_with({"everything": {"command": EVERYTHING}})
+def report_mcp_list(
+    runs: int, workspace: Path, claude: ClaudeCode | None, name: str, command: list[str], title: str
+) -> dict[str, Medians]:
+    """floor, `levelcode mcp list` and `claude mcp list` with the one stdio server `name`."""
+    home = home_with({name: {"command": command[0], "args": command[1:]}})
     env = env_for(home)
-    timed([LEVELCODE, "mcp", "list"], env, workspace)  # the first contact: its era remembered
-    leftovers: list[int] = []
-    commands: dict[str, Callable[[], float]] = {
-        "floor": lambda: timed([sys.executable, "-c", FLOOR, EVERYTHING], env, workspace),
-        "levelcode": counting(leftovers, home, lambda: timed([LEVELCODE, "mcp", "list"], env, workspace)),
+    levelcode = [LEVELCODE, "mcp", "list"]
+    measured(levelcode, env, workspace)  # the first contact: its era remembered
+    leftovers: dict[str, list[int]] = {"levelcode": [], "claude": []}
+    commands: dict[str, Callable[[], Run]] = {
+        "floor": lambda: measured([sys.executable, "-c", FLOOR, *command], env, workspace),
+        "levelcode": counting(
+            leftovers["levelcode"],
+            home,
+            saying(f"{name} · running", lambda: measured(levelcode, env, workspace)),
+        ),
     }
-    claude = shutil.which("claude")
-    if claude:
-        claude_home = Path(tempfile.mkdtemp(prefix="levelcode-bench-claude-"))
-        (claude_home / ".mcp.json").write_text(
-            json.dumps({"mcpServers": {"everything": {"command": EVERYTHING}}})
+    if claude is not None:
+        commands["claude"] = counting(leftovers["claude"], *claude_list(claude, workspace, name, command))
+    results = interleaved(runs, **commands)
+    medians = {command: Medians.of(values) for command, values in results.items()}
+    floor, ours = medians["floor"], medians["levelcode"]
+    print(f"\n== mcp list, {title} (median of {runs}, interleaved) ==")
+    print(f"  {'':50} {'wall':>10} {'CPU+server':>10} {'own peak':>10} {'tree peak':>10}")
+    print(floor.row("floor (stdlib client: spawn, list, close, wait)"))
+    print(ours.row("levelcode mcp list", f"{ours.wall / floor.wall:5.2f}x the floor"))
+    if claude is not None:
+        theirs = medians["claude"]
+        paired = statistics.median(
+            a.wall / b.wall for a, b in zip(results["levelcode"], results["claude"], strict=True)
         )
-        commands["claude"] = lambda: timed([claude, "mcp", "list"], env, claude_home)
-    medians = interleaved(runs, **commands)
-    floor = medians["floor"]
-    print(f"\n== levelcode mcp list, one server-everything (median of {runs}, interleaved) ==")
-    print(f"  floor (stdlib client: spawn, initialize, list, close, wait)   {ms(floor)}")
-    print(
-        f"  levelcode mcp list                                            {ms(medians['levelcode'])}   "
-        f"{medians['levelcode'] / floor:5.2f}x the floor  (target <= 1.10x)"
-    )
-    print(f"  processes left behind when it returned, over {runs} runs: {sum(leftovers)}  (target 0)")
-    if "claude" in medians:
         print(
-            f"  claude mcp list                                               {ms(medians['claude'])}   "
-            f"{medians['claude'] / floor:5.2f}x the floor"
+            theirs.row(
+                f"claude mcp list (Claude Code {claude.version})",
+                f"{theirs.wall / floor.wall:5.2f}x the floor",
+            )
         )
-    else:
-        print("  claude mcp list: not installed here (nothing to compare)")
+        print(
+            f"  levelcode / claude: {ours.wall / theirs.wall:5.2f}x (medians), {paired:5.2f}x (median of the "
+            f"{runs} pairs)"
+        )
+    said = ", ".join(f"{who} {sum(counts)}" for who, counts in leftovers.items() if who in commands)
+    print(f"  processes left behind when each returned, over {runs} runs: {said}  (target 0)")
+    return medians
+
+
+def claude_list(
+    claude: ClaudeCode, workspace: Path, name: str, command: list[str]
+) -> tuple[Path, Callable[[], Run]]:
+    """Claude Code's HOME with the server in its user scope, and its `mcp list` there, each run
+    checked to have connected; run once first, as LevelCode's, so no run is its first start."""
+    home = home_with_server(claude, name, command, workspace)
+    env = environment(home)
+
+    def listed() -> Run:
+        result = measured([claude.path, "mcp", "list"], env, workspace)
+        check_connected(result.output, name)
+        return result
+
+    listed()
+    return home, listed
 
 
 def report_first_contact(runs: int, workspace: Path) -> None:
@@ -175,108 +186,131 @@ def report_first_contact(runs: int, workspace: Path) -> None:
     home = home_with(servers)
     env = env_for(home)
     memory = home / "state" / "protocols.json"
-    timed([LEVELCODE, "mcp", "list"], env, workspace)
+    levelcode = [LEVELCODE, "mcp", "list"]
+    measured(levelcode, env, workspace)
     forget: Callable[[], None] = lambda: memory.unlink(missing_ok=True)  # noqa: E731
     leftovers: list[int] = []
-    medians = interleaved(
+    results = interleaved(
         runs,
-        cold=counting(leftovers, home, lambda: timed([LEVELCODE, "mcp", "list"], env, workspace, forget)),
-        warm=counting(leftovers, home, lambda: timed([LEVELCODE, "mcp", "list"], env, workspace)),
+        cold=counting(leftovers, home, lambda: measured(levelcode, env, workspace, forget)),
+        warm=counting(leftovers, home, lambda: measured(levelcode, env, workspace)),
     )
+    cold, warm = Medians.of(results["cold"]), Medians.of(results["warm"])
     print(f"\n== first contact: mcp list of {len(servers)} servers ({', '.join(servers)}) ==")
-    print(f"  warm (protocol era remembered)   {ms(medians['warm'])}")
+    print(f"  warm (protocol era remembered)   {ms(warm.wall)}")
     print(
-        f"  cold (nothing remembered)        {ms(medians['cold'])}   "
-        f"{medians['cold'] / medians['warm']:5.2f}x warm  (target <= 1.15x)"
+        f"  cold (nothing remembered)        {ms(cold.wall)}   {cold.wall / warm.wall:5.2f}x warm  (target <= 1.15x)"
     )
     starts = (home / "state" / "logs" / "everything.log").read_text().count(" starting ")
     print(f"  server-everything processes started over {2 * runs + 1} lists: {starts}")
     print(f"  processes left behind when it returned, over {2 * runs} lists: {sum(leftovers)}  (target 0)")
 
 
-def prompt_times(home: Path, workspace: Path, chip: bool) -> tuple[float, float | None]:
-    """Seconds until the REPL's prompt shows, and (when `chip`) until the servers' summary does."""
-    env = {**env_for(home), "ANTHROPIC_API_KEY": "bench-key-not-used", "TERM": "xterm", "COLUMNS": "200"}
-    began = time.perf_counter()
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the REPL, on the pseudo-terminal
-        os.chdir(workspace)
-        os.execve(LEVELCODE, [LEVELCODE, "--provider", "anthropic"], env)
-    seen, prompt_at, chip_at = b"", None, None
-    deadline = began + 30
-    try:
-        while time.perf_counter() < deadline and (prompt_at is None or (chip and chip_at is None)):
-            ready, _, _ = select.select([fd], [], [], 0.05)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if CURSOR_QUERY in chunk:  # prompt_toolkit asks where the cursor is; a terminal answers
-                os.write(fd, CURSOR_ANSWER)
-            seen += chunk
-            now = time.perf_counter() - began
-            hint = seen.find(b"Ctrl-D leaves")
-            if prompt_at is None and hint >= 0 and b">" in seen[hint:]:  # the prompt drawn below it
-                prompt_at = now
-            if chip_at is None and b"mcp \xc2\xb7 " in seen:
-                chip_at = now
-    finally:
-        os.write(fd, b"\x04")  # Ctrl-D: leave as a user would, servers reaped
-        _wait_gone(pid)
-        os.close(fd)
-    if prompt_at is None:
-        raise RuntimeError(f"the prompt never appeared; the terminal showed: {seen[-2000:]!r}")
-    return prompt_at, chip_at
-
-
-def _wait_gone(pid: int) -> None:
-    for _ in range(200):
-        done, _status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return
-        time.sleep(0.05)
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
-
-
-def report_prompt(runs: int, workspace: Path) -> None:
+def report_prompt(runs: int, workspace: Path) -> float:
     local = local_servers()
     names = list(local)
     ten = {f"{names[i % len(names)]}-{i}": local[names[i % len(names)]] for i in range(10)}
     none_home, ten_home = home_with({}), home_with(ten)
-    prompt_times(ten_home, workspace, chip=True)  # the first contact of each, remembered
-    bare, loaded, chips = [], [], []
+    repl = [LEVELCODE, "--provider", "anthropic"]
+    extra = {"ANTHROPIC_API_KEY": "bench-key-not-used", "TERM": "xterm", "COLUMNS": "200"}
+    bare_env, ten_env = {**env_for(none_home), **extra}, {**env_for(ten_home), **extra}
+    prompt_times(repl, ten_env, workspace, summary=True)  # the first contact of each, remembered
+    bare, loaded, summaries = [], [], []
     for _ in range(runs):
-        bare.append(prompt_times(none_home, workspace, chip=False)[0])
-        prompt, chip = prompt_times(ten_home, workspace, chip=True)
+        bare.append(prompt_times(repl, bare_env, workspace, summary=False)[0])
+        prompt, summary = prompt_times(repl, ten_env, workspace, summary=True)
         loaded.append(prompt)
-        if chip is not None:
-            chips.append(chip)
+        if summary is not None:
+            summaries.append(summary)
     print(f"\n== time to the interactive prompt (pseudo-terminal, median of {runs}) ==")
     print(f"  no servers configured            {ms(statistics.median(bare))}")
     print(f"  10 servers configured            {ms(statistics.median(loaded))}   (target < 500 ms)")
-    if chips:
+    if summaries:
         print(
-            f"  ... their summary line shown at  {ms(statistics.median(chips))}   (the servers up, after the prompt)"
+            f"  ... their summary line shown at  {ms(statistics.median(summaries))}   (the servers up, after the prompt)"
         )
+    return statistics.median(loaded)
 
 
-def main() -> None:
+def report_imports(runs: int, workspace: Path) -> dict[str, float]:
+    env = env_for(home_with({"everything": {"command": EVERYTHING}}))
+    summed = {}
+    for words in (["--version"], ["mcp", "list"]):
+        imported = profile([sys.executable, LEVELCODE, *words], env, workspace, runs)
+        summed[" ".join(words)] = self_ms(imported)
+        print_profile(f"levelcode {' '.join(words)}", imported)
+    return summed
+
+
+def print_summary(
+    lists: dict[str, Medians], echo: dict[str, Medians], prompt: float, imports: dict[str, float]
+) -> None:
+    print("\n== in short ==")
+    for server, medians in (("server-everything", lists), ("the echo server", echo)):
+        ours = medians["levelcode"]
+        line = f"  {server:18} levelcode mcp list {ms(ours.wall)} ({ours.own_peak_mib:.0f} MiB)"
+        if "claude" in medians:
+            theirs = medians["claude"]
+            line += (
+                f", claude {ms(theirs.wall)} ({theirs.own_peak_mib:.0f} MiB): {ours.wall / theirs.wall:.2f}x"
+            )
+        print(line + ("  (target <= 0.90x)" if medians is lists else ""))
+    print(f"  prompt with 10 servers {ms(prompt)} (target < 500 ms)")
+    print(
+        "  imports, self time summed: " + ", ".join(f"levelcode {k} {v:.0f} ms" for k, v in imports.items())
+    )
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{figure:.2f}" for figure in os.getloadavg())
+
+
+def versions(claude: ClaudeCode | None) -> str:
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    levelcode = measured([LEVELCODE, "--version"], os.environ, ROOT).output.strip()
+    said = f"{levelcode}, python {sys.version.split()[0]}, node {node}, {os.cpu_count()} cpus"
+    if claude is None:
+        return f"{said}; no Claude Code (--no-claude)"
+    return f"{said}; Claude Code {claude.version} ({claude.source}: {claude.path})"
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--quick", action="store_true", help="3 runs each, for a smoke check")
-    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument(
+        "--quick", action="store_true", help="3 runs each, 1 import profile, for a smoke check"
+    )
+    parser.add_argument("--runs", type=int, default=15, help="rounds of each comparison (default 15)")
+    parser.add_argument(
+        "--claude", metavar="PATH", help="the `claude` to compare with (default: on PATH, else installed)"
+    )
+    parser.add_argument(
+        "--claude-version", default="latest", help="the npm version to install when none is found"
+    )
+    parser.add_argument("--no-claude", action="store_true", help="leave Claude Code out (no comparison)")
     opts = parser.parse_args()
     runs = 3 if opts.quick else opts.runs
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}")
-    workspace = Path(tempfile.mkdtemp(prefix="levelcode-bench-workspace-"))
-    report_mcp_list(runs, workspace)
-    report_first_contact(runs, workspace)
-    report_prompt(runs, workspace)
+    with tempfile.TemporaryDirectory(prefix="levelcode-bench-") as scratch:
+        tempfile.tempdir = scratch  # every folder the bench makes (homes, Claude Code) goes, at the end
+        try:
+            claude = (
+                None if opts.no_claude else find_or_install(opts.claude, Path(scratch), opts.claude_version)
+            )
+        except ClaudeCodeMissing as exc:
+            print(f"startup_bench: no Claude Code to compare with: {exc}", file=sys.stderr)
+            return CLAUDE_MISSING
+        print(f"{versions(claude)}\n{load()} (before)")
+        workspace = Path(tempfile.mkdtemp(prefix="workspace-"))
+        lists = report_mcp_list(runs, workspace, claude, "everything", [EVERYTHING], EVERYTHING_TITLE)
+        echo = report_mcp_list(runs, workspace, claude, "echo", ECHO, ECHO_TITLE)
+        imports = report_imports(1 if opts.quick else 5, workspace)
+        report_first_contact(runs, workspace)
+        prompt = report_prompt(runs, workspace)
+        print_summary(lists, echo, prompt, imports)
+        print(f"{load()} (after)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
