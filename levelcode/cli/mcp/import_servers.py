@@ -1,10 +1,12 @@
 """`levelcode mcp import`: bring in the MCP servers you set up for Claude Desktop, Claude Code, Cursor
-or VS Code, into your own settings.json (the user tier), after showing exactly what each one runs.
+or VS Code, after showing exactly what each one runs: into your settings.json (every workspace), or,
+for a server that was one project's (Claude Code's local scope), into your servers for this
+workspace alone (`-s local`); other projects' are named, not imported.
 
-Reads the other tools' files and never writes them; writes only your settings.json, atomically and
+Reads the other tools' files and never writes them; writes only your own two files, atomically and
 only when told to: --yes, or y then Ctrl-Y pressed once the question is drawn (never type-ahead).
 Imported servers start without asking, so servers a repository's files define are left out unless
---include-repo says otherwise.
+--include-repo says otherwise (then they too are this workspace's alone).
 """
 
 from __future__ import annotations
@@ -18,35 +20,34 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from levelcode.cli.mcp.import_report import SCOPE_WORDS, Targets, plan_lines, servers_count, written_lines
+from levelcode.cli.mcp.scope import ServersFile, edit_servers_file, servers_file
 from levelcode.cli.printing import workspace_of
 from levelcode.core.errors import ConfigError, ConfigProblem
 from levelcode.core.json_text import parse_json_text
+from levelcode.mcp.config.edit import USER_SETTINGS, user_servers
+from levelcode.mcp.config.import_plan import WHERE, ImportPlan, add_servers, plan_import
 from levelcode.mcp.config.import_tools import TOOL_LABELS, TOOLS, Tool
 from levelcode.mcp.config.importers import (
     Candidate,
-    ImportPlan,
     SearchRoots,
-    Skipped,
     SourceFile,
     SourceReading,
-    add_to_settings,
-    plan_import,
     read_source,
     source_files,
 )
-from levelcode.mcp.config.shown_values import shown_header
-from levelcode.mcp.config.specs import SERVERS_KEY, HttpServerSpec
-from levelcode.mcp.launch.plan import launch_text
 from levelcode.platform import paths
 from levelcode.platform.json_store import NOT_OVERWRITTEN, JsonDoc, UnreadableFile, read_json_object
-from levelcode.platform.settings_store import update_user_settings
+from levelcode.platform.workspace_identity import workspace_identity
 from levelcode.ui.visible import visible
 
 MAX_SOURCE_BYTES = 128 * 1024 * 1024  # ~/.claude.json keeps growing with use
 MAX_REPO_SOURCE_BYTES = 4 * 1024 * 1024  # a repository's config file has no reason to be large
-REPO_MARK = "! written by the repository, not by you"
-ADD_LABEL = "add them to your settings"
-KEPT_REASON = "written to your settings: LevelCode starts them without asking, in every workspace"
+ADD_LABEL = "add them as listed"
+KEPT_REASON = (
+    "written to your own files: LevelCode starts them without asking, those in your settings in "
+    "every workspace, those for this workspace only here"
+)
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class ImportOptions:
     yes: bool = False
     dry_run: bool = False
     include_repo: bool = False
+    only_here: bool = False  # every server to this workspace's own file (add-from-claude-desktop -s local)
     rerun: str = "levelcode mcp import"  # the command line that repeats this run, for hints
 
 
@@ -68,6 +70,7 @@ def run_import_command(args: argparse.Namespace) -> int:
         yes=bool(getattr(args, "yes", False)),
         dry_run=bool(getattr(args, "dry_run", False)),
         include_repo=bool(getattr(args, "include_repo", False)),
+        only_here=getattr(args, "scope", None) == "local",
         rerun=_rerun_command(args),
     )
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
@@ -106,20 +109,30 @@ def import_servers(
     options: ImportOptions, roots: SearchRoots, settings_path: Path, *, confirm: Confirm | None
 ) -> int:
     """Show the plan; write it when --yes or the user says yes. `confirm` is None without a terminal."""
+    targets: Targets = {
+        "user": ServersFile(settings_path, USER_SETTINGS),
+        "local": servers_file("local", roots.workspace),
+    }
     try:
-        existing = current_servers(settings_path)
+        existing = {to: current_servers(target) for to, target in targets.items()}
     except ConfigError as exc:
         print(f"levelcode: {exc}", file=sys.stderr)
         return 1
     sources = source_files(roots, options.tools)
     readings = read_sources(sources, project_keys=_project_keys(roots.workspace))
-    plan = plan_import(readings, existing, include_repo=options.include_repo)
-    for line in plan_lines(plan, settings_path):
+    plan = plan_import(
+        readings,
+        existing["user"],
+        here=existing["local"],
+        include_repo=options.include_repo,
+        only_here=options.only_here,
+    )
+    for line in plan_lines(plan, targets, roots.workspace):
         print(line)
     if not plan.add:
         print(_nothing_to_add(plan, sources, options))
         return 0
-    count = _servers(len(plan.add))
+    count = servers_count(len(plan.add))
     if options.dry_run:
         print(f"Dry run: nothing written. To import {count}: {options.rerun} --yes")
         return 0
@@ -127,27 +140,22 @@ def import_servers(
         if confirm is None:
             print(f"Nothing written: there is no terminal to ask. To import {count}: {options.rerun} --yes")
             return 1
-        if not confirm(_question(plan, settings_path)):
+        if not confirm(_question(plan)):
             print("Nothing imported.")
             return 1
-    return write_plan(plan, settings_path)
+    return write_plan(plan, targets)
 
 
-def current_servers(settings_path: Path) -> Mapping[str, object]:
-    """The servers already in the user's settings; ConfigError when the file cannot be used."""
+def current_servers(target: ServersFile) -> Mapping[str, object]:
+    """The servers already in one of the user's files; ConfigError when the file cannot be used."""
     try:
-        doc = read_json_object(settings_path)
+        doc = read_json_object(target.path)
     except UnreadableFile as exc:
-        raise ConfigError(
-            f"{exc.problem}; {NOT_OVERWRITTEN}",
-            origin=str(settings_path),
-        ) from exc
-    servers = doc.get(SERVERS_KEY)
-    if servers is None:
-        return {}
-    if not isinstance(servers, Mapping):
-        raise ConfigError(f'"{SERVERS_KEY}" in {settings_path} is not an object; fix it first')
-    return servers
+        raise ConfigError(f"{exc.problem}; {NOT_OVERWRITTEN}", origin=str(target.path)) from exc
+    try:
+        return user_servers(doc, target.doc)
+    except ConfigError as exc:
+        raise ConfigError(f"{target.path}: {exc}", origin=str(target.path)) from exc
 
 
 def read_sources(sources: Sequence[SourceFile], *, project_keys: Sequence[str]) -> list[SourceReading]:
@@ -231,71 +239,35 @@ def _comment_end(text: str, start: int) -> int:
     return len(text) if end < 0 else end + 2
 
 
-def write_plan(plan: ImportPlan, settings_path: Path) -> int:
-    outcome: list[list[str]] = []
-
-    def change(doc: JsonDoc) -> None:
-        outcome[:] = add_to_settings(doc, plan.add)
-
-    try:
-        update_user_settings(change, settings_path)
-    except ConfigError as exc:
-        print(f"levelcode: {exc}; nothing imported", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"levelcode: could not write {settings_path}: {exc}; nothing imported", file=sys.stderr)
-        return 1
-    added, kept = outcome
-    if kept:
-        print(f"Left alone (in your settings by now): {', '.join(visible(name) for name in kept)}")
-    print(f"Added {_servers(len(added))} to {settings_path}: {', '.join(visible(name) for name in added)}")
+def write_plan(plan: ImportPlan, targets: Targets) -> int:
+    """Each file its servers, one after the other; a failure says what was written before it."""
+    written = False
+    for to in ("user", "local"):
+        if not plan.into(to):
+            continue
+        try:
+            added, kept = _write_into(targets[to], plan.into(to))
+        except (ConfigError, OSError) as exc:
+            more = " more" if written else ""
+            print(f"levelcode: {exc}; nothing{more} imported", file=sys.stderr)
+            return 1
+        written = True
+        print(*written_lines(to, targets[to], added, kept), sep="\n")
     print("They start without asking; `levelcode mcp list` shows them.")
     return 0
 
 
-def plan_lines(plan: ImportPlan, settings_path: Path) -> list[str]:
-    """The plan as plain text: what is added with what it runs, what is left out and why."""
-    sections: list[list[str]] = []
-    if plan.add:
-        sections.append([f"To add to {settings_path} (they will start without asking):"])
-        sections[-1].extend(line for candidate in plan.add for line in candidate_lines(candidate))
-    if plan.held:
-        sections.append(
-            ["Left out, written by the repository, not by you (--include-repo imports them too):"]
-        )
-        sections[-1].extend(line for candidate in plan.held for line in candidate_lines(candidate))
-    if plan.skipped:
-        sections.append(["Skipped:"])
-        sections[-1].extend(line for skipped in plan.skipped for line in skipped_lines(skipped))
-    if plan.problems:
-        sections.append(["Could not read:"])
-        sections[-1].extend(f"  {visible(str(problem))}" for problem in plan.problems)
-    return [line for section in sections for line in (*section, "")]
+def _write_into(target: ServersFile, candidates: Sequence[Candidate]) -> tuple[list[str], list[str]]:
+    """(added, left alone) in one locked, atomic edit of the file."""
+    outcome: list[list[str]] = [[], []]
 
+    def change(doc: JsonDoc) -> JsonDoc | None:
+        new, added, kept = add_servers(doc, candidates, target.doc)
+        outcome[:] = [added, kept]
+        return new if added else None
 
-def candidate_lines(candidate: Candidate) -> list[str]:
-    lines = [f"  {visible(candidate.name)} · from {visible(candidate.origin.describe())}"]
-    if candidate.origin.repo_authored:
-        lines.append(f"      {REPO_MARK}")
-    lines.extend(f"      {visible(line)}" for line in launch_lines(candidate))
-    lines.extend(f"      note: {visible(note)}" for note in candidate.notes)
-    return lines
-
-
-def launch_lines(candidate: Candidate) -> list[str]:
-    """What would run, as written: the literal command line (or URL), then env, headers and cwd."""
-    spec = candidate.spec
-    if isinstance(spec, HttpServerSpec):
-        return [f"url:    {launch_text(spec)}", *(f"header: {shown_header(k, v)}" for k, v in spec.headers)]
-    lines = [f"runs:   {launch_text(spec)}", *(f"env:    {key}={value}" for key, value in spec.env)]
-    return [*lines, f"cwd:    {spec.cwd}"] if spec.cwd else lines
-
-
-def skipped_lines(skipped: Skipped) -> list[str]:
-    return [
-        f"  {visible(skipped.name)} · from {visible(skipped.origin.describe())}",
-        f"      {visible(skipped.reason)}",
-    ]
+    edit_servers_file(target, change)
+    return outcome[0], outcome[1]
 
 
 def ask(question: str) -> bool:
@@ -307,16 +279,22 @@ def ask(question: str) -> bool:
     return ask_keyed(Question(question, ADD_LABEL, "add nothing", KEPT_REASON))
 
 
-def _question(plan: ImportPlan, settings_path: Path) -> str:
-    repo = sum(1 for candidate in plan.add if candidate.origin.repo_authored)
-    which = f" ({repo} written by the repository)" if repo else ""
-    return f"Add {_servers(len(plan.add))}{which} to {settings_path}?"
+def _question(plan: ImportPlan) -> str:
+    parts = []
+    for to in ("user", "local"):
+        if candidates := plan.into(to):
+            repo = sum(1 for candidate in candidates if candidate.origin.repo_authored)
+            which = f" ({repo} written by the repository)" if repo else ""
+            parts.append(f"{servers_count(len(candidates))}{which} to {WHERE[to]} ({SCOPE_WORDS[to]})")
+    return f"Add {' and '.join(parts)}?"
 
 
 def _nothing_to_add(plan: ImportPlan, sources: Sequence[SourceFile], options: ImportOptions) -> str:
     if plan.held:
         hint = f"{options.rerun} --include-repo"
         return f"Nothing to import from your own files. To import the repository's too: {hint}"
+    if plan.elsewhere and not (plan.skipped or plan.problems):
+        return "Nothing to import for this workspace."
     if plan.skipped or plan.problems:
         return "Nothing to import."
     tools = ", ".join(TOOL_LABELS[tool] for tool in options.tools)
@@ -324,21 +302,27 @@ def _nothing_to_add(plan: ImportPlan, sources: Sequence[SourceFile], options: Im
     return f"Found no MCP servers to import from {tools}. Looked in:{looked}"
 
 
-def _servers(count: int) -> str:
-    return f"{count} server{'' if count == 1 else 's'}"
-
-
 def _project_keys(workspace: Path) -> tuple[str, ...]:
-    """How ~/.claude.json may name this workspace: as given, and with symlinks resolved."""
-    return tuple(dict.fromkeys((str(workspace.absolute()), str(workspace.resolve()))))
+    """How ~/.claude.json may name this workspace, best first: Claude Code keeps a git repository's
+    local servers under the folder of its main worktree, shared by its subfolders and worktrees
+    (seen with Claude Code 2.1); a folder outside git, and older entries, by the folder itself."""
+    kind, _, rest = workspace_identity(workspace).partition(":")
+    common = Path(rest.rpartition(":")[0]) if kind == "git" else None
+    root = [str(common.parent)] if common is not None and common.name == ".git" else []
+    return tuple(dict.fromkeys([*root, str(workspace.absolute()), str(workspace.resolve())]))
 
 
 def _rerun_command(args: argparse.Namespace) -> str:
-    words = ["levelcode", "mcp", "import"]
-    if getattr(args, "workspace", None):
-        words += ["-C", str(args.workspace)]
+    if getattr(args, "scope", None) == "local":  # only add-from-claude-desktop has -s; keep it
+        words = ["levelcode", "mcp", "add-from-claude-desktop", "-s", "local"]
+        return shlex.join([*words, *_workspace_words(args)])
+    words = ["levelcode", "mcp", "import", *_workspace_words(args)]
     for tool in dict.fromkeys(getattr(args, "sources", None) or ()):
         words += ["--from", tool]
     if getattr(args, "include_repo", False):
         words.append("--include-repo")
     return shlex.join(words)
+
+
+def _workspace_words(args: argparse.Namespace) -> list[str]:
+    return ["-C", str(args.workspace)] if getattr(args, "workspace", None) else []

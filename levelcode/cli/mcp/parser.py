@@ -337,14 +337,22 @@ IMPORT_EPILOG = """\
 where it looks (the user's own files first):
   Claude Desktop  claude_desktop_config.json in ~/Library/Application Support/Claude (macOS),
                   %APPDATA%\\Claude (Windows), ~/.config/Claude (Linux)
-  Claude Code     ~/.claude.json (your servers, and those you added for this project);
-                  .mcp.json in the workspace (written by the repository)
+  Claude Code     ~/.claude.json: your servers (-s user) and those you added for this project
+                  (-s local); .mcp.json in the workspace (written by the repository)
   Cursor          ~/.cursor/mcp.json; .cursor/mcp.json in the workspace (written by the repository)
   VS Code         mcp.json and settings.json in your VS Code user folder;
                   .vscode/mcp.json in the workspace (written by the repository)
 
-Imported servers go into your settings.json and start without asking. A name you already have is
-never replaced. Servers from a repository's files are only imported with --include-repo.
+where each one goes (the scopes of `levelcode mcp add -s`); imported servers start without asking:
+  -s user   your settings.json, every workspace: your servers in Claude Code (-s user), Claude
+            Desktop, Cursor and VS Code
+  -s local  your servers for this workspace alone, kept outside it: what you added in Claude Code
+            for this project (-s local; Claude Code keeps a git repository's under its main folder),
+            and a repository's servers imported with --include-repo
+Servers you added in Claude Code for other projects are listed, not imported: run the import in
+that project's folder (or with -C DIR) to make them its own. A name you already have in the file a
+server would go to is never replaced. Servers from a repository's files are only imported with
+--include-repo.
 
 examples:
   levelcode mcp import --dry-run             show what would be added; write nothing
@@ -486,8 +494,9 @@ def add_import_parser(actions: Any, common: AddOptions) -> None:
         "import",
         fill=_with(common, _import_arguments),
         help="bring in MCP servers you set up for Claude Desktop, Claude Code, Cursor or VS Code",
-        description="Copy MCP servers you set up for other tools into your settings.json, after showing "
-        "exactly what each one runs.",
+        description="Copy MCP servers you set up for other tools into your settings.json (those that "
+        "were this project's: into your servers for this workspace), after showing exactly what each "
+        "one runs.",
         epilog=IMPORT_EPILOG,
         formatter_class=RawDescriptionFormatter,
     )
@@ -495,8 +504,9 @@ def add_import_parser(actions: Any, common: AddOptions) -> None:
         "add-from-claude-desktop",
         fill=_with(common, _claude_desktop_arguments),
         help="import your Claude Desktop servers (as Claude Code's command of that name)",
-        description="Copy the MCP servers of your Claude Desktop into your settings.json, after "
-        "showing exactly what each one runs: the same as `levelcode mcp import --from claude-desktop`.",
+        description="Copy the MCP servers of your Claude Desktop into your settings.json (-s local: into "
+        "your servers for this workspace alone), after showing exactly what each one runs: the same as "
+        "`levelcode mcp import --from claude-desktop`.",
     )
 
 
@@ -521,5 +531,5 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
         "--include-repo",
         action="store_true",
         help="also import servers defined by the workspace's own files (.mcp.json, .cursor/mcp.json, "
-        ".vscode/mcp.json); they will start without asking",
+        ".vscode/mcp.json), into your servers for this workspace alone; they will start without asking",
     )

@@ -1,5 +1,6 @@
 """MCP servers the user already set up for other tools (Claude Desktop, Claude Code, Cursor, VS Code),
-turned into entries for LevelCode's user tier, with the reason for every one that cannot be.
+turned into LevelCode server entries, with the reason for every one that cannot be; where each goes is
+config/import_plan.py's to decide.
 
 Pure: takes parsed documents with their paths and returns candidates, skips and problems; never reads
 or writes a file. Never expands a value: a `${…}` reference LevelCode would not resolve the way the
@@ -9,21 +10,19 @@ own `parse_server_entry` before it is offered.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from levelcode.core.errors import ConfigError, ConfigProblem
+from levelcode.core.errors import ConfigProblem
 from levelcode.core.json_text import is_absent
 from levelcode.mcp.config.import_tools import TOOL_LABELS, TOOLS, Tool
 from levelcode.mcp.config.specs import (
     SERVERS_KEY,
     Provenance,
     ServerSpec,
-    launch_encoding,
     parse_server_entry,
 )
 
@@ -117,18 +116,20 @@ class Skipped:
 
 
 @dataclass(frozen=True)
+class Elsewhere:
+    """Servers the user added in another tool for another project (Claude Code's local scope):
+    named, never offered here."""
+
+    origin: Origin  # its `project` is the other project's folder
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class SourceReading:
     candidates: tuple[Candidate, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     problems: tuple[ConfigProblem, ...] = ()
-
-
-@dataclass(frozen=True)
-class ImportPlan:
-    add: tuple[Candidate, ...] = ()
-    held: tuple[Candidate, ...] = ()  # written by a repository, left out without include_repo
-    skipped: tuple[Skipped, ...] = ()
-    problems: tuple[ConfigProblem, ...] = ()
+    elsewhere: tuple[Elsewhere, ...] = ()
 
 
 class _Refusal(Exception):
@@ -165,7 +166,8 @@ def source_files(roots: SearchRoots, tools: Sequence[Tool] = TOOLS) -> list[Sour
 
 
 def read_source(source: SourceFile, doc: object, *, project_keys: Sequence[str] = ()) -> SourceReading:
-    """The servers one parsed file defines, each converted and validated, or skipped with the reason."""
+    """The servers one parsed file defines, each converted and validated, or skipped with the reason;
+    `project_keys`: the names Claude Code may give this workspace in ~/.claude.json, best first."""
     file = str(source.path)
     if is_absent(doc):
         return SourceReading()
@@ -174,7 +176,8 @@ def read_source(source: SourceFile, doc: object, *, project_keys: Sequence[str] 
     candidates: list[Candidate] = []
     skipped: list[Skipped] = []
     problems: list[ConfigProblem] = []
-    for key, project, servers in _server_maps(source, doc, project_keys):
+    maps, elsewhere = _server_maps(source, doc, project_keys)
+    for key, project, servers in maps:
         if servers is None:
             continue
         if not isinstance(servers, Mapping):
@@ -187,30 +190,42 @@ def read_source(source: SourceFile, doc: object, *, project_keys: Sequence[str] 
                 candidates.append(outcome)
             else:
                 skipped.append(outcome)
-    return SourceReading(tuple(candidates), tuple(skipped), tuple(problems))
+    return SourceReading(tuple(candidates), tuple(skipped), tuple(problems), elsewhere)
+
+
+ServerMaps = list[tuple[str, str | None, object]]  # (key, project, raw server map)
 
 
 def _server_maps(
     source: SourceFile, doc: Mapping[str, object], project_keys: Sequence[str]
-) -> list[tuple[str, str | None, object]]:
-    """(key, project, raw server map) for each place in the document that holds servers."""
+) -> tuple[ServerMaps, tuple[Elsewhere, ...]]:
+    """Each place in the document that holds servers for this workspace, and (~/.claude.json) the
+    other projects that have servers of their own."""
     if source.layout == "servers":
-        return [("servers", None, doc.get("servers"))]
+        return [("servers", None, doc.get("servers"))], ()
     if source.layout == "vscode-settings":
         mcp = doc.get("mcp")
-        return [("mcp.servers", None, mcp.get("servers"))] if isinstance(mcp, Mapping) else []
-    maps: list[tuple[str, str | None, object]] = []
+        return ([("mcp.servers", None, mcp.get("servers"))] if isinstance(mcp, Mapping) else []), ()
+    users: ServerMaps = [(SERVERS_KEY, None, doc.get(SERVERS_KEY))]
     projects = doc.get("projects") if source.layout == "claude-json" else None
-    if isinstance(projects, Mapping):
-        # Claude Code's "local" scope: servers the user added for this one project (they win in Claude
-        # Code too, so they come first here).
-        for project in project_keys:
-            section = projects.get(project)
-            if isinstance(section, Mapping):
-                maps.append((f"projects.{project}.{SERVERS_KEY}", project, section.get(SERVERS_KEY)))
-                break
-    maps.append((SERVERS_KEY, None, doc.get(SERVERS_KEY)))
-    return maps
+    if not isinstance(projects, Mapping):
+        return users, ()
+    # Claude Code's "local" scope: servers the user added for one project. This workspace's come
+    # first (they win in Claude Code too); the other projects' are only named.
+    with_servers = {
+        str(path): section[SERVERS_KEY]
+        for path, section in projects.items()
+        if isinstance(section, Mapping) and section.get(SERVERS_KEY)
+    }
+    here = next((key for key in project_keys if key in with_servers), None)
+    mine: ServerMaps = [] if here is None else [(f"projects.{here}.{SERVERS_KEY}", here, with_servers[here])]
+    file = str(source.path)
+    elsewhere = tuple(
+        Elsewhere(Origin(source.tool, file, False, path), tuple(str(name) for name in servers))
+        for path, servers in with_servers.items()
+        if path != here and isinstance(servers, Mapping)
+    )
+    return [*mine, *users], elsewhere
 
 
 def convert_server(name: str, raw: object, origin: Origin, *, key: str) -> Candidate | Skipped:
@@ -323,63 +338,3 @@ def _relative_message(problem: ConfigProblem, key: str) -> str:
     where = problem.key.removeprefix(key).lstrip(".")
     message = problem.message.removesuffix("; this server is not loaded")
     return f"{where}: {message}" if where else message
-
-
-def plan_import(
-    readings: Sequence[SourceReading], existing: Mapping[str, object], *, include_repo: bool
-) -> ImportPlan:
-    """What to add. The user's own files come before any repository's, so a repository never takes a
-    name from them; a name already in the user's settings is never replaced; the first one found wins."""
-    found = sorted((c for r in readings for c in r.candidates), key=lambda c: c.origin.repo_authored)
-    skipped = [s for r in readings for s in r.skipped]
-    add: list[Candidate] = []
-    held: list[Candidate] = []
-    first: dict[str, Candidate] = {}
-    for candidate in found:
-        name, origin = candidate.name, candidate.origin
-        if name in existing:
-            skipped.append(Skipped(name, origin, _taken(existing[name], candidate)))
-        elif name in first:
-            skipped.append(Skipped(name, origin, _duplicate(first[name], candidate)))
-        else:
-            first[name] = candidate
-            (held if origin.repo_authored and not include_repo else add).append(candidate)
-    problems = tuple(p for r in readings for p in r.problems)
-    return ImportPlan(tuple(add), tuple(held), tuple(skipped), problems)
-
-
-def _taken(current: object, candidate: Candidate) -> str:
-    spec = parse_server_entry(
-        candidate.name, current, provenance=Provenance("user", "settings"), key=candidate.name, problems=[]
-    )
-    if spec is not None and launch_encoding(spec) == launch_encoding(candidate.spec):
-        return "already in your settings, the same server"
-    return (
-        "a different server with this name is already in your settings; not replaced "
-        f"(to replace it, first run `levelcode mcp remove {candidate.name}`)"
-    )
-
-
-def _duplicate(kept: Candidate, candidate: Candidate) -> str:
-    same = launch_encoding(kept.spec) == launch_encoding(candidate.spec)
-    what = "the same server" if same else "a server with this name"
-    return f"{what} also comes from {kept.origin.describe()}, which is the one used"
-
-
-def add_to_settings(doc: dict[str, Any], candidates: Sequence[Candidate]) -> tuple[list[str], list[str]]:
-    """Add each candidate under mcpServers in the user's settings document; a name present by now (a
-    change since the plan was shown) is left as it is. Returns (added, left alone)."""
-    servers = doc.get(SERVERS_KEY)
-    if servers is None:
-        servers = doc[SERVERS_KEY] = {}
-    if not isinstance(servers, dict):
-        raise ConfigError(f'"{SERVERS_KEY}" in your settings is not an object; fix it first')
-    added: list[str] = []
-    kept: list[str] = []
-    for candidate in candidates:
-        if candidate.name in servers:
-            kept.append(candidate.name)
-        else:
-            servers[candidate.name] = copy.deepcopy(dict(candidate.entry))
-            added.append(candidate.name)
-    return added, kept

@@ -124,3 +124,42 @@ def test_a_name_in_several_scopes_is_removed_from_none_with_the_same_status(
         assert f"mcp remove twice -s {scope}" in theirs.stdout + theirs.stderr
         assert f"levelcode mcp remove twice -s {scope}" in ours.stderr
     assert "twice" in json.loads((project / ".mcp.json").read_text())["mcpServers"]
+
+
+def test_import_puts_each_claude_code_scope_where_levelcode_keeps_it(
+    isolated_home: Path, homes: tuple[Path, Path, Path]
+) -> None:
+    """What `claude mcp add` wrote for the user, for this project and for another, imported: the user's
+    into the settings, this project's into its local scope, the other project's nowhere."""
+    claude_home, project, tmp_path = homes
+    other = tmp_path / "other"
+    other.mkdir()
+    assert (
+        claude(claude_home, project, "add", "-s", "user", "mem", "--", "npx", "-y", "mcp-memory").returncode
+        == 0
+    )
+    assert (
+        claude(
+            claude_home, project, "add", "-s", "local", "db", "-e", "URL=${DB_URL}", "--", "pg-mcp"
+        ).returncode
+        == 0
+    )
+    assert (
+        claude(
+            claude_home, other, "add", "-s", "local", "api", "-t", "http", "https://a.example/mcp"
+        ).returncode
+        == 0
+    )
+    done = run_cli(
+        ["mcp", "import", "--from", "claude-code", "--yes"],
+        isolated_home,
+        cwd=project,
+        env={"HOME": str(claude_home)},
+    )
+    assert done.returncode == 0, done.stderr
+    for scope in ("user", "local"):
+        ours = {name: same_shape(entry) for name, entry in levelcode_servers(isolated_home, scope).items()}
+        theirs = claude_servers(claude_home, project, scope)
+        assert ours == {name: same_shape(entry) for name, entry in theirs.items()}
+    assert "api · from Claude Code" in done.stdout
+    assert list(project.iterdir()) == []

@@ -2,15 +2,18 @@
 temporary HOME, a temporary workspace, an isolated LEVELCODE_HOME. Load-bearing direction: nothing is
 written without --yes or a yes at the question — `y`, then Ctrl-Y, pressed once it is drawn: `y` and
 Enter typed ahead write nothing (dry run and no terminal write nothing, byte for byte);
-a repository's servers are never imported without --include-repo; a name already in the settings is
-never replaced; every other key of settings.json survives; and the literal command line of every
-entry to be added is shown before anything is written.
+a repository's servers are never imported without --include-repo; a server that was one project's
+(Claude Code's local scope, a workspace's file) goes to the user's servers for that workspace alone,
+never to the settings every workspace reads, and another project's is not imported here; a name
+already there is never replaced; every other key of settings.json survives; and the literal command
+line of every entry to be added is shown before anything is written.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +27,11 @@ from levelcode.cli.mcp.import_servers import (
     read_document,
     strip_comments,
 )
+from levelcode.mcp.config.files import local_servers_path
 from levelcode.mcp.config.importers import SourceFile
 from levelcode.ui.command_question import DROPPED
 from tests.support.cli import LEVELCODE, cli_env, run_cli, write_settings
+from tests.support.servers import node_server, venv_bin
 from tests.support.terminal import CONFIRM_READY, Terminal
 
 SETTINGS: dict[str, Any] = {
@@ -130,10 +135,10 @@ def _repo_files(workspace: Path) -> None:
 USER_ADDED = {
     "filesystem": FILESYSTEM,
     "memory": {"command": "npx", "args": ["-y", "mcp-memory"], "env": {}},
-    "pg": {"command": "pg-mcp", "env": {"URL": "${DATABASE_URL}"}},
     "notion": {"url": "https://mcp.notion.com/mcp"},
     "fetch": {"command": "uvx", "args": ["mcp-server-fetch"], "env": {"K": "${FETCH_KEY}"}},
 }
+PROJECT_ADDED = {"pg": {"command": "pg-mcp", "env": {"URL": "${DATABASE_URL}"}}}  # Claude Code's local
 REPO_ADDED = {
     "helper": {"command": "node", "args": ["./tools/helper.js"], "env": {"NODE_OPTIONS": "--require ./x.js"}},
     "repo-cursor": {"command": "sh", "args": ["-c", "curl x | sh"]},
@@ -150,6 +155,17 @@ def _settings(isolated_home: Path) -> dict[str, Any]:
     return doc
 
 
+def _local(workspace: Path) -> dict[str, Any] | None:
+    """The servers in the user's file for `workspace` alone (`-s local`); None when there is none."""
+    path = local_servers_path(workspace)
+    if not path.exists():
+        return None
+    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["folder"] == str(workspace)
+    servers: dict[str, Any] = doc["mcpServers"]
+    return servers
+
+
 def test_dry_run_shows_what_every_entry_runs_and_writes_nothing(isolated_home: Path, workspace: Path) -> None:
     settings = write_settings(isolated_home, SETTINGS)
     before = settings.read_bytes()
@@ -159,7 +175,18 @@ def test_dry_run_shows_what_every_entry_runs_and_writes_nothing(isolated_home: P
     assert done.returncode == 0, done.stderr
     assert settings.read_bytes() == before
     out = done.stdout
-    assert f"To add to {settings} (they will start without asking):" in out
+    assert (
+        f"To add to your settings, {settings} (-s user: they will start without asking, in every workspace):"
+        in out
+    )
+    local = f"To add to your servers for this workspace, {local_servers_path(workspace)} (-s local: "
+    assert f"{local}they will start without asking, only in {workspace} (not in a git repository" in out
+    assert f"pg · from Claude Code · {_home() / '.claude.json'} (for {workspace})" in out
+    assert "Not imported, added for another project (import them from that project's folder):" in out
+    assert f"other · from Claude Code · {_home() / '.claude.json'} (for /somewhere/else)" in out
+    assert (
+        "to make them that project's own: levelcode mcp import -C /somewhere/else --from claude-code" in out
+    )
     assert "runs:   npx -y @modelcontextprotocol/server-filesystem '/home/me/my projects'" in out
     assert "env:    LOG_LEVEL=debug" in out
     assert "url:    https://mcp.notion.com/mcp" in out
@@ -192,10 +219,13 @@ def test_yes_writes_exactly_the_users_own_servers_and_keeps_every_other_key(
         k: v for k, v in SETTINGS.items() if k != "mcpServers"
     }
     assert after["mcpServers"] == {**SETTINGS["mcpServers"], **USER_ADDED}
+    assert _local(workspace) == PROJECT_ADDED
+    settings, local = isolated_home / "settings.json", local_servers_path(workspace)
     assert (
-        f"Added 5 servers to {isolated_home / 'settings.json'}: filesystem, pg, memory, notion, fetch"
-        in done.stdout
-    )
+        f"Added 4 servers to your settings (-s user, every workspace) in {settings}: "
+        "filesystem, memory, notion, fetch\n"
+        f"Added 1 server to your servers for this workspace (-s local, only here) in {local}: pg\n"
+    ) in done.stdout
     assert "--include-repo imports them too" in done.stdout
     assert not list(isolated_home.glob(".settings.json.*.tmp"))
 
@@ -211,7 +241,8 @@ def test_repository_servers_need_include_repo_as_well_as_yes(isolated_home: Path
     ) in alone.stdout
     asked = _import(isolated_home, workspace, "--yes", "--include-repo")
     assert asked.returncode == 0, asked.stderr
-    assert _settings(isolated_home) == {"mcpServers": REPO_ADDED}
+    assert not (isolated_home / "settings.json").exists()  # they are this workspace's alone
+    assert _local(workspace) == REPO_ADDED
     assert asked.stdout.count("! written by the repository, not by you") == 3
     assert "runs:   sh -c 'curl x | sh'" in asked.stdout
 
@@ -227,7 +258,8 @@ def test_names_already_in_the_settings_are_never_replaced(isolated_home: Path, w
     assert servers["helper"] == mine
     assert servers["filesystem"] == FILESYSTEM
     assert "already in your settings, the same server" in done.stdout
-    assert "run `levelcode mcp remove helper`" in done.stdout
+    assert "run `levelcode mcp remove -s user helper`" in done.stdout
+    assert "helper" not in (_local(workspace) or {})  # nor put here, where it would stand in for yours
 
 
 def test_without_a_terminal_and_without_yes_nothing_is_written(isolated_home: Path, workspace: Path) -> None:
@@ -330,18 +362,15 @@ def test_at_a_terminal_it_asks_and_writes_only_on_yes(
 
     options = ImportOptions(include_repo=True)
     code = import_servers(options, machine_roots(workspace), settings, confirm=confirm)
-    assert questions == [f"Add 9 servers (3 written by the repository) to {settings}?"]
+    assert questions == [
+        "Add 5 servers to your settings (every workspace) and 4 servers (3 written by the repository) "
+        "to your servers for this workspace (only here)?"
+    ]
     assert code == (0 if written else 1)
     servers = _settings(isolated_home).get("mcpServers")
-    assert servers == (
-        {
-            **USER_ADDED,
-            "time": {"command": "uvx", "args": ["mcp-server-time", "--local-timezone=UTC"]},
-            **REPO_ADDED,
-        }
-        if written
-        else None
-    )
+    time = {"command": "uvx", "args": ["mcp-server-time", "--local-timezone=UTC"]}
+    assert servers == ({**USER_ADDED, "time": time} if written else None)
+    assert _local(workspace) == ({**PROJECT_ADDED, **REPO_ADDED} if written else None)
     assert ("Nothing imported." in capsys.readouterr().out) is not written
 
 
@@ -353,6 +382,7 @@ def test_keys_typed_before_the_question_answer_nothing_and_a_key_after_it_does(
     helper = {"command": "python3", "args": ["-c", code, str(marker)]}
     _write(workspace / ".mcp.json", {"mcpServers": {"helper": helper}})
     settings = isolated_home / "settings.json"
+    local = local_servers_path(workspace)  # where a repository's server, once asked for, goes
     env = cli_env(isolated_home, TERM="xterm-256color")
     argv = [str(LEVELCODE), "-C", str(workspace), "mcp", "import", "--include-repo"]
     terminal.start(argv, env, cwd=str(workspace))
@@ -361,17 +391,131 @@ def test_keys_typed_before_the_question_answer_nothing_and_a_key_after_it_does(
     try:
         screen = terminal.wait_for_keys()
     finally:  # what matters first, when the type-ahead answered the question
-        assert not settings.exists(), terminal.screen()
+        assert not local.exists(), terminal.screen()
     assert "1 written by the repository" in screen
     assert "confirm: " not in screen  # the `y` typed ahead did not even open the Ctrl-Y step
     terminal.press("y")
     terminal.wait_for_keys(CONFIRM_READY)
-    assert not settings.exists()
+    assert not local.exists()
     terminal.press("C-y", CONFIRM_READY)
     screen = terminal.wait_for("[exited 0]")
     assert DROPPED in screen
-    assert _settings(isolated_home) == {"mcpServers": {"helper": helper}}
+    assert _local(workspace) == {"helper": helper}
+    assert not settings.exists()
     assert not marker.exists()
+
+
+def _claude_code_project(servers: dict[str, Any]) -> dict[str, Any]:
+    """A project's section of ~/.claude.json as Claude Code 2.1 writes it after `claude mcp add -s local`."""
+    return {
+        "allowedTools": [],
+        "mcpContextUris": [],
+        "mcpServers": servers,
+        "enabledMcpjsonServers": [],
+        "disabledMcpjsonServers": [],
+        "hasTrustDialogAccepted": False,
+        "projectOnboardingSeenCount": 0,
+        "hasClaudeMdExternalIncludesApproved": False,
+        "hasClaudeMdExternalIncludesWarningShown": False,
+    }
+
+
+def _git_repository(path: Path) -> Path:
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
+
+
+def test_claude_codes_local_server_starts_only_in_its_own_workspace(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """Claude Code's three places, in its own format: a user server, a local one for this repository
+    (keyed by the repository's folder, as Claude Code keys it) and one for another project. The user
+    server starts everywhere; this project's only here; the other project's is named, not imported."""
+    workspace, elsewhere = _git_repository(tmp_path / "app"), _git_repository(tmp_path / "other")
+    time_server = {"type": "stdio", "command": venv_bin("mcp-server-time"), "args": [], "env": {}}
+    memory = {"type": "stdio", "command": node_server("mcp-server-memory"), "args": [], "env": {}}
+    everything = {"type": "stdio", "command": node_server("mcp-server-everything"), "args": [], "env": {}}
+    claude_json = {
+        "numStartups": 4,
+        "mcpServers": {"time": time_server},
+        "projects": {
+            str(workspace): _claude_code_project({"memory": memory}),
+            str(elsewhere): _claude_code_project({"everything": everything}),
+        },
+    }
+    _write(_home() / ".claude.json", claude_json)
+    before = (_home() / ".claude.json").read_bytes()
+    done = run_cli(["mcp", "import", "--from", "claude-code", "--yes"], isolated_home, cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    assert (_home() / ".claude.json").read_bytes() == before  # the other tool's file is only read
+    assert _settings(isolated_home)["mcpServers"] == {
+        "time": {"command": venv_bin("mcp-server-time"), "args": [], "env": {}}
+    }
+    assert _local(workspace) == {
+        "memory": {"command": node_server("mcp-server-memory"), "args": [], "env": {}}
+    }
+    assert _local(elsewhere) is None
+    assert list(workspace.iterdir()) == [workspace / ".git"]  # nothing written into the repository
+    out = done.stdout
+    assert "Added 1 server to your settings (-s user, every workspace) in " in out
+    assert "Added 1 server to your servers for this workspace (-s local, only here) in " in out
+    assert f"everything · from Claude Code · {_home() / '.claude.json'} (for {elsewhere})" in out
+    assert f"levelcode mcp import -C {elsewhere} --from claude-code" in out
+
+    here = run_cli(["mcp", "list"], isolated_home, cwd=workspace)
+    assert here.returncode == 0, here.stderr
+    lines = here.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["memory", "time"]
+    assert " running · " in lines[0]
+    assert lines[0].endswith(" · local")
+    there = run_cli(["mcp", "list"], isolated_home, cwd=elsewhere)
+    assert there.returncode == 0, there.stderr
+    assert [line.split(":")[0] for line in there.stdout.splitlines()] == ["time"]
+    again = run_cli(["mcp", "import", "--from", "claude-code", "--yes"], isolated_home, cwd=elsewhere)
+    assert again.returncode == 0, again.stderr
+    assert _local(elsewhere) == {
+        "everything": {"command": node_server("mcp-server-everything"), "args": [], "env": {}}
+    }
+    assert _local(workspace) == {
+        "memory": {"command": node_server("mcp-server-memory"), "args": [], "env": {}}
+    }
+
+
+def test_a_worktree_or_subfolder_finds_the_servers_claude_code_keeps_under_the_repository(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """Claude Code 2.1 keeps a repository's local servers under the folder of its main worktree, for
+    every subfolder and linked worktree; each imports them into its own local scope."""
+    repo = _git_repository(tmp_path / "repo")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "start"], check=True)
+    subprocess.run([*git, "worktree", "add", "-q", str(tmp_path / "linked")], check=True)
+    (repo / "sub").mkdir()
+    pg = {"type": "stdio", "command": "pg-mcp", "args": [], "env": {}}
+    _write(_home() / ".claude.json", {"projects": {str(repo): _claude_code_project({"pg": pg})}})
+    for folder in (repo / "sub", tmp_path / "linked"):
+        done = _import(isolated_home, folder, "--from", "claude-code", "--dry-run")
+        assert done.returncode == 0, done.stderr
+        assert f"pg · from Claude Code · {_home() / '.claude.json'} (for {repo})" in done.stdout
+        assert (
+            f"To add to your servers for this workspace, {local_servers_path(folder)} (-s local"
+            in done.stdout
+        )
+
+
+def test_add_from_claude_desktop_with_local_scope_keeps_them_to_this_workspace(
+    isolated_home: Path, workspace: Path
+) -> None:
+    _write(_home() / ".config/Claude/claude_desktop_config.json", {"mcpServers": {"filesystem": FILESYSTEM}})
+    words = ["-C", str(workspace), "mcp", "add-from-claude-desktop", "-s", "local"]
+    dry = run_cli([*words, "--dry-run"], isolated_home)
+    assert dry.returncode == 0, dry.stderr
+    assert f"levelcode mcp add-from-claude-desktop -s local -C {workspace} --yes" in dry.stdout
+    done = run_cli([*words, "--yes"], isolated_home)
+    assert done.returncode == 0, done.stderr
+    assert _local(workspace) == {"filesystem": FILESYSTEM}
+    assert not (isolated_home / "settings.json").exists()
 
 
 def test_vscode_json_with_comments_reads_like_json() -> None:

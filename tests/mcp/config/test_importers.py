@@ -16,7 +16,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from levelcode.core.errors import ConfigError
 from levelcode.mcp.config.import_tools import Tool
 from levelcode.mcp.config.importers import (
     Candidate,
@@ -25,9 +24,7 @@ from levelcode.mcp.config.importers import (
     Skipped,
     SourceFile,
     SourceReading,
-    add_to_settings,
     convert_server,
-    plan_import,
     read_source,
     source_files,
 )
@@ -340,6 +337,24 @@ def test_claude_json_gives_this_projects_servers_first_then_the_users_and_no_oth
     assert not local.origin.repo_authored  # the user added it, for this project
     assert local.origin.describe() == f"Claude Code · /f.json (for {WS})"
     assert reading.problems == ()
+    (other,) = reading.elsewhere  # the other project's servers: named, not offered
+    assert (other.origin.project, other.names) == ("/work/other", ("elsewhere",))
+
+
+def test_claude_json_takes_the_first_name_of_this_workspace_that_has_servers() -> None:
+    """Claude Code 2.1 keeps a repository's local servers under its main worktree's folder (shared
+    by subfolders and worktrees); a section of the folder itself without servers is no match."""
+    doc = {
+        "projects": {
+            str(WS / "sub"): {"allowedTools": [], "mcpServers": {}},
+            str(WS): {"mcpServers": {"pg": {"type": "stdio", "command": "pg-mcp"}}},
+            "/gone": {"mcpServers": {}},
+        },
+    }
+    keys = (str(WS / "sub"), str(WS))
+    reading = read_source(_source("claude-code", "claude-json"), doc, project_keys=keys)
+    assert [(c.name, c.origin.project) for c in reading.candidates] == [("pg", str(WS))]
+    assert reading.elsewhere == ()  # a project without servers is not worth naming
 
 
 def test_vscode_reads_servers_from_mcp_json_and_from_the_mcp_section_of_user_settings() -> None:
@@ -416,126 +431,3 @@ def test_only_the_chosen_tools_and_a_home_workspace_reads_the_users_file_once() 
     assert {s.tool for s in source_files(SearchRoots(HOME, WS), ["cursor"])} == {"cursor"}
     at_home = source_files(SearchRoots(HOME, HOME), ["cursor"])
     assert [(str(s.path), s.repo_authored) for s in at_home] == [("/home/me/.cursor/mcp.json", False)]
-
-
-# --- the plan: trust, names, first wins ------------------------------------------------------------
-
-
-def _reading(
-    tool: Tool, servers: dict[str, Any], *, repo: bool = False, path: str = "/f.json"
-) -> SourceReading:
-    layout = "servers" if tool == "vscode" else "mcpServers"
-    key = "servers" if tool == "vscode" else "mcpServers"
-    return read_source(SourceFile(tool, Path(path), repo, layout), {key: servers})
-
-
-def test_repository_servers_are_held_back_unless_asked_for() -> None:
-    readings = [
-        _reading(
-            "claude-code", {"repo": {"command": "node", "args": ["evil.js"]}}, repo=True, path="/ws/.mcp.json"
-        ),
-        _reading("cursor", {"mine": {"command": "uvx", "args": ["mine"]}}),
-    ]
-    plan = plan_import(readings, {}, include_repo=False)
-    assert [c.name for c in plan.add] == ["mine"]
-    assert [c.name for c in plan.held] == ["repo"]
-    assert plan.held[0].origin.repo_authored
-    asked = plan_import(readings, {}, include_repo=True)
-    assert [c.name for c in asked.add] == ["mine", "repo"]
-    assert asked.held == ()
-
-
-def test_a_repository_never_takes_a_name_from_the_users_own_files_whatever_the_tool_order() -> None:
-    readings = [
-        _reading(
-            "claude-code",
-            {"github": {"command": "sh", "args": ["-c", "evil"]}},
-            repo=True,
-            path="/ws/.mcp.json",
-        ),
-        _reading(
-            "cursor",
-            {"github": {"command": "github-mcp-server", "args": ["stdio"]}},
-            path="/h/.cursor/mcp.json",
-        ),
-    ]
-    for include_repo in (False, True):
-        plan = plan_import(readings, {}, include_repo=include_repo)
-        assert [(c.name, c.origin.file) for c in plan.add] == [("github", "/h/.cursor/mcp.json")]
-        assert plan.held == ()
-        (dropped,) = plan.skipped
-        assert dropped.origin.file == "/ws/.mcp.json"
-        assert "also comes from Cursor · /h/.cursor/mcp.json, which is the one used" in dropped.reason
-
-
-def test_a_name_already_in_the_users_settings_is_never_replaced() -> None:
-    existing = {"time": {"command": "uvx", "args": ["mcp-server-time"]}, "gh": {"command": "mine"}}
-    readings = [
-        _reading(
-            "cursor",
-            {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {}}, "gh": {"command": "theirs"}},
-        )
-    ]
-    plan = plan_import(readings, existing, include_repo=True)
-    assert plan.add == ()
-    reasons = {s.name: s.reason for s in plan.skipped}
-    assert reasons["time"] == "already in your settings, the same server"
-    assert reasons["gh"].startswith(
-        "a different server with this name is already in your settings; not replaced"
-    )
-
-
-def test_first_found_wins_among_the_users_own_files_and_the_rest_are_reported() -> None:
-    readings = [
-        _reading("claude-desktop", {"fs": {"command": "npx", "args": ["fs"]}}, path="/desktop.json"),
-        _reading("cursor", {"fs": {"command": "npx", "args": ["fs"]}}, path="/cursor.json"),
-        _reading("vscode", {"fs": {"type": "stdio", "command": "other"}}, path="/code.json"),
-    ]
-    plan = plan_import(readings, {}, include_repo=False)
-    assert [(c.name, c.origin.file) for c in plan.add] == [("fs", "/desktop.json")]
-    assert [s.reason.split(" also comes")[0] for s in plan.skipped] == [
-        "the same server",
-        "a server with this name",
-    ]
-
-
-def test_skips_and_problems_of_every_file_reach_the_plan() -> None:
-    readings = [
-        _reading("vscode", {"gh": {"type": "stdio", "command": "x", "env": {"T": "${input:t}"}}}),
-        read_source(_source("cursor", "mcpServers", path="/c.json"), 7),
-    ]
-    plan = plan_import(readings, {}, include_repo=False)
-    assert [s.name for s in plan.skipped] == ["gh"]
-    assert [p.file for p in plan.problems] == ["/c.json"]
-
-
-# --- writing: into mcpServers only, other keys kept, nothing replaced ---------------------------------
-
-
-def test_add_to_settings_keeps_everything_else_and_replaces_nothing() -> None:
-    plan = plan_import(
-        [_reading("cursor", {"a": {"command": "a"}, "b": {"command": "b"}})], {}, include_repo=False
-    )
-    doc: dict[str, Any] = {
-        "model": "m",
-        "mcpToolPolicy": {"x__y": "allow"},
-        "mcpServers": {"b": {"command": "mine"}},
-    }
-    added, kept = add_to_settings(doc, plan.add)
-    assert (added, kept) == (["a"], ["b"])
-    assert doc == {
-        "model": "m",
-        "mcpToolPolicy": {"x__y": "allow"},
-        "mcpServers": {"b": {"command": "mine"}, "a": {"command": "a"}},
-    }
-    fresh: dict[str, Any] = {"mcpServers": None}
-    assert add_to_settings(fresh, plan.add) == (["a", "b"], [])
-    assert fresh == {"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}
-
-
-def test_add_to_settings_refuses_a_settings_file_whose_servers_are_not_an_object() -> None:
-    plan = plan_import([_reading("cursor", {"a": {"command": "a"}})], {}, include_repo=False)
-    doc: dict[str, Any] = {"mcpServers": ["a"]}
-    with pytest.raises(ConfigError, match="not an object; fix it first"):
-        add_to_settings(doc, plan.add)
-    assert doc == {"mcpServers": ["a"]}
