@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from levelcode.core.errors import ConfigProblem
 from levelcode.core.json_text import parse_json_text
-from levelcode.policy.network_hosts import WEB_PORTS, HostEntry, parse_host_entry
+from levelcode.policy.network_hosts import parse_host_entry
 
 SandboxScope = Literal["none", "repository", "all"]  # which servers must run in the sandbox
 ToolRule = Literal["deny", "ask"]
@@ -368,19 +368,7 @@ def host_permitted(entry: str, allowed: Sequence[str] | None) -> bool:
         wanted = parse_host_entry(entry)
     except ValueError:
         return False
-    return any(_covers(parse_host_entry(text), wanted) for text in allowed)
-
-
-def _covers(limit: HostEntry, wanted: HostEntry) -> bool:
-    if limit.port is None:
-        ports_ok = wanted.port is None or wanted.port in WEB_PORTS
-    else:
-        ports_ok = wanted.port == limit.port
-    if not ports_ok:
-        return False
-    if limit.wildcard:
-        return wanted.host.endswith("." + limit.host)
-    return not wanted.wildcard and wanted.host == limit.host
+    return any(parse_host_entry(text).covers(wanted) for text in allowed)
 
 
 def overridden_settings(user: Mapping[str, object], file: str, policy: ManagedPolicy) -> list[ConfigProblem]:
