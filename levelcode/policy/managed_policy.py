@@ -369,33 +369,3 @@ def host_permitted(entry: str, allowed: Sequence[str] | None) -> bool:
     except ValueError:
         return False
     return any(parse_host_entry(text).covers(wanted) for text in allowed)
-
-
-def overridden_settings(user: Mapping[str, object], file: str, policy: ManagedPolicy) -> list[ConfigProblem]:
-    """What the user's own settings ask for that the organisation's policy does not allow: each
-    said once and not applied (the properties of policy/settings.py apply the policy)."""
-    if not policy.active:
-        return []
-    said: list[ConfigProblem] = []
-    if user.get("autopilot") is True and not policy.autopilot:
-        said.append(ConfigProblem(file, "autopilot", policy.refusal("ignored", "it turns autopilot off")))
-    sandbox = user.get("sandbox")
-    network = sandbox.get("network") if isinstance(sandbox, Mapping) else None
-    if network is True and not policy.whole_network:
-        said.append(
-            ConfigProblem(
-                file,
-                "sandbox.network",
-                policy.refusal("ignored", "it does not give the sandbox the whole network"),
-            )
-        )
-    registry = user.get("mcpRegistry")
-    if policy.registry is not None and registry is not None and registry != policy.registry:
-        why = f"servers come from {policy.registry}"
-        said.append(ConfigProblem(file, "mcpRegistry", policy.refusal("ignored", why)))
-    if isinstance(network, list):
-        for host in network:
-            if isinstance(host, str) and not policy.host_allowed(host):
-                why = policy.refusal(f"{host!r} ignored", "not among its allowedHosts")
-                said.append(ConfigProblem(file, "sandbox.network", why))
-    return said
