@@ -171,3 +171,70 @@ def test_a_planted_cast_to_an_asyncio_type_is_caught(code: str) -> None:
     source = (PACKAGE / "mcp/stdio/process.py").read_text(encoding="utf-8")
     assert casts_to_asyncio("process.py", source) == []
     assert casts_to_asyncio("process.py", source + "\n" + code + "\n") != []
+
+
+# --- the settings are read once, into `Settings`' typed fields; nothing else reads their keys ------
+
+SETTINGS_READERS = ("policy/settings.py", "policy/settings_keys.py")
+RAW_DOCUMENTS = ("user", "project")  # what Settings once carried: the documents as written
+
+
+def raw_settings_reads(where: str, source: str) -> list[str]:
+    """Every read of a settings document's keys in `source`: `<…settings>.user` or `.project`
+    (the documents themselves), `.user.get(…)` / `.project.get(…)` / `.user[…]` on anything, and
+    `user_settings.get(…)` / `user_settings[…]` (a document passed on under that name)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in RAW_DOCUMENTS:
+            base = ast.unparse(node.value)
+            if base.lower().endswith("settings"):
+                found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+        document = _read_of(node)
+        if document is not None and _is_raw_document(document):
+            found.append(f"{where}:{node.lineno}: {ast.unparse(node)[:80]}")
+    return sorted(set(found))
+
+
+def _read_of(node: ast.AST) -> ast.expr | None:
+    """What `node` reads a key of: `X` in `X.get(…)` or `X[…]`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        return node.func.value
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+        return node.value
+    return None
+
+
+def _is_raw_document(node: ast.expr) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr in RAW_DOCUMENTS
+    return isinstance(node, ast.Name) and node.id in ("user_settings", "project_settings")
+
+
+def test_no_module_outside_the_settings_reads_a_settings_key() -> None:
+    """Settings are parsed once, at construction (policy/settings.py), with their problems collected
+    there; every other module asks `Settings`' typed fields, so a key's meaning lives in one place."""
+    problems = [
+        problem
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if str(path.relative_to(PACKAGE)) not in SETTINGS_READERS
+        for problem in raw_settings_reads(
+            str(path.relative_to(PACKAGE.parent)), path.read_text(encoding="utf-8")
+        )
+    ]
+    assert problems == [], "settings keys read outside policy/settings*.py:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'settings.user.get("toolSearch")',
+        'session.settings.project.get("model")',
+        'self.settings.user["prices"]',
+        'user_settings.get("apiKey")',
+        "parse_profiles(start.settings.user, file='f')",
+    ],
+)
+def test_a_planted_raw_settings_read_is_caught(code: str) -> None:
+    source = (PACKAGE / "cli/start/chat_parts.py").read_text(encoding="utf-8")
+    assert raw_settings_reads("chat_parts.py", source) == []
+    assert raw_settings_reads("chat_parts.py", source + "\n" + code + "\n") != []

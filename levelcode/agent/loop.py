@@ -36,8 +36,8 @@ from levelcode.core.errors import ContextTooLong, TurnAborted
 from levelcode.core.messages import AssistantTurn, ToolResult, ToolUse, Usage
 from levelcode.core.outcome import failure
 from levelcode.core.tool_offers import offer_found
+from levelcode.policy.prices import Price
 from levelcode.providers.base import Provider
-from levelcode.providers.prices import Price
 
 DEFAULT_MAX_STEPS = 60
 ABORTED_WHILE_RUNNING = failure("the user aborted this tool call while it was running.")

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from levelcode.core.messages import Usage
-from levelcode.providers.prices import Price, PriceFound, find_price
+from levelcode.policy.prices import Price
+from levelcode.providers.prices import PriceFound, find_price
 
 # PriceFound is passed on to the surfaces, which may not import providers
 __all__ = ["PriceFound", "Spend", "SpendMeter", "SpendReport"]

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from levelcode.core.errors import ConfigProblem
 from levelcode.core.json_text import parse_json_text
-from levelcode.policy.network_hosts import WEB_PORTS, HostEntry, parse_host_entry
+from levelcode.policy.network_hosts import parse_host_entry
 
 SandboxScope = Literal["none", "repository", "all"]  # which servers must run in the sandbox
 ToolRule = Literal["deny", "ask"]
@@ -368,46 +368,4 @@ def host_permitted(entry: str, allowed: Sequence[str] | None) -> bool:
         wanted = parse_host_entry(entry)
     except ValueError:
         return False
-    return any(_covers(parse_host_entry(text), wanted) for text in allowed)
-
-
-def _covers(limit: HostEntry, wanted: HostEntry) -> bool:
-    if limit.port is None:
-        ports_ok = wanted.port is None or wanted.port in WEB_PORTS
-    else:
-        ports_ok = wanted.port == limit.port
-    if not ports_ok:
-        return False
-    if limit.wildcard:
-        return wanted.host.endswith("." + limit.host)
-    return not wanted.wildcard and wanted.host == limit.host
-
-
-def overridden_settings(user: Mapping[str, object], file: str, policy: ManagedPolicy) -> list[ConfigProblem]:
-    """What the user's own settings ask for that the organisation's policy does not allow: each
-    said once and not applied (the properties of policy/settings.py apply the policy)."""
-    if not policy.active:
-        return []
-    said: list[ConfigProblem] = []
-    if user.get("autopilot") is True and not policy.autopilot:
-        said.append(ConfigProblem(file, "autopilot", policy.refusal("ignored", "it turns autopilot off")))
-    sandbox = user.get("sandbox")
-    network = sandbox.get("network") if isinstance(sandbox, Mapping) else None
-    if network is True and not policy.whole_network:
-        said.append(
-            ConfigProblem(
-                file,
-                "sandbox.network",
-                policy.refusal("ignored", "it does not give the sandbox the whole network"),
-            )
-        )
-    registry = user.get("mcpRegistry")
-    if policy.registry is not None and registry is not None and registry != policy.registry:
-        why = f"servers come from {policy.registry}"
-        said.append(ConfigProblem(file, "mcpRegistry", policy.refusal("ignored", why)))
-    if isinstance(network, list):
-        for host in network:
-            if isinstance(host, str) and not policy.host_allowed(host):
-                why = policy.refusal(f"{host!r} ignored", "not among its allowedHosts")
-                said.append(ConfigProblem(file, "sandbox.network", why))
-    return said
+    return any(parse_host_entry(text).covers(wanted) for text in allowed)

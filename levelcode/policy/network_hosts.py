@@ -7,11 +7,15 @@ server entries and the egress proxy (a standalone process) all read host entries
 the settings accept is the host the proxy lets through, no more.
 
 - A host without a port allows the web's ports, 443 and 80; `host:port` allows that port only.
+  A URL without a port means its scheme's (`default_port`): every reader of a URL asks here.
 - `*.example.com` allows the names below example.com (not example.com itself), and only where
   they resolve to public addresses that are not this machine's own (sandbox/own_addresses.py
   asks the kernel which are): a wildcard is not a deliberate choice of one machine.
-- Names are compared lower-case and in their ASCII (punycode) form, so a Unicode lookalike of a
-  listed name is a different host.
+- Names are compared lower-case and in their ASCII (punycode) form, without a trailing dot, so a
+  Unicode lookalike of a listed name is a different host.
+
+`HostEntry.matches` and `HostEntry.covers` are the one host match: the egress filter, the package
+hosts, the organisation's policy (its `allowedHosts` and its server URLs) all ask them.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-WEB_PORTS = (443, 80)
+WEB_PORTS = (443, 80)  # what an entry without a port allows
+DEFAULT_PORTS = {"https": 443, "http": 80}  # what a URL without a port means
 Registry = Literal["npm", "python"]  # a package ecosystem, whose registry a launcher fetches from
 # Programs that fetch packages and run them, by ecosystem: a sandboxed server started with one
 # reaches that ecosystem's registry. The program's name decides, without its path or version.
@@ -67,14 +72,41 @@ class HostEntry:
     wildcard: bool = False
 
     def matches(self, host: str, port: int) -> bool:
-        """Whether a connection to `host` (as `request_host` normalised it) on `port` is this entry's."""
-        if (port not in WEB_PORTS) if self.port is None else (port != self.port):
+        """Whether a connection to `host` on `port` is this entry's. `host` as written anywhere
+        (any case, a trailing dot, Unicode, an IPv6 address in brackets or not): it is compared
+        as `request_host` writes it, and a text that is no host matches nothing."""
+        return self.allows_port(port) and self.matches_name(host)
+
+    def matches_name(self, host: str) -> bool:
+        """Whether `host` (as `matches` takes it) is this entry's name, or below it for `*.name`."""
+        bracketed = host.startswith("[") and host.endswith("]")
+        name = request_host(host[1:-1] if bracketed else host)
+        if name is None:
             return False
-        return host.endswith("." + self.host) if self.wildcard else host == self.host
+        return name.endswith("." + self.host) if self.wildcard else name == self.host
+
+    def allows_port(self, port: int) -> bool:
+        return port in WEB_PORTS if self.port is None else port == self.port
+
+    def covers(self, other: HostEntry) -> bool:
+        """Whether every connection `other` lets through, this entry lets through too (the
+        organisation's `allowedHosts` against an entry the user wrote)."""
+        ports = WEB_PORTS if other.port is None else (other.port,)
+        if not all(self.allows_port(port) for port in ports):
+            return False
+        if other.wildcard:  # the names below other.host: below ours, or the very same set
+            return self.wildcard and (other.host == self.host or self.matches_name(other.host))
+        return self.matches_name(other.host)
 
     def text(self) -> str:
         name = ("*." if self.wildcard else "") + (f"[{self.host}]" if ":" in self.host else self.host)
         return name if self.port is None else f"{name}:{self.port}"
+
+
+def default_port(scheme: str) -> int | None:
+    """The port a URL of `scheme` means when it names none (https 443, http 80); None for a
+    scheme that is not the web's."""
+    return DEFAULT_PORTS.get(scheme.lower())
 
 
 def launcher_registry(program: str) -> Registry | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 DEFAULT_CONTEXT_WINDOW = 128_000
-MIN_CONTEXT_WINDOW = 1_000
 # model-name prefix → window; the longest matching prefix wins
 KNOWN_WINDOWS: Mapping[str, int] = {
     "claude-": 200_000,
@@ -24,16 +23,15 @@ KNOWN_WINDOWS: Mapping[str, int] = {
 }
 
 
-def context_window(model: str, user_settings: Mapping[str, object]) -> int:
-    known = known_context_window(model, user_settings)
+def context_window(model: str, configured: int | None) -> int:
+    known = known_context_window(model, configured)
     return known if known is not None else DEFAULT_CONTEXT_WINDOW
 
 
-def known_context_window(model: str, user_settings: Mapping[str, object]) -> int | None:
-    """The user's `contextWindow`, else the model family's; None when neither says (the default
-    is then a guess, and `/context` says so)."""
-    configured = user_settings.get("contextWindow")
-    if isinstance(configured, int) and not isinstance(configured, bool) and configured >= MIN_CONTEXT_WINDOW:
+def known_context_window(model: str, configured: int | None) -> int | None:
+    """The user's `contextWindow` (`configured`, as Settings parsed it), else the model family's;
+    None when neither says (the default is then a guess, and `/context` says so)."""
+    if configured is not None:
         return configured
     matches = [prefix for prefix in KNOWN_WINDOWS if model.startswith(prefix)]
     return KNOWN_WINDOWS[max(matches, key=len)] if matches else None

@@ -16,6 +16,7 @@ Sources, highest first:
   openrouter.ai `OPENROUTER_API_KEY` first), else the user settings' `apiKey`; a self-hosted
   OpenAI-compatible server gets a placeholder key.
 - retries (on 429, 5xx, connection errors): the user settings' `maxRetries` (0-10), else 2.
+  The user's settings come parsed (policy/settings_keys.py `ProviderPreferences`).
 - context window: the user settings' `contextWindow`, else the model's (providers/context_windows.py).
 The user settings' `model`, `baseUrl` and `apiKey` belong to the settings' `provider` (when unset:
 the one inferred without flags) and apply only when that is the chosen provider: a key meant for
@@ -27,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from levelcode.core.errors import ConfigError
+from levelcode.policy.settings_keys import ProviderPreferences
 from levelcode.providers.base import Provider, ProviderName, ProviderSettings
 from levelcode.providers.context_windows import context_window
 from levelcode.providers.keys import find_api_key, is_official_openai, url_host
@@ -49,23 +51,26 @@ def resolve_provider_settings(
     model: str | None = None,
     base_url: str | None = None,
     env: Mapping[str, str],
-    user_settings: Mapping[str, object],
+    preferences: ProviderPreferences,
 ) -> ProviderSettings:
-    """The settings to talk to a model with; raises ConfigError for an unknown provider or no model."""
-    settings_provider = _provider_name(_text(user_settings, "provider"), origin="settings.json")
+    """The settings to talk to a model with; raises ConfigError for an unknown provider or no model.
+    `preferences`: what the user's settings say (Settings.provider)."""
+    settings_provider = _provider_name(preferences.provider, origin="settings.json")
     chosen = _provider_name(provider, origin="--provider") or settings_provider
-    chosen = chosen or _infer_provider(base_url, env, user_settings)
-    settings_owner = settings_provider or _infer_provider(None, env, user_settings)
-    applicable = user_settings if settings_owner == chosen else {}
-    url = base_url or env.get(BASE_URL_ENV[chosen]) or _text(applicable, "baseUrl")
-    chosen_model = model or _text(applicable, "model") or _default_model(chosen, url)
+    chosen = chosen or _infer_provider(base_url, env, preferences)
+    settings_owner = settings_provider or _infer_provider(None, env, preferences)
+    applicable = preferences if settings_owner == chosen else ProviderPreferences()
+    url = base_url or env.get(BASE_URL_ENV[chosen]) or applicable.base_url
+    chosen_model = model or applicable.model or _default_model(chosen, url)
     return ProviderSettings(
         provider=chosen,
         model=chosen_model,
         base_url=url,
-        api_key=find_api_key(chosen, url, env, applicable),
-        max_retries=_retries(user_settings),
-        context_window=context_window(chosen_model, user_settings),
+        api_key=find_api_key(chosen, url, env, applicable.api_key),
+        max_retries=ProviderSettings.max_retries
+        if preferences.max_retries is None
+        else preferences.max_retries,
+        context_window=context_window(chosen_model, preferences.context_window),
     )
 
 
@@ -88,7 +93,7 @@ async def close_provider(provider: Provider) -> None:
 
 
 def _infer_provider(
-    base_url: str | None, env: Mapping[str, str], user_settings: Mapping[str, object]
+    base_url: str | None, env: Mapping[str, str], preferences: ProviderPreferences
 ) -> ProviderName:
     if base_url:
         return "anthropic" if _is_anthropic_url(base_url) else "openai"
@@ -99,7 +104,7 @@ def _infer_provider(
     has_openai_key = bool(env.get("OPENAI_API_KEY") or env.get("OPENROUTER_API_KEY"))
     if has_openai_key and not env.get("ANTHROPIC_API_KEY"):
         return "openai"
-    if _text(user_settings, "baseUrl") and not env.get("ANTHROPIC_API_KEY"):
+    if preferences.base_url and not env.get("ANTHROPIC_API_KEY"):
         return "openai"
     return "anthropic"
 
@@ -124,14 +129,3 @@ def _provider_name(value: str | None, *, origin: str) -> ProviderName | None:
     if value not in PROVIDERS:
         raise ConfigError(f"Unknown provider {value!r} (from {origin}): use one of {', '.join(PROVIDERS)}.")
     return value
-
-
-def _retries(user_settings: Mapping[str, object]) -> int:
-    value = user_settings.get("maxRetries")
-    default = ProviderSettings.max_retries
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10 else default
-
-
-def _text(mapping: Mapping[str, object], key: str) -> str | None:
-    value = mapping.get(key)
-    return value if isinstance(value, str) and value else None

@@ -63,14 +63,13 @@ def needs_real_key(provider: ProviderName, base_url: str | None) -> bool:
 
 
 def find_api_key(
-    provider: ProviderName, base_url: str | None, env: Mapping[str, str], user_settings: Mapping[str, object]
+    provider: ProviderName, base_url: str | None, env: Mapping[str, str], from_settings: str | None
 ) -> str | None:
     """The key from the environment, then from settings; the placeholder where none is needed."""
     for name in key_env_vars(provider, base_url):
         if env.get(name):
             return env[name]
-    from_settings = user_settings.get(SETTINGS_KEY)
-    if isinstance(from_settings, str) and from_settings:
+    if from_settings:
         return from_settings
     return None if needs_real_key(provider, base_url) else PLACEHOLDER_API_KEY
 

@@ -12,9 +12,10 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from levelcode.policy.prices import Price
 from levelcode.providers.base import ProviderName, ProviderSettings
 from levelcode.providers.context_windows import context_window
-from levelcode.providers.prices import KNOWN_PRICES, Price, PriceFound, find_price
+from levelcode.providers.prices import KNOWN_PRICES, PriceFound, find_price
 
 # the model families each provider's own API serves, by name prefix
 _FAMILIES: Mapping[ProviderName, tuple[str, ...]] = {
@@ -34,10 +35,10 @@ class ModelFacts:
 
 
 def settings_for_model(
-    settings: ProviderSettings, model: str, user_settings: Mapping[str, object]
+    settings: ProviderSettings, model: str, configured_window: int | None
 ) -> ProviderSettings:
     """The same provider, key and URL, talking to `model` (its own context window)."""
-    return dataclasses.replace(settings, model=model, context_window=context_window(model, user_settings))
+    return dataclasses.replace(settings, model=model, context_window=context_window(model, configured_window))
 
 
 def family_provider(model: str) -> ProviderName | None:
@@ -57,8 +58,8 @@ def known_models(provider: ProviderName, user_prices: Mapping[str, Price]) -> li
 
 
 def model_facts(
-    model: str, provider: ProviderName, user_settings: Mapping[str, object], user_prices: Mapping[str, Price]
+    model: str, provider: ProviderName, configured_window: int | None, user_prices: Mapping[str, Price]
 ) -> ModelFacts:
     price = find_price(model, user_prices)
     known = price is not None and (price.source == "settings" or family_provider(model) == provider)
-    return ModelFacts(model, context_window(model, user_settings), price, known)
+    return ModelFacts(model, context_window(model, configured_window), price, known)

@@ -24,7 +24,6 @@ from levelcode.policy.network_hosts import (
     HostEntry,
     is_public_address,
     parse_host_entry,
-    request_host,
 )
 
 Reach = Literal["any", "public"]  # which addresses of an admitted host may be connected to
@@ -43,12 +42,9 @@ class EgressRules:
     def reach(self, host: str, port: int) -> Reach | None:
         """Which addresses of `host` may be reached on `port`; None when it is not on the list.
         `host` as the client wrote it; a name that is not a valid host is on no list."""
-        name = request_host(host)
-        if name is None:
-            return None
-        if any(e.matches(name, port) and not e.wildcard for e in self.listed):
+        if any(e.matches(host, port) and not e.wildcard for e in self.listed):
             return "any"
-        if any(e.matches(name, port) for e in (*self.listed, *self.public)):
+        if any(e.matches(host, port) for e in (*self.listed, *self.public)):
             return "public"
         return None
 

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from levelcode.policy.network_hosts import DEFAULT_PORTS
 from levelcode.sandbox.egress_relay import relay
 from levelcode.sandbox.egress_rules import (
     NOT_LISTED,
@@ -99,7 +100,7 @@ class EgressProxy:
         `200`) and to the server (a plain request, rewritten to origin form)."""
         method, target, version, headers = parse_head(head)
         if method == b"CONNECT":
-            host, port = split_authority(target.decode("latin-1"), default=443)
+            host, port = split_authority(target.decode("latin-1"), default=DEFAULT_PORTS["https"])
             upstream = self.connect(host, port)
             return upstream, version + b" 200 Connection established\r\n\r\n", b""
         url = urlsplit(target.decode("latin-1"))
@@ -109,7 +110,7 @@ class EgressProxy:
             written = url.port
         except ValueError:  # out of range, or not a number
             raise Refused("400 Bad Request", "not a port") from None
-        upstream = self.connect(url.hostname, _port_of(written, 80))
+        upstream = self.connect(url.hostname, _port_of(written, DEFAULT_PORTS["http"]))
         path = (url.path or "/") + (f"?{url.query}" if url.query else "")
         kept = [h for h in headers if h.split(b":", 1)[0].strip().lower() not in _HOP_HEADERS]
         request = b"\r\n".join([b" ".join([method, path.encode("latin-1"), version]), *kept])

@@ -19,11 +19,11 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from levelcode.policy.settings_keys import COMMAND_RULE_FORM, RULES_KEY
 from levelcode.tools.command_check.shell_words import Word, simple_words
 
 ANY_MORE = "*"
-RULES_KEY = "commandRules"
-RULE_FORM = 'expected one command of plain words, optionally ending in " *", such as "npm run *"'
+RULE_FORM = COMMAND_RULE_FORM
 
 
 @dataclass(frozen=True)
@@ -51,23 +51,17 @@ def parse_rule(text: str) -> CommandRule | str:
     return CommandRule(tuple(word.text for word in fixed), any_more, text)
 
 
-def parse_command_rules(raw: object) -> tuple[tuple[CommandRule, ...], list[tuple[str, str]]]:
-    """The user's `commandRules`: the allow rules, and (key, problem) for each entry left out."""
-    if raw is None:
-        return (), []
-    if not isinstance(raw, dict) or any(key != "allow" for key in raw):
-        return (), [(RULES_KEY, 'expected {"allow": ["npm test", "npm run *", ...]}')]
-    allow = raw.get("allow", [])
-    if not isinstance(allow, list):
-        return (), [(f"{RULES_KEY}.allow", "expected a list of command lines")]
+def parse_command_rules(texts: Sequence[str]) -> tuple[tuple[CommandRule, ...], list[tuple[str, str]]]:
+    """The user's `commandRules.allow` lines (as Settings read them, policy/settings_keys.py): the
+    rules, and (key, problem) for each line that is not one, left out."""
     rules: list[CommandRule] = []
     problems: list[tuple[str, str]] = []
-    for index, entry in enumerate(allow):
-        rule = parse_rule(entry) if isinstance(entry, str) else RULE_FORM
+    for text in texts:
+        rule = parse_rule(text)
         if isinstance(rule, CommandRule):
             rules.append(rule)
         else:
-            problems.append((f"{RULES_KEY}.allow[{index}]", f"{rule}; ignored"))
+            problems.append((f"{RULES_KEY}.allow", f"{text!r}: {rule}; ignored"))
     return tuple(rules), problems
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from levelcode.core.errors import ConfigError
 from levelcode.platform.json_store import JsonDoc
 from levelcode.platform.settings_store import update_user_settings
-from levelcode.tools.command_allow_rules import RULES_KEY, CommandRule, allowing_rule, parse_rule
+from levelcode.policy.settings_keys import RULES_KEY
+from levelcode.tools.command_allow_rules import CommandRule, allowing_rule, parse_rule
 
 
 class CommandAllowances:

@@ -19,7 +19,7 @@ from levelcode.agent.transcript import Transcript
 from levelcode.core.errors import SessionUnavailable, SessionUnreadable
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, Usage
 from levelcode.core.outcome import ToolOutcome
-from levelcode.providers.prices import Price
+from levelcode.policy.prices import Price
 
 
 def _folder(tmp_path: Path, name: str = "work") -> SessionFolder:

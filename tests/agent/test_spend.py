@@ -23,8 +23,9 @@ from levelcode.agent.toolbox import Toolbox
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.core.errors import TurnAborted
 from levelcode.core.messages import Usage
+from levelcode.policy.prices import Price
 from levelcode.providers.base import ProviderName
-from levelcode.providers.prices import KNOWN_PRICES, Price
+from levelcode.providers.prices import KNOWN_PRICES
 from levelcode.tools.base import ToolContext
 from levelcode.tools.registry import builtin_tools
 from tests.fakes.scripted_server import Fail, Reply, ToolCall

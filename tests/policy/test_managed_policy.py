@@ -19,9 +19,9 @@ from levelcode.policy.managed_policy import (
     ManagedPolicy,
     ServerMatch,
     host_permitted,
-    overridden_settings,
     parse_managed_policy,
 )
+from tests.support.settings import settings_of
 
 FILE = "/etc/levelcode/managed-settings.json"
 
@@ -300,7 +300,7 @@ def test_hosts_outside_the_organisations_list(entry: str) -> None:
 def test_the_users_settings_cannot_turn_on_what_the_policy_turns_off(tmp_path: Path) -> None:
     policy = ManagedPolicy(file=FILE, autopilot=False, allowed_hosts=("pypi.org",))
     user = {"autopilot": True, "sandbox": {"network": ["pypi.org", "evil.com"]}}
-    said = [p.key + ": " + p.message for p in overridden_settings(user, "settings.json", policy)]
+    said = [p.key + ": " + p.message for p in settings_of(user, policy).problems]
     assert said == [
         f"autopilot: ignored by your organisation's policy ({FILE}): it turns autopilot off",
         f"sandbox.network: 'evil.com' ignored by your organisation's policy ({FILE}): "

@@ -23,6 +23,7 @@ from levelcode.providers.factory import (
 )
 from levelcode.providers.keys import PLACEHOLDER_API_KEY
 from levelcode.providers.openai_provider import OpenAIProvider
+from tests.support.settings import settings_of
 
 OLLAMA = "http://localhost:11434/v1"
 OPENROUTER = "https://openrouter.ai/api/v1"
@@ -31,7 +32,8 @@ OPENROUTER = "https://openrouter.ai/api/v1"
 def resolve(
     env: Mapping[str, str] | None = None, settings: Mapping[str, object] | None = None, **flags: str
 ) -> ProviderSettings:
-    return resolve_provider_settings(**flags, env=env or {}, user_settings=settings or {})
+    preferences = settings_of(settings or {}).provider  # the user's settings as parsed
+    return resolve_provider_settings(**flags, env=env or {}, preferences=preferences)
 
 
 def test_nothing_configured_means_anthropic_with_its_default_model_and_no_key() -> None:
@@ -179,9 +181,10 @@ def test_a_key_never_goes_to_another_provider(
     settings: dict[str, object] = {"apiKey": "SETTINGS-KEY", "model": "m"}
     if settings_provider:
         settings["provider"] = settings_provider
-    owner = resolve_provider_settings(model="m", env=env, user_settings=settings).provider
+    preferences = settings_of(settings).provider
+    owner = resolve_provider_settings(model="m", env=env, preferences=preferences).provider
     chosen = resolve_provider_settings(
-        provider=provider, base_url=base_url, model="m", env=env, user_settings=settings
+        provider=provider, base_url=base_url, model="m", env=env, preferences=preferences
     )
     foreign = ("KEY-openai", "KEY-or") if chosen.provider == "anthropic" else ("KEY-anthropic",)
     assert chosen.api_key not in foreign

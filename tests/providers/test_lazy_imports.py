@@ -21,7 +21,8 @@ def test_the_pure_provider_modules_import_no_sdk() -> None:
         "import levelcode.providers.base, levelcode.providers.factory, levelcode.providers.translate, "
         "levelcode.providers.failures, levelcode.providers.keys, levelcode.providers.loop_client\n"
         "from levelcode.providers.factory import resolve_provider_settings\n"
-        "resolve_provider_settings(env={}, user_settings={})"
+        "from levelcode.policy.settings_keys import ProviderPreferences\n"
+        "resolve_provider_settings(env={}, preferences=ProviderPreferences())"
     )
     assert _sdks_loaded_after(code) == []
 

@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from levelcode.core.messages import Usage
-from levelcode.providers.prices import KNOWN_PRICES, Price, find_price, parse_prices
+from levelcode.policy.prices import Price, parse_prices
+from levelcode.providers.prices import KNOWN_PRICES, find_price
 
 
 def test_each_kind_of_token_at_its_own_rate() -> None:

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from levelcode.tools.command_allow_rules import (
+    RULE_FORM,
     CommandRule,
     allowing_rule,
     matches,
@@ -18,8 +19,9 @@ from levelcode.tools.command_allow_rules import (
     parse_rule,
     rule_for,
 )
+from tests.support.settings import settings_of
 
-RULES, _PROBLEMS = parse_command_rules({"allow": ["npm test", "npm run *", "git status", "pytest *"]})
+RULES, _PROBLEMS = parse_command_rules(["npm test", "npm run *", "git status", "pytest *"])
 
 MUST_NOT_MATCH = [
     "npm test; rm -rf ~",
@@ -142,12 +144,13 @@ def test_a_rule_that_is_not_plain_words_is_refused(text: str) -> None:
 
 
 def test_settings_problems_are_named_and_good_rules_kept() -> None:
-    rules, problems = parse_command_rules({"allow": ["npm test", "npm test; rm", 3]})
+    """The list's shape is the settings' (tests/policy/test_settings.py); each line's, the rules'."""
+    settings = settings_of({"commandRules": {"allow": ["npm test", "npm test; rm", 3]}})
+    assert [p.key for p in settings.problems] == ["commandRules.allow[2]"]
+    rules, problems = parse_command_rules(settings.command_rules)
     assert [rule.text for rule in rules] == ["npm test"]
-    assert [key for key, _problem in problems] == ["commandRules.allow[1]", "commandRules.allow[2]"]
-    assert parse_command_rules({"deny": []})[1][0][0] == "commandRules"
-    assert parse_command_rules({"allow": "npm test"})[1][0][0] == "commandRules.allow"
-    assert parse_command_rules(None) == ((), [])
+    assert problems == [("commandRules.allow", f"'npm test; rm': {RULE_FORM}; ignored")]
+    assert parse_command_rules(()) == ((), [])
 
 
 @pytest.mark.parametrize(

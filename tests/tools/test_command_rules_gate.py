@@ -27,7 +27,7 @@ from tests.support.sandbox import assumed_confinement, missing_confinement
 
 
 def _ctx(workspace: Path, *rules: str, sandbox: bool = True, settings: Path | None = None) -> ToolContext:
-    parsed, problems = parse_command_rules({"allow": list(rules)})
+    parsed, problems = parse_command_rules(list(rules))
     assert problems == []
     return ToolContext(
         workspace,

@@ -10,7 +10,7 @@ import json
 from levelcode.agent.events import TurnFinished
 from levelcode.agent.spend import Spend, SpendMeter, SpendReport
 from levelcode.core.messages import Usage
-from levelcode.providers.prices import Price
+from levelcode.policy.prices import Price
 from levelcode.ui.render import JsonLinesSink
 from levelcode.ui.spend_view import render_spend, turn_line, usd
 

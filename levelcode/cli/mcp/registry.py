@@ -49,7 +49,7 @@ NOT_WITH_REGISTRY = {
 
 def registry_choice(args: argparse.Namespace, asked: str | None) -> RegistryChoice:
     settings = load_settings(workspace_of(args))
-    return choose_registry(settings.user, str(settings.user_file), settings.managed, asked)
+    return choose_registry(settings, asked)
 
 
 # --- mcp search ----------------------------------------------------------------------------------

@@ -17,11 +17,12 @@ from rich.console import Console
 from rich.text import Text
 
 from levelcode.core.errors import ProviderError
+from levelcode.policy.prices import Price
 from levelcode.providers.base import ListsModels, ProviderSettings
 from levelcode.providers.context_windows import known_context_window
 from levelcode.providers.keys import is_custom_endpoint
 from levelcode.providers.model_catalog import family_provider, known_models, model_facts
-from levelcode.providers.prices import Price, find_price
+from levelcode.providers.prices import find_price
 from levelcode.ui.model_view import MODEL_USAGE, render_models, render_served, switched_lines, unlisted
 from levelcode.ui.visible import visible
 
@@ -45,12 +46,12 @@ def refusal(name: str, settings: ProviderSettings) -> str | None:
 
 
 def model_listing(
-    settings: ProviderSettings, user_settings: Mapping[str, object], prices: Mapping[str, Price]
+    settings: ProviderSettings, configured_window: int | None, prices: Mapping[str, Price]
 ) -> str:
     names = known_models(settings.provider, prices)
     if settings.model not in names:
         names.insert(0, settings.model)
-    facts = [model_facts(name, settings.provider, user_settings, prices) for name in names]
+    facts = [model_facts(name, settings.provider, configured_window, prices) for name in names]
     return render_models(
         settings.provider, settings.model, [(f.name, f.context_window, f.price) for f in facts]
     )
@@ -59,22 +60,24 @@ def model_listing(
 def served_listing(
     settings: ProviderSettings,
     served: list[str],
-    user_settings: Mapping[str, object],
+    configured_window: int | None,
     prices: Mapping[str, Price],
 ) -> str:
     """What a custom base URL serves, sorted, each with the window and price LevelCode knows of
     it (a local model's are unknown until the user's settings say)."""
-    listed = [(n, known_context_window(n, user_settings), find_price(n, prices)) for n in sorted(set(served))]
+    listed = [
+        (n, known_context_window(n, configured_window), find_price(n, prices)) for n in sorted(set(served))
+    ]
     return render_served(settings.base_url or "", settings.model, listed)
 
 
 async def listing(session: ChatSession) -> str:
     """`/model`'s list: the provider's known models, or what a custom base URL serves."""
-    settings, user = session.provider.settings, session.settings.user
+    settings, window = session.provider.settings, session.settings.provider.context_window
     prices = session.agent.spend.user_prices
     provider = session.provider
     if not is_custom_endpoint(settings.provider, settings.base_url) or not isinstance(provider, ListsModels):
-        return model_listing(settings, user, prices)
+        return model_listing(settings, window, prices)
     endpoint = settings.base_url or ""
     try:
         served = await provider.served_models()
@@ -82,7 +85,7 @@ async def listing(session: ChatSession) -> str:
         return unlisted(endpoint, settings.model, str(exc))
     if served is None:
         return unlisted(endpoint, settings.model, None)
-    return served_listing(settings, served, user, prices)
+    return served_listing(settings, served, window, prices)
 
 
 async def model_command(console: Console, session: ChatSession, words: list[str]) -> None:
@@ -103,6 +106,6 @@ async def model_command(console: Console, session: ChatSession, words: list[str]
         console.print(Text(f"Already using {visible(name)}.", style="dim"))
         return
     switched = session.switch_model(name)
-    facts = model_facts(name, switched.provider, session.settings.user, prices)
+    facts = model_facts(name, switched.provider, session.settings.provider.context_window, prices)
     for line in switched_lines(switched.provider, name, facts.context_window, facts.price, facts.known):
         console.print(Text(line, style="green" if line.startswith("Model:") else "dim"))

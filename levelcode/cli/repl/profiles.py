@@ -15,10 +15,11 @@ from rich.text import Text
 
 from levelcode.agent.system_prompt import with_server_instructions
 from levelcode.core.errors import ConfigError
-from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile, parse_profiles
+from levelcode.mcp.config.server_selection import chosen_profile
 from levelcode.platform.json_store import UnreadableFile
 from levelcode.platform.workspace_identity import describe_identity, workspace_identity
 from levelcode.platform.workspace_servers import turn_off
+from levelcode.policy.profiles import PROFILES_KEY
 from levelcode.ui.mcp_words import chip
 from levelcode.ui.visible import visible
 
@@ -34,7 +35,7 @@ async def profile_command(repl: ReplFace, words: list[str]) -> bool:
     """`/profile`: the profiles and the one in use; `/profile NAME`: switch to it."""
     session = repl.session
     file = str(session.settings.user_file)
-    profiles, _problems = parse_profiles(session.settings.user.get(PROFILES_KEY), file=file)
+    profiles = session.settings.profiles
     current = session.mcp.config.profile
     if not words:
         lines = [

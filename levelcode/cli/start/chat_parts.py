@@ -23,7 +23,7 @@ from levelcode.cli.start.sandbox_choice import extra_roots, no_sandbox_notice, s
 from levelcode.core.approvals import Approver
 from levelcode.core.messages import ToolShape
 from levelcode.core.tool_offers import DeferredTool, offer_found
-from levelcode.mcp.calls.deferral import ToolSearchPolicy, parse_tool_search
+from levelcode.mcp.calls.deferral import ToolSearchPolicy
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.live.client_features import UserAnswers
 from levelcode.mcp.live.overview import Restarted
@@ -34,9 +34,8 @@ from levelcode.providers.context_windows import known_context_window
 from levelcode.providers.factory import close_provider
 from levelcode.providers.lazy import LazyProvider
 from levelcode.providers.model_catalog import settings_for_model
-from levelcode.providers.prices import Price, parse_prices
 from levelcode.tools.base import ToolContext
-from levelcode.tools.command_allow_rules import RULES_KEY, parse_command_rules
+from levelcode.tools.command_allow_rules import parse_command_rules
 from levelcode.tools.command_allowances import CommandAllowances
 from levelcode.tools.registry import builtin_tools, close_tool_context
 from levelcode.ui.mcp_words import chip, notice_words
@@ -112,7 +111,7 @@ class ChatSession:
         """The window compaction goes by, and whether it is known or LevelCode's default."""
         model, compactor = self.provider.settings.model, self.agent.compactor
         named = compactor.named_window is not None
-        known = named or known_context_window(model, self.settings.user) is not None
+        known = named or known_context_window(model, self.settings.provider.context_window) is not None
         return ContextWindow(model, compactor.window, known)
 
     def add_folder(self, folder: Path) -> None:
@@ -133,11 +132,10 @@ class ChatSession:
         and the session file records it."""
         if not isinstance(self.provider, LazyProvider):
             raise TypeError("only a session's own provider can switch models")
-        settings = settings_for_model(self.provider.settings, model, self.settings.user)
+        settings = settings_for_model(self.provider.settings, model, self.settings.provider.context_window)
         self.provider.switch(settings)
         self.agent.compactor.named_window = None  # what the API said of the last model's window
-        sink = self.agent.sink
-        self.mcp.router.search_policy = tool_search_policy(self.settings, settings.context_window, sink)
+        self.mcp.router.search_policy = tool_search_policy(self.settings, settings.context_window)
         self.save()
         return settings
 
@@ -168,28 +166,17 @@ class ChatSession:
             await close_provider(self.provider)
 
 
-def tool_search_policy(settings: Settings, window: int, sink: EventSink) -> ToolSearchPolicy:
-    """The user's `toolSearch` setting against the model's window (a bad value: said, and "auto")."""
-    parsed = parse_tool_search(settings.user.get("toolSearch"))
-    if isinstance(parsed, str):
-        sink.emit(Notice(f'config problem: {settings.user_file}: toolSearch: {parsed}; using "auto"'))
-        parsed = parse_tool_search(None)
-        assert not isinstance(parsed, str)
-    mode, share = parsed
+def tool_search_policy(settings: Settings, window: int) -> ToolSearchPolicy:
+    """The user's `toolSearch` setting against the model's window (a bad value: "auto", and said
+    among the settings' problems)."""
+    mode, share = settings.tool_search
     return ToolSearchPolicy(mode, budget_tokens=int(window * share))
 
 
-def user_prices(settings: Settings, sink: EventSink) -> dict[str, Price]:
-    """The user's own `"prices"` (a repository's settings may not set them); bad entries said."""
-    prices, problems = parse_prices(settings.user.get("prices"))
-    for key, problem in problems:
-        sink.emit(Notice(f"config problem: {settings.user_file}: {key}: {problem}"))
-    return prices
-
-
 def user_command_rules(settings: Settings, sink: EventSink) -> CommandAllowances:
-    """The user's own `"commandRules"` (a repository's settings may not set them); bad entries said."""
-    rules, problems = parse_command_rules(settings.user.get(RULES_KEY))
+    """The user's own `"commandRules"` (a repository's settings may not set them); a line that is
+    no rule is said (the list's shape was checked with the settings)."""
+    rules, problems = parse_command_rules(settings.command_rules)
     for key, problem in problems:
         sink.emit(Notice(f"config problem: {settings.user_file}: {key}: {problem}"))
     return CommandAllowances(rules, settings.user_file)
@@ -226,10 +213,10 @@ def open_session(
     notify = lambda notice: sink.emit(Notice(notice_words(notice)))  # noqa: E731
     mcp.attach(approver, notify, answers=answers(provider) if answers is not None else None)
     mcp.router.on_progress = progress_relay(sink)
-    mcp.router.search_policy = tool_search_policy(settings, start.provider_settings.context_window, sink)
+    mcp.router.search_policy = tool_search_policy(settings, start.provider_settings.context_window)
     toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
     system = build_system_prompt(workspace)
-    agent = Agent(provider, toolbox, system=system, sink=sink, prices=user_prices(settings, sink))
+    agent = Agent(provider, toolbox, system=system, sink=sink, prices=settings.prices)
     recorder = SessionRecorder(
         SessionFolder(workspace),
         provider.settings.provider,

@@ -101,13 +101,15 @@ def light_start(
         model=getattr(args, "model", None),
         base_url=getattr(args, "base_url", None),
         env=os.environ,
-        user_settings=settings.user,
+        preferences=settings.provider,
     )
     if not provider_settings.api_key:
         raise missing_key_error(provider_settings)
     resumed = resumed_session(args, workspace, pick=pick)  # None when none is asked for
     if resumed is not None:
-        provider_settings = resumed_settings(provider_settings, resumed, args, settings.user)
+        provider_settings = resumed_settings(
+            provider_settings, resumed, args, settings.provider.context_window
+        )
     profile = getattr(args, "profile", None)  # an unknown one: ConfigError, before any spawn
     options = session_options(workspace, settings)
     early = start_user_servers(settings, options, at_most=spawn_at_most, profile=profile)

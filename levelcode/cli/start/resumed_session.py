@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,7 +67,7 @@ def resumed_settings(
     settings: ProviderSettings,
     saved: SavedSession,
     args: argparse.Namespace,
-    user_settings: Mapping[str, object],
+    configured_window: int | None,
 ) -> ProviderSettings:
     """The session's own model, unless `--model` names one or the provider is not the session's
     (a Claude model is no model for OpenAI); then the start's, and the recap says so."""
@@ -76,7 +76,7 @@ def resumed_settings(
     model = saved.state.model
     if not model or getattr(args, "model", None) or saved.provider != settings.provider:
         return settings
-    return settings_for_model(settings, model, user_settings)
+    return settings_for_model(settings, model, configured_window)
 
 
 def report_skipped(problem: str) -> None:

@@ -19,14 +19,12 @@ import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from levelcode.core.token_estimate import tool_tokens
 from levelcode.mcp.calls.catalog import AgentTool, Catalog
+from levelcode.policy.settings_keys import ToolSearchMode
 
 TOOL_SEARCH_NAME = "tool_search"
-ToolSearchMode = Literal["auto", "always", "never"]
-DEFAULT_SHARE = 0.10  # of the model's window, over which MCP tools are deferred
 MAX_RESULTS = 5
 MAX_EXACT_RESULTS = 20
 MAX_PURPOSE_CHARS = 100
@@ -40,24 +38,6 @@ _K1, _B = 1.2, 0.75
 class ToolSearchPolicy:
     mode: ToolSearchMode = "auto"
     budget_tokens: int = 20_000  # MCP definitions over this are deferred ("auto")
-
-
-def parse_tool_search(value: object) -> tuple[ToolSearchMode, float] | str:
-    """The `toolSearch` setting: "auto" (defer over 10 % of the window), "auto:N" (over N %),
-    "always" or "never"; absent is "auto". A string saying what is wrong otherwise."""
-    if value is None or value == "auto":
-        return "auto", DEFAULT_SHARE
-    fixed: dict[str, ToolSearchMode] = {"always": "always", "never": "never"}
-    if isinstance(value, str) and value in fixed:
-        return fixed[value], DEFAULT_SHARE
-    if isinstance(value, str) and value.startswith("auto:"):
-        try:
-            percent = float(value.removeprefix("auto:"))
-        except ValueError:
-            percent = -1.0
-        if 0 <= percent <= 100:
-            return "auto", percent / 100
-    return f'expected "auto", "auto:N" (N percent of the model\'s window), "always" or "never"; got {value!r}'
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from levelcode.core.errors import ServerStartError
+from levelcode.policy.settings import Settings
 
 ALLOWED_VARIABLES = frozenset(
     {
@@ -85,10 +86,10 @@ def provider_keys_withheld(parent: Mapping[str, str], extra_values: Collection[s
     return Withheld(frozenset(PROVIDER_KEY_VARIABLES), frozenset(values))
 
 
-def settings_key_values(user_settings: Mapping[str, object]) -> list[str]:
+def settings_key_values(settings: Settings) -> list[str]:
     """The apiKey in the user's settings, which a repository's server must never receive."""
-    key = user_settings.get("apiKey")
-    return [key] if isinstance(key, str) and key else []
+    key = settings.provider.api_key
+    return [key] if key else []
 
 
 def references(value: str) -> list[str]:

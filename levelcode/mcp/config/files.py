@@ -19,13 +19,13 @@ from levelcode.mcp.config.environment import provider_keys_withheld, settings_ke
 from levelcode.mcp.config.launch_expansion import launch_expander
 from levelcode.mcp.config.local_servers import own_servers, parse_local_servers
 from levelcode.mcp.config.managed_servers import govern_config, required_tier
-from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile, parse_profiles, select_servers
+from levelcode.mcp.config.server_selection import chosen_profile, select_servers
 from levelcode.mcp.config.specs import (
     ExpandSpec,
     McpConfig,
     TierConfig,
     merge_tiers,
-    parse_user_settings,
+    parse_user_tier,
     parse_workspace_file,
 )
 from levelcode.platform import paths
@@ -90,23 +90,22 @@ def load_mcp_config(
     settings = settings or load_settings(workspace)
     policy, file = settings.managed, str(settings.user_file)
     user = user if user is not None else own_tier(settings, workspace)
-    withheld = provider_keys_withheld(os.environ, settings_key_values(settings.user))
+    withheld = provider_keys_withheld(os.environ, settings_key_values(settings))
     workspace_tiers = load_workspace_tier(workspace, launch_expander(os.environ, withheld))
     merged = merge_tiers(user, workspace_tiers, settings.problems, organisation=required_tier(policy))
-    profiles, profile_problems = parse_profiles(settings.user.get(PROFILES_KEY), file=file)
-    chosen = chosen_profile(profiles, profile, file=file)
+    chosen = chosen_profile(settings.profiles, profile, file=file)  # its problems: among the settings'
+
     off = servers_off(workspace) if off_here is None else off_here
     governed = govern_config(merged, policy)
     selected = select_servers(governed, chosen, off, file=file)
-    problems = (*selected.problems, *profile_problems)
-    return dataclasses.replace(
-        selected, problems=problems, settings=settings, managed=policy, profile=profile
-    )
+    return dataclasses.replace(selected, settings=settings, managed=policy, profile=profile)
 
 
 def own_tier(settings: Settings, workspace: Path) -> TierConfig:
     """The user's own servers in `workspace` (those for it alone first) and their tool policy,
     their launch's `${VAR}` filled in from the environment."""
     expand = launch_expander(os.environ)
-    user = parse_user_settings(settings.user, file=str(settings.user_file), expand=expand)
+    user = parse_user_tier(
+        settings.mcp_servers, settings.mcp_tool_policy, file=str(settings.user_file), expand=expand
+    )
     return own_servers(local_tier(workspace, expand), user)

@@ -45,10 +45,9 @@ from levelcode.mcp.config.specs import (
     parse_server_map,
 )
 from levelcode.policy.managed_policy import ManagedPolicy, ServerMatch
-from levelcode.policy.network_hosts import parse_host_entry, request_host
+from levelcode.policy.network_hosts import default_port, parse_host_entry
 
 REQUIRED_KEY = "requiredMcpServers"
-DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def required_tier(policy: ManagedPolicy) -> TierConfig:
@@ -178,15 +177,12 @@ def url_matches(pattern: str, url: str) -> bool:
     try:
         limit = parse_host_entry(host_text)
         parts = urlsplit(url)
-        port = parts.port or DEFAULT_PORTS.get(parts.scheme.lower())
+        port = parts.port or default_port(parts.scheme)
     except ValueError:
         return False
-    host = request_host(parts.hostname or "")
-    if host is None or parts.scheme.lower() != scheme.lower():
+    if parts.scheme.lower() != scheme.lower() or not limit.matches_name(parts.hostname or ""):
         return False
-    if limit.port is not None and port != limit.port:
-        return False
-    if not (host.endswith("." + limit.host) if limit.wildcard else host == limit.host):
+    if limit.port is not None and port != limit.port:  # a pattern without a port: any port
         return False
     return not slash or fnmatchcase(parts.path or "/", "/" + path)
 

@@ -10,14 +10,14 @@ the registry's answer decides what a server runs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from levelcode.core.errors import ConfigError
-from levelcode.policy.managed_policy import ManagedPolicy, registry_url_problem
+from levelcode.policy.managed_policy import registry_url_problem
+from levelcode.policy.settings import Settings
+from levelcode.policy.settings_keys import REGISTRY_KEY
 
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
-REGISTRY_SETTING = "mcpRegistry"
 
 
 @dataclass(frozen=True)
@@ -27,11 +27,10 @@ class RegistryChoice:
     fixed: bool = False  # the organisation's: nothing else may be asked
 
 
-def choose_registry(
-    user: Mapping[str, object], user_file: str, policy: ManagedPolicy, asked: str | None = None
-) -> RegistryChoice:
+def choose_registry(settings: Settings, asked: str | None = None) -> RegistryChoice:
     """The registry to ask; ConfigError for a URL that cannot be one, or a `--registry` the
     organisation's policy does not allow."""
+    policy, file = settings.managed, str(settings.user_file)
     if policy.registry is not None:
         fixed = RegistryChoice(policy.registry, policy.by(), fixed=True)
         if asked is not None and asked.rstrip("/") != policy.registry:
@@ -39,13 +38,12 @@ def choose_registry(
         return fixed
     if asked is not None:
         return RegistryChoice(_checked(asked, "--registry"), "--registry")
-    written = user.get(REGISTRY_SETTING)
-    if written is None:
-        return RegistryChoice(DEFAULT_REGISTRY, "the default")
-    where = f"{REGISTRY_SETTING} in {user_file}"
-    if not isinstance(written, str):
-        raise ConfigError(f"{where}: expected the registry's https:// URL", origin=user_file)
-    return RegistryChoice(_checked(written, where), f"your settings ({user_file})")
+    if settings.registry is not None:
+        return RegistryChoice(settings.registry, f"your settings ({file})")
+    problem = settings.problem_with(REGISTRY_KEY)
+    if problem is not None:  # not the default: the user meant another registry
+        raise ConfigError(f"{REGISTRY_KEY} in {file}: {problem.message}", origin=file)
+    return RegistryChoice(DEFAULT_REGISTRY, "the default")
 
 
 def _checked(url: str, where: str) -> str:

@@ -12,41 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 
 from levelcode.core.errors import ConfigError, ConfigProblem
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
-
-PROFILES_KEY = "profiles"
-SHAPE = 'expected an object such as {"work": {"servers": ["github", "postgres"]}}'
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    servers: tuple[str, ...]
-
-
-def parse_profiles(raw: object, *, file: str) -> tuple[dict[str, Profile], list[ConfigProblem]]:
-    """`"profiles"`: each a named list of server names; a bad one is a problem and left out."""
-    if raw is None:
-        return {}, []
-    if not isinstance(raw, Mapping):
-        return {}, [ConfigProblem(file, PROFILES_KEY, SHAPE)]
-    profiles: dict[str, Profile] = {}
-    problems: list[ConfigProblem] = []
-    for name, entry in raw.items():
-        servers = entry.get("servers") if isinstance(entry, Mapping) else None
-        if not isinstance(servers, list) or not all(isinstance(s, str) and s for s in servers):
-            key = f"{PROFILES_KEY}.{name}"
-            problems.append(
-                ConfigProblem(file, key, 'expected {"servers": ["name", …]}; this profile is left out')
-            )
-            continue
-        for key in sorted(str(k) for k in entry if k != "servers"):
-            problems.append(ConfigProblem(file, f"{PROFILES_KEY}.{name}.{key}", "unknown key, ignored"))
-        profiles[str(name)] = Profile(str(name), tuple(dict.fromkeys(servers)))
-    return profiles, problems
+from levelcode.policy.profiles import PROFILES_KEY, Profile
 
 
 def chosen_profile(profiles: Mapping[str, Profile], name: str | None, *, file: str) -> Profile | None:

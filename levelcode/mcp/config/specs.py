@@ -165,12 +165,17 @@ def parse_user_settings(doc: object, *, file: str, expand: ExpandSpec | None = N
         return TierConfig()
     if not isinstance(doc, Mapping):
         return TierConfig(problems=(ConfigProblem(file, "(top level)", "expected a JSON object"),))
+    return parse_user_tier(doc.get(SERVERS_KEY), doc.get(POLICY_KEY), file=file, expand=expand)
+
+
+def parse_user_tier(
+    servers: object, policy: object, *, file: str, expand: ExpandSpec | None = None
+) -> TierConfig:
+    """The user tier from its two values as written (Settings.mcp_servers, Settings.mcp_tool_policy)."""
     provenance = Provenance("user", file)
-    servers, problems = parse_server_map(
-        doc.get(SERVERS_KEY), provenance=provenance, key=SERVERS_KEY, expand=expand
-    )
-    policy, policy_problems = parse_tool_policy(doc.get(POLICY_KEY), file=file)
-    return TierConfig(tuple(servers), policy, tuple(problems + policy_problems))
+    specs, problems = parse_server_map(servers, provenance=provenance, key=SERVERS_KEY, expand=expand)
+    rules, policy_problems = parse_tool_policy(policy, file=file)
+    return TierConfig(tuple(specs), rules, tuple(problems + policy_problems))
 
 
 def parse_workspace_file(doc: object, *, file: str, expand: ExpandSpec | None = None) -> TierConfig:

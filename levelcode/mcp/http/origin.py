@@ -9,8 +9,8 @@ from __future__ import annotations
 from urllib.parse import SplitResult, urljoin, urlsplit
 
 from levelcode.mcp.config.remote_urls import is_loopback_host, is_plaintext_remote
+from levelcode.policy.network_hosts import default_port
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 __all__ = [
     "is_loopback_host",
     "is_plaintext_remote",
@@ -25,10 +25,11 @@ def origin_of(url: str) -> tuple[str, str, int] | None:
     """(scheme, host, port) with the scheme's default port filled in; None for a non-HTTP URL."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+    default = default_port(scheme)
+    if default is None or not parts.hostname:
         return None
     try:
-        port = parts.port or _DEFAULT_PORTS[scheme]
+        port = parts.port or default
     except ValueError:
         return None
     return scheme, parts.hostname.lower(), port

@@ -65,4 +65,4 @@ def session_options(workspace: Path, settings: Settings) -> ConnectOptions:
 
 def settings_api_key(settings: Settings) -> list[str]:
     """The apiKey in the user's settings, which a repository's server must never receive."""
-    return settings_key_values(settings.user)
+    return settings_key_values(settings)

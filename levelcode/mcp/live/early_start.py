@@ -34,7 +34,7 @@ from typing import TypeGuard
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.files import own_tier
 from levelcode.mcp.config.managed_servers import govern
-from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile, parse_profiles, select_specs
+from levelcode.mcp.config.server_selection import chosen_profile, select_specs
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec, TierConfig
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.resolve import server_launch
@@ -114,8 +114,7 @@ def start_user_servers(
     profile the settings do not define."""
     file = str(settings.user_file)
     tier = own_tier(settings, options.workspace)  # settings.json's servers, and this workspace's own
-    profiles, _problems = parse_profiles(settings.user.get(PROFILES_KEY), file=file)  # said by config loading
-    chosen = chosen_profile(profiles, profile, file=file)
+    chosen = chosen_profile(settings.profiles, profile, file=file)
     early = EarlyStart(options, tier)
     selected = select_specs(govern(tier.servers, settings.managed), chosen, servers_off(options.workspace))
     for spec in selected:

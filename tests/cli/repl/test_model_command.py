@@ -21,15 +21,15 @@ from levelcode.cli.repl.model_command import model_command, model_listing, refus
 from levelcode.cli.start.chat_parts import ChatSession, open_session
 from levelcode.cli.start.light_start import prepare_session
 from levelcode.core.approvals import HeadlessApprover
+from levelcode.policy.prices import Price
 from levelcode.providers.base import ProviderSettings
-from levelcode.providers.prices import Price
 from tests.fakes.fake_openai import fake_openai
 
 ANTHROPIC_API = ProviderSettings("anthropic", "claude-sonnet-5-5")
 
 
 def test_the_listing_marks_the_model_in_use_and_shows_windows_and_prices() -> None:
-    text = model_listing(ANTHROPIC_API, {}, {"qwen3-coder:30b": Price(0, 0, 0, 0)})
+    text = model_listing(ANTHROPIC_API, None, {"qwen3-coder:30b": Price(0, 0, 0, 0)})
     lines = text.splitlines()
     assert lines[0].startswith("Models of anthropic (* in use")
     [current] = [line for line in lines if line.startswith("  * ")]
@@ -43,7 +43,7 @@ def test_the_listing_marks_the_model_in_use_and_shows_windows_and_prices() -> No
 
 def test_a_model_the_table_does_not_know_is_listed_first_when_in_use() -> None:
     settings = ProviderSettings("openai", "qwen2.5-coder:14b", base_url="http://localhost:11434/v1")
-    lines = model_listing(settings, {}, {}).splitlines()
+    lines = model_listing(settings, None, {}).splitlines()
     assert lines[1].split()[:2] == ["*", "qwen2.5-coder:14b"]
     assert lines[1].endswith("price unknown")
 

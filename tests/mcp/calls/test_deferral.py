@@ -15,13 +15,13 @@ from levelcode.mcp.calls.catalog import build_catalog
 from levelcode.mcp.calls.deferral import (
     TOOL_SEARCH_NAME,
     ToolSearchPolicy,
-    parse_tool_search,
     plan_deferral,
     rank_tools,
     search_result_text,
     server_purpose,
     words,
 )
+from levelcode.policy.settings_keys import parse_tool_search
 
 
 def _tool(name: str, description: str = "", **schema: Any) -> dict[str, Any]:

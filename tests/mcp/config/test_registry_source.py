@@ -14,7 +14,8 @@ from levelcode.mcp.config.managed_servers import govern
 from levelcode.mcp.config.registry_entry import RegistryOrigin, parse_registry_entry
 from levelcode.mcp.config.registry_source import DEFAULT_REGISTRY, choose_registry
 from levelcode.mcp.config.specs import HttpServerSpec, Provenance, StdioServerSpec, parse_user_settings
-from levelcode.policy.managed_policy import NO_POLICY, overridden_settings, parse_managed_policy
+from levelcode.policy.managed_policy import NO_POLICY, parse_managed_policy
+from tests.support.settings import settings_of
 
 FILE = "/etc/levelcode/managed-settings.json"
 SETTINGS = "/home/me/.config/levelcode/settings.json"
@@ -24,15 +25,16 @@ USER = Provenance("user", SETTINGS)
 
 
 def test_the_default_is_the_official_registry() -> None:
-    assert choose_registry({}, SETTINGS, NO_POLICY).url == DEFAULT_REGISTRY
+    assert choose_registry(settings_of({}, NO_POLICY)).url == DEFAULT_REGISTRY
 
 
 def test_the_users_setting_then_the_flag_choose_it() -> None:
     assert (
-        choose_registry({"mcpRegistry": "https://r.example/"}, SETTINGS, NO_POLICY).url == "https://r.example"
+        choose_registry(settings_of({"mcpRegistry": "https://r.example/"}, NO_POLICY)).url
+        == "https://r.example"
     )
     asked = choose_registry(
-        {"mcpRegistry": "https://r.example"}, SETTINGS, NO_POLICY, "https://other.example"
+        settings_of({"mcpRegistry": "https://r.example"}, NO_POLICY), "https://other.example"
     )
     assert asked.url == "https://other.example"
 
@@ -49,26 +51,26 @@ def test_the_users_setting_then_the_flag_choose_it() -> None:
 )
 def test_a_url_that_cannot_be_a_registry_is_refused(url: str) -> None:
     with pytest.raises(ConfigError):
-        choose_registry({"mcpRegistry": url}, SETTINGS, NO_POLICY)
+        choose_registry(settings_of({"mcpRegistry": url}, NO_POLICY))
     with pytest.raises(ConfigError):
-        choose_registry({}, SETTINGS, NO_POLICY, url)
+        choose_registry(settings_of({}, NO_POLICY), url)
     assert parse_managed_policy({"mcpRegistry": url}, file=FILE).closed
 
 
 def test_plain_http_to_this_machine_is_allowed() -> None:
-    assert choose_registry({}, SETTINGS, NO_POLICY, "http://127.0.0.1:8080").url == "http://127.0.0.1:8080"
+    assert choose_registry(settings_of({}, NO_POLICY), "http://127.0.0.1:8080").url == "http://127.0.0.1:8080"
 
 
 def test_the_organisations_registry_wins_and_no_other_is_asked() -> None:
-    chosen = choose_registry({"mcpRegistry": "https://mine.example"}, SETTINGS, POLICY)
+    chosen = choose_registry(settings_of({"mcpRegistry": "https://mine.example"}, POLICY))
     assert (chosen.url, chosen.fixed) == (ORG, True)
     with pytest.raises(ConfigError, match="--registry refused by your organisation's policy"):
-        choose_registry({}, SETTINGS, POLICY, "https://registry.modelcontextprotocol.io")
-    assert choose_registry({}, SETTINGS, POLICY, ORG + "/").url == ORG  # the same one may be named
+        choose_registry(settings_of({}, POLICY), "https://registry.modelcontextprotocol.io")
+    assert choose_registry(settings_of({}, POLICY), ORG + "/").url == ORG  # the same one may be named
 
 
 def test_the_users_other_registry_is_reported_as_ignored() -> None:
-    said = overridden_settings({"mcpRegistry": "https://mine.example"}, SETTINGS, POLICY)
+    said = settings_of({"mcpRegistry": "https://mine.example"}, POLICY).problems
     assert [p.key for p in said] == ["mcpRegistry"]
     assert "ignored by your organisation's policy" in said[0].message
 

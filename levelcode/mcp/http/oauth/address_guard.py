@@ -30,6 +30,7 @@ import httpx2
 
 from levelcode.mcp.http.oauth.addresses import internal_kind, is_internal_host, literal_address
 from levelcode.mcp.http.oauth.metadata import OAuthProblem
+from levelcode.policy.network_hosts import default_port
 
 # (host, port) → the addresses it resolves to; tests put their own in (a name mapped to 127.0.0.1)
 Resolve = Callable[[str, int], Awaitable[Sequence[str]]]
@@ -88,7 +89,8 @@ class AddressGuard:
         if literal is not None:
             return internal_kind(literal) is not None
         try:
-            addresses = [] if not host else list(await self.resolve(host, parts.port or 443))
+            port = parts.port or default_port(parts.scheme) or 443
+            addresses = [] if not host else list(await self.resolve(host, port))
         except OSError:
             addresses = []
         return is_internal_host(host, addresses)
@@ -164,7 +166,7 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
 
     async def _check_for_proxy(self, url: httpx2.URL) -> None:
         """What the guard would refuse directly is not handed to the proxy either."""
-        port = url.port or (443 if url.scheme == "https" else 80)
+        port = url.port or default_port(url.scheme) or 443
         try:
             await self.guard.addresses_for(url.host, port)
         except httpcore2.ConnectError as exc:
