@@ -24,6 +24,8 @@ from levelcode.core.json_text import is_absent
 from levelcode.policy.managed_policy import NO_POLICY, ManagedPolicy, overridden_settings
 from levelcode.policy.network_hosts import host_entries
 
+PURE = True
+
 # Keys a repository's own settings file may never set: they decide what runs (mcpServers), what
 # runs without asking (mcpToolPolicy, autopilot), what the sandbox lets through (sandbox), and
 # where the API key is sent (provider, baseUrl, apiKey); nor what the user is told a session
@@ -79,10 +81,12 @@ class Settings:
         return tuple(host for host in hosts if self.managed.host_allowed(host))
 
     def allowed_directories(self) -> tuple[Path, ...]:
+        """`allowedDirectories` as written: a leading `~` is the caller's to expand, since that
+        reads the environment."""
         raw = self.user.get("allowedDirectories")
         if not isinstance(raw, list):
             return ()
-        return tuple(Path(item).expanduser() for item in raw if isinstance(item, str) and item)
+        return tuple(Path(item) for item in raw if isinstance(item, str) and item)
 
 
 @dataclass(frozen=True)
