@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from levelcode.core.messages import Usage
 from levelcode.providers.prices import Price, PriceFound, find_price
 
+PURE = True
+
 # PriceFound is passed on to the surfaces, which may not import providers
 __all__ = ["PriceFound", "Spend", "SpendMeter", "SpendReport"]
 

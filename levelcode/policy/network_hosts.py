@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
+PURE = True
+
 WEB_PORTS = (443, 80)
 Registry = Literal["npm", "python"]  # a package ecosystem, whose registry a launcher fetches from
 # Programs that fetch packages and run them, by ecosystem: a sandboxed server started with one

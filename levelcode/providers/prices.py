@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 
 from levelcode.core.messages import Usage
 
+PURE = True
+
 PER_TOKENS = 1_000_000
 PRICE_KEYS = ("input", "output", "cacheRead", "cacheWrite")  # in settings; Price's fields, in order
 _SNAPSHOT = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")

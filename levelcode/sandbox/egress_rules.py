@@ -27,6 +27,8 @@ from levelcode.policy.network_hosts import (
     request_host,
 )
 
+PURE = True
+
 Reach = Literal["any", "public"]  # which addresses of an admitted host may be connected to
 
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from levelcode.tools.command_check.shell_words import Word, simple_words
 
+PURE = True
+
 ANY_MORE = "*"
 RULES_KEY = "commandRules"
 RULE_FORM = 'expected one command of plain words, optionally ending in " *", such as "npm run *"'

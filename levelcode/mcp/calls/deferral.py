@@ -24,6 +24,8 @@ from typing import Literal
 from levelcode.core.token_estimate import tool_tokens
 from levelcode.mcp.calls.catalog import AgentTool, Catalog
 
+PURE = True
+
 TOOL_SEARCH_NAME = "tool_search"
 ToolSearchMode = Literal["auto", "always", "never"]
 DEFAULT_SHARE = 0.10  # of the model's window, over which MCP tools are deferred

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from levelcode.core.errors import ServerStartError
 
+PURE = True
+
 ALLOWED_VARIABLES = frozenset(
     {
         "PATH",

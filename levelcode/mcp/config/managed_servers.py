@@ -47,6 +47,8 @@ from levelcode.mcp.config.specs import (
 from levelcode.policy.managed_policy import ManagedPolicy, ServerMatch
 from levelcode.policy.network_hosts import parse_host_entry, request_host
 
+PURE = True
+
 REQUIRED_KEY = "requiredMcpServers"
 DEFAULT_PORTS = {"http": 80, "https": 443}
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from levelcode.core.errors import ConfigError
 from levelcode.policy.managed_policy import ManagedPolicy, registry_url_problem
 
+PURE = True
+
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
 REGISTRY_SETTING = "mcpRegistry"
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from levelcode.core.errors import ConfigError, ConfigProblem
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
 
+PURE = True
+
 PROFILES_KEY = "profiles"
 SHAPE = 'expected an object such as {"work": {"servers": ["github", "postgres"]}}'
 

@@ -10,6 +10,8 @@ from urllib.parse import SplitResult, urljoin, urlsplit
 
 from levelcode.mcp.config.remote_urls import is_loopback_host, is_plaintext_remote
 
+PURE = True
+
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 __all__ = [
     "is_loopback_host",
