@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolShape, ToolUse
 from levelcode.core.token_estimate import estimate_tokens, tool_tokens
 
+PURE = True
+
 # A picture costs the model about (width * height) / 750 tokens, up to ~1,600 for the largest the
 # APIs take; the size is not known here, so each counts the most (its base64 is not text it reads).
 MEDIA_TOKENS = 1_600

@@ -4,7 +4,7 @@ from a look at the repository with the read and search tools. An AGENTS.md that 
 read and improved with exact edits, never replaced wholesale. The write goes through the normal
 edit approval (a card, or autopilot's rules), like any other edit.
 
-Pure: the workspace's state in, the prompt's text out.
+The workspace's state in, the prompt's text out; one look at the disk (is AGENTS.md there).
 """
 
 from __future__ import annotations

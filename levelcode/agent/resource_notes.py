@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from levelcode.core.attachments import Attachment, resource_attachment
 from levelcode.core.resource_changes import ResourceChanged
 
+PURE = True
+
 HEADER = "[LevelCode: MCP resources this conversation uses changed since they were read]"
 
 

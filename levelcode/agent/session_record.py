@@ -32,6 +32,8 @@ from levelcode.core.messages import (
 )
 from levelcode.core.outcome import Media, ToolOutcome
 
+PURE = True
+
 FORMAT = 1
 HEADER_KEY = "levelcode_session"
 MAX_FIRST_PROMPT = 300  # characters of the first prompt kept in the header, for the list

@@ -15,6 +15,8 @@ from levelcode.core.messages import Usage
 from levelcode.policy.prices import Price
 from levelcode.providers.prices import PriceFound, find_price
 
+PURE = True
+
 # PriceFound is passed on to the surfaces, which may not import providers
 __all__ = ["PriceFound", "Spend", "SpendMeter", "SpendReport"]
 

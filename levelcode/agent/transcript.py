@@ -19,6 +19,8 @@ from levelcode.core.attachments import Attachment
 from levelcode.core.messages import Message, TextBlock, ToolResult, ToolUse, unanswered_tool_uses
 from levelcode.core.outcome import failure
 
+PURE = True
+
 ABORTED_BEFORE_RUN = failure("not run: the user aborted the turn before this tool call ran.")
 INTERRUPTED_NOTE = "[The user interrupted this request before it was finished.]"
 FAILED_NOTE = "[This request got no answer: the call to the model failed.]"

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+PURE = True
+
 END_OF_OPTIONS = "--"
 # what the parser reads (the options and their values, or a command and its words), and the
 # prompt's words joined by spaces (None when none was typed); a plain tuple: this module is

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+PURE = True
+
 ApprovalKind = Literal["command", "edit", "mcp_call", "mcp_launch", "mcp_sampling"]
 # "sandboxed" / "sandboxed_workspace": approve an MCP server's launch inside the sandbox (its own
 # folder only / the workspace as well); "review_each": approves nothing, the servers a summary card

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+PURE = True
+
 
 class LevelCodeError(Exception):
     """Root of everything LevelCode raises on purpose."""

@@ -12,6 +12,8 @@ import json
 
 from levelcode.core.errors import ConfigProblem
 
+PURE = True
+
 
 def is_absent(doc: object) -> bool:
     """Missing, empty and `null` configuration all mean: nothing configured, nothing wrong."""

@@ -12,6 +12,8 @@ from typing import Literal, Protocol
 
 from levelcode.core.outcome import ToolOutcome
 
+PURE = True
+
 Role = Literal["user", "assistant"]
 # Between the text blocks of one message, wherever they become one text (an API that takes a
 # message as one string, the final answer, a summary): a blank line, so two prompts, a prompt and

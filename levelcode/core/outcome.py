@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+PURE = True
+
 ERROR_PREFIX = "ERROR: "
 
 MediaKind = Literal["image", "audio"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+PURE = True
+
 
 @dataclass(frozen=True)
 class TaskProgress:

@@ -8,6 +8,8 @@ import math
 
 from levelcode.core.messages import ToolShape
 
+PURE = True
+
 CHARS_PER_TOKEN = 4
 
 

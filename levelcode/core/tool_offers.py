@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 
 from levelcode.core.messages import Message, ToolShape
 
+PURE = True
+
 
 @dataclass(frozen=True)
 class DeferredTool:

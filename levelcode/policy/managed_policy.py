@@ -23,6 +23,8 @@ from levelcode.core.errors import ConfigProblem
 from levelcode.core.json_text import parse_json_text
 from levelcode.policy.network_hosts import parse_host_entry
 
+PURE = True
+
 SandboxScope = Literal["none", "repository", "all"]  # which servers must run in the sandbox
 ToolRule = Literal["deny", "ask"]
 SANDBOX_SCOPES: tuple[SandboxScope, ...] = ("repository", "all")

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
+PURE = True
+
 WEB_PORTS = (443, 80)  # what an entry without a port allows
 DEFAULT_PORTS = {"https": 443, "http": 80}  # what a URL without a port means
 Registry = Literal["npm", "python"]  # a package ecosystem, whose registry a launcher fetches from

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from levelcode.core.messages import Usage
 
+PURE = True
+
 PER_TOKENS = 1_000_000
 PRICE_KEYS = ("input", "output", "cacheRead", "cacheWrite")  # in settings; Price's fields, in order
 

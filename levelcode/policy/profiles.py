@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from levelcode.core.errors import ConfigProblem
 
+PURE = True
+
 PROFILES_KEY = "profiles"
 SHAPE = 'expected an object such as {"work": {"servers": ["github", "postgres"]}}'
 

@@ -29,6 +29,8 @@ from levelcode.policy.prices import Price, parse_prices
 from levelcode.policy.profiles import PROFILES_KEY, Profile, parse_profiles
 from levelcode.policy.settings_keys import DEFAULT_SHARE, ProviderPreferences, ToolSearchMode
 
+PURE = True
+
 # Keys a repository's own settings file may never set: they decide what runs (mcpServers), what
 # runs without asking (mcpToolPolicy, autopilot), what the sandbox lets through (sandbox), and
 # where the API key is sent (provider, baseUrl, apiKey); nor what the user is told a session

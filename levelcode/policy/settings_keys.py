@@ -18,6 +18,8 @@ from typing import Literal
 from levelcode.policy.managed_policy import registry_url_problem
 from levelcode.policy.network_hosts import host_entries
 
+PURE = True
+
 Said = Callable[[str, str], None]  # (key, what is wrong with its value)
 ToolSearchMode = Literal["auto", "always", "never"]
 DEFAULT_SHARE = 0.10  # of the model's window, over which MCP tools are deferred
@@ -153,7 +155,9 @@ def sandbox(doc: Mapping[str, object], said: Said) -> tuple[bool, tuple[str, ...
 
 
 def allowed_directories(doc: Mapping[str, object]) -> tuple[Path, ...]:
+    """`allowedDirectories` as written: a leading `~` is the caller's to expand (that reads the
+    environment)."""
     raw = doc.get("allowedDirectories")
     if not isinstance(raw, list):
         return ()
-    return tuple(Path(item).expanduser() for item in raw if isinstance(item, str) and item)
+    return tuple(Path(item) for item in raw if isinstance(item, str) and item)

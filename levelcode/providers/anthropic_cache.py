@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+PURE = True
+
 MAX_BREAKPOINTS = 4
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
 

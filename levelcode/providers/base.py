@@ -13,6 +13,8 @@ from typing import Literal, Protocol, runtime_checkable
 
 from levelcode.core.messages import AssistantTurn, Message, ToolShape
 
+PURE = True
+
 ProviderName = Literal["anthropic", "openai"]
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+PURE = True
+
 DEFAULT_CONTEXT_WINDOW = 128_000
 # model-name prefix → window; the longest matching prefix wins
 KNOWN_WINDOWS: Mapping[str, int] = {

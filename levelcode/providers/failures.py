@@ -21,6 +21,8 @@ from levelcode.core.errors import ContextTooLong, ProviderAuthError, ProviderErr
 from levelcode.providers.base import ProviderSettings
 from levelcode.providers.keys import DEFAULT_BASE_URLS, SETTINGS_KEY, key_env_vars, missing_key_message
 
+PURE = True
+
 MAX_MESSAGE_CHARS = 1000
 # How the APIs say a prompt is over the window: Anthropic "prompt is too long: N tokens > M
 # maximum"; OpenAI and compatible servers code `context_length_exceeded`, "maximum context length".

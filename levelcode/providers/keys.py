@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 
 from levelcode.providers.base import ProviderName
 
+PURE = True
+
 SETTINGS_KEY = "apiKey"
 # Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) ignore the key, but the SDK and some
 # servers insist on one being sent.

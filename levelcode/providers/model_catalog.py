@@ -17,6 +17,8 @@ from levelcode.providers.base import ProviderName, ProviderSettings
 from levelcode.providers.context_windows import context_window
 from levelcode.providers.prices import KNOWN_PRICES, PriceFound, find_price
 
+PURE = True
+
 # the model families each provider's own API serves, by name prefix
 _FAMILIES: Mapping[ProviderName, tuple[str, ...]] = {
     "anthropic": ("claude-",),

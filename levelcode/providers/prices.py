@@ -23,6 +23,8 @@ from dataclasses import dataclass, replace
 
 from levelcode.policy.prices import Price
 
+PURE = True
+
 _SNAPSHOT = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
 _VENDOR = re.compile(r"^(anthropic|openai)/")
 

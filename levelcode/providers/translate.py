@@ -37,6 +37,8 @@ from levelcode.core.messages import Message, TextBlock, ToolResult, ToolShape, T
 from levelcode.core.outcome import ERROR_PREFIX, Media, ToolOutcome, failure
 from levelcode.core.tool_offers import DeferredTool
 
+PURE = True
+
 JsonObject = dict[str, Any]
 
 EMPTY_MESSAGE_TEXT = "(empty)"

@@ -6,7 +6,7 @@
              └─ egress_forwarder.py (inside: 127.0.0.1:EGRESS_PORT → the socket)  ◄────┘
                   └─ the command or server, with HTTPS_PROXY=http://127.0.0.1:EGRESS_PORT
 
-Pure: builds argv and environment from an `EgressRoute`; starts nothing. The forwarder is
+No I/O: builds argv and environment from an `EgressRoute`; starts nothing. The forwarder is
 plumbing: whatever runs inside may talk to the socket directly, and gets the same answers —
 the proxy alone decides. The fixed port is free: the sandbox's network namespace is new and
 empty, and the forwarder binds it before the command starts.

@@ -26,6 +26,8 @@ from levelcode.policy.network_hosts import (
     parse_host_entry,
 )
 
+PURE = True
+
 Reach = Literal["any", "public"]  # which addresses of an admitted host may be connected to
 
 

@@ -3,7 +3,7 @@ sandbox keeps read-only where they exist and moves away where they appear (`CONT
 the rules for the state a rebase or cherry-pick leaves, which git must write and a later
 `--continue` acts on. docs/git-in-the-sandbox.md is the same table, written for people.
 
-Pure: names and text in, verdicts out; never touches the disk.
+No I/O of its own: names and text in, verdicts out; never touches the disk.
 """
 
 from __future__ import annotations

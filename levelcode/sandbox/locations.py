@@ -1,5 +1,5 @@
 """What the sandbox policy names: the user's secret stores, agent sockets, git's control files and
-the cache variables. Pure: names and candidate paths only; never looks at the disk.
+the cache variables. Names and candidate paths only; never looks at the disk.
 """
 
 from __future__ import annotations

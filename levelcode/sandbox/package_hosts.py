@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 
 from levelcode.policy.network_hosts import HostEntry, parse_host_entry
 
+PURE = True
+
 NPM_DEFAULT_REGISTRY = "https://registry.npmjs.org/"
 PYTHON_DEFAULT_HOSTS = ("pypi.org", "files.pythonhosted.org")
 # Passed from the user's environment into the sandbox (a server's environment is an allowlist

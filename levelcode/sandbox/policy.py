@@ -1,6 +1,6 @@
 """The sandbox policy as plain data, and the bwrap command line that enforces it.
 
-Pure: never spawns and never looks at the disk; `survey.py` fills a policy from what exists.
+No I/O of its own: never spawns and never looks at the disk; `survey.py` fills a policy from what exists.
 """
 
 from __future__ import annotations

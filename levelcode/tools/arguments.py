@@ -1,6 +1,6 @@
 """Reading a tool call's arguments: the model's JSON, checked once, with a message it can act on.
 
-Pure: never touches files or processes. Every failure is a `ToolError` naming the argument.
+No I/O of its own: never touches files or processes. Every failure is a `ToolError` naming the argument.
 """
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from levelcode.policy.settings_keys import COMMAND_RULE_FORM, RULES_KEY
 from levelcode.tools.command_check.shell_words import Word, simple_words
 
+PURE = True
+
 ANY_MORE = "*"
 RULE_FORM = COMMAND_RULE_FORM
 

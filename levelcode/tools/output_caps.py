@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+PURE = True
+
 COMMAND_OUTPUT_LIMIT = 30_000  # bytes kept of one command's output (half head, half tail)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+PURE = True
+
 # folder name (compared case-insensitively: some file systems are) -> why writing there matters
 PROTECTED_FOLDERS: dict[str, str] = {
     ".git": ".git/config and hooks run code",

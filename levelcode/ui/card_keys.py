@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+PURE = True
+
 Answer = TypeVar("Answer", bound=str)
 
 # How long a card must have had no key before one counts. People typing leave well under half a

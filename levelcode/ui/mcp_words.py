@@ -27,6 +27,8 @@ from levelcode.mcp.launch.status import (
 from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, since_approval
 from levelcode.mcp.live.overview import Restarted, ServerSummary
 
+PURE = True
+
 NEEDS_APPROVAL = "needs approval"
 NEEDS_LOGIN = "needs login"
 MAX_NAMED_DENIALS = 8

@@ -13,6 +13,8 @@ from levelcode.agent.spend import PriceFound
 from levelcode.ui.spend_view import price_line, rate_text
 from levelcode.ui.visible import visible
 
+PURE = True
+
 MODEL_USAGE = "usage: /model (lists the models) · /model NAME (the next request goes to NAME)"
 MAX_SERVED_SHOWN = 100  # a proxy may serve hundreds: the rest is counted, /model NAME takes any
 Listed = tuple[str, int | None, PriceFound | None]  # name, window (None: unknown), price

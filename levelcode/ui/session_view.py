@@ -1,7 +1,7 @@
 """Saved sessions in words: the picker's rows and the keys that move through them, the line that
 says which session goes on, and the recap of its last turns printed before the prompt.
 
-Pure: summaries, messages and times in, text out. Prompts and answers are the user's and the
+No I/O: summaries, messages and times in, text out. Prompts and answers are the user's and the
 model's text; each line passes through `visible` before it reaches a terminal.
 """
 

@@ -15,6 +15,8 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
+PURE = True
+
 # Letters that render like a Latin letter or digit, as the browser would map them (lowercase,
 # after NFKC). Not all of Unicode's confusables: the scripts that share glyphs with Latin.
 _LOOKALIKES = {

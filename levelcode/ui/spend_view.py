@@ -7,6 +7,8 @@ from __future__ import annotations
 from levelcode.agent.spend import PriceFound, Spend, SpendMeter
 from levelcode.ui.visible import visible
 
+PURE = True
+
 MAX_TURN_ROWS = 20  # /cost lists the newest turns; the session row counts them all
 SMALLEST_SHOWN = 0.0001  # dollars: below it a cost is `<$0.0001`, never a `$0.0000` that hides it
 EARLIER_UNPRICED = "an earlier request went to a model with no known price"

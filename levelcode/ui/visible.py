@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import unicodedata
 
+PURE = True
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\x1b"}
 # Cc: C0, DEL and C1 controls. Cf: format characters — bidi controls (U+202A-202E, U+2066-2069,
 # U+200E/200F, U+061C), zero-width and invisible ones (U+200B-200D, U+2060-2064, U+FEFF, U+180E,

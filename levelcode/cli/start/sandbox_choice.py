@@ -16,7 +16,7 @@ from levelcode.tools.base import ToolContext
 def extra_roots(args: argparse.Namespace, settings: Settings) -> tuple[Path, ...]:
     """The folders beyond the workspace the tools may use: `allowedDirectories`, then `--add-dir`."""
     added = tuple(Path(d).expanduser().resolve() for d in getattr(args, "add_dirs", None) or ())
-    return (*settings.allowed_directories, *added)
+    return (*(folder.expanduser() for folder in settings.allowed_directories), *added)
 
 
 def session_confinement(args: argparse.Namespace, settings: Settings) -> Confinement:

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from levelcode.core.approvals import ApprovalRequest
 from levelcode.mcp.calls.policy import McpVerdict
 
+PURE = True
+
 MASK = "<masked>"
 MAX_ARGUMENT_CHARS = 300
 MAX_ARGUMENT_LINES = 30

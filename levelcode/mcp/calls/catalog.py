@@ -21,6 +21,8 @@ from levelcode.mcp.calls.resource_tools import RouteKind, resource_tool_specs
 from levelcode.mcp.config.allow_rules import ToolDefinition, definition_of
 from levelcode.mcp.launch.status import ToolLeftOut
 
+PURE = True
+
 DEFAULT_MAX_TOOLS_PER_SERVER = 100
 _ELLIPSIS = " …[description cut]"
 

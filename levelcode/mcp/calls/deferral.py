@@ -24,6 +24,8 @@ from levelcode.core.token_estimate import tool_tokens
 from levelcode.mcp.calls.catalog import AgentTool, Catalog
 from levelcode.policy.settings_keys import ToolSearchMode
 
+PURE = True
+
 TOOL_SEARCH_NAME = "tool_search"
 MAX_RESULTS = 5
 MAX_EXACT_RESULTS = 20

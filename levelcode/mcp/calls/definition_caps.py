@@ -12,6 +12,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import cast
 
+PURE = True
+
 # Measured with bench/tool_definition_sizes.py on 13 servers, 162 tools (the reference servers
 # everything, filesystem, memory, sequential-thinking, time, fetch, git; context7,
 # chrome-devtools-mcp, playwright, notion, github, markitdown): descriptions p50 60, p99 608

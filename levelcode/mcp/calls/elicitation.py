@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 from levelcode.mcp.calls.secret_fields import looks_like_secret
 
+PURE = True
+
 FieldKind = Literal["string", "number", "integer", "boolean", "enum", "multi"]
 MAX_MESSAGE_CHARS = 2_000
 MAX_LABEL_CHARS = 200

@@ -17,6 +17,8 @@ import hashlib
 import re
 from collections.abc import Collection, Iterable
 
+PURE = True
+
 MAX_NAME_LENGTH = 64
 MAX_SERVER_PART = 24
 SEPARATOR = "__"

@@ -31,6 +31,8 @@ from levelcode.mcp.calls.naming import SEPARATOR, split_tool_name
 from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition, changed_parts, describe_change
 from levelcode.policy.managed_policy import ManagedPolicy
 
+PURE = True
+
 Decision = Literal["allow", "ask", "deny"]  # "deny": only the organisation's policy says it
 ToolKind = Literal["unannotated", "read-only", "non-destructive", "destructive"]
 PolicyEntry = str | AllowRule  # a hand-written "allow"/"ask", or the object form

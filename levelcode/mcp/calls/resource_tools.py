@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Literal
 
+PURE = True
+
 RouteKind = Literal["tool", "list_resources", "read_resource"]
 LIST_RESOURCES = "list_resources"
 READ_RESOURCE = "read_resource"

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from levelcode.core.approvals import ApprovalRequest
 
+PURE = True
+
 MAX_MESSAGES = 50
 MAX_MESSAGE_CHARS = 8_000
 MAX_SYSTEM_CHARS = 4_000

@@ -14,6 +14,8 @@ import itertools
 import re
 from collections.abc import Mapping
 
+PURE = True
+
 # Words that name a secret wherever they stand: in the field's name, title or description.
 _SECRET_WORDS = frozenset(
     {

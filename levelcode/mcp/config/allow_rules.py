@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+PURE = True
+
 RuleDecision = Literal["allow", "ask"]
 PART_KEYS = ("description", "inputSchema", "annotations")
 PART_WORDS = {"description": "description", "inputSchema": "input schema", "annotations": "annotations"}

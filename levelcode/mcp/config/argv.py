@@ -12,6 +12,8 @@ import shlex
 
 from levelcode.core.errors import ConfigError
 
+PURE = True
+
 
 def split_command_line(line: str) -> list[str]:
     try:

@@ -21,6 +21,8 @@ from levelcode.mcp.config.managed_servers import REQUIRED_KEY
 from levelcode.mcp.config.shown_values import shown_header_text
 from levelcode.mcp.config.specs import SERVERS_KEY, Provenance, ServerSpec, Tier, parse_server_entry
 
+PURE = True
+
 JsonDoc = dict[str, Any]
 Entry = dict[str, object]
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from levelcode.core.errors import ServerStartError
 from levelcode.policy.settings import Settings
 
+PURE = True
+
 ALLOWED_VARIABLES = frozenset(
     {
         "PATH",

@@ -20,6 +20,8 @@ from levelcode.mcp.config.environment import references
 from levelcode.mcp.config.launch_expansion import WORKSPACE_FOLDER_NAME
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec
 
+PURE = True
+
 
 @dataclass(frozen=True)
 class ExpandedField:

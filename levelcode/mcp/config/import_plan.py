@@ -18,6 +18,8 @@ from levelcode.mcp.config.edit import USER_SETTINGS, JsonDoc, ServersDoc, user_s
 from levelcode.mcp.config.importers import Candidate, Elsewhere, Origin, Skipped, SourceReading
 from levelcode.mcp.config.specs import Provenance, launch_encoding, parse_server_entry
 
+PURE = True
+
 Destination = Literal["user", "local"]  # `-s user` and `-s local`, as `levelcode mcp add` says them
 DESTINATIONS: tuple[Destination, ...] = ("local", "user")  # the order a name is looked up in here
 WHERE: dict[Destination, str] = {"user": "your settings", "local": "your servers for this workspace"}

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
+PURE = True
+
 Tool = Literal["claude-desktop", "claude-code", "cursor", "vscode"]
 TOOLS: tuple[Tool, ...] = ("claude-desktop", "claude-code", "cursor", "vscode")
 TOOL_LABELS: Mapping[Tool, str] = {

@@ -26,6 +26,8 @@ from levelcode.mcp.config.specs import (
     parse_server_entry,
 )
 
+PURE = True
+
 # Where the servers sit in each kind of file.
 Layout = Literal["mcpServers", "claude-json", "servers", "vscode-settings"]
 

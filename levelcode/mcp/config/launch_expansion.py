@@ -30,6 +30,8 @@ from levelcode.core.errors import ConfigProblem
 from levelcode.mcp.config.environment import NOTHING_WITHHELD, REFERENCE, Withheld
 from levelcode.mcp.config.specs import ExpandSpec, HttpServerSpec, ServerSpec, StdioServerSpec
 
+PURE = True
+
 # Not the user's environment: filled in with the workspace by mcp/launch/plan.py.
 WORKSPACE_FOLDER_NAME = "workspaceFolder"
 SECRET_WORDS = frozenset(

@@ -25,6 +25,8 @@ from levelcode.mcp.config.specs import (
     parse_server_map,
 )
 
+PURE = True
+
 WORKSPACE_KEY = "workspace"  # the identity the file is for, as workspace_identity() says it
 FOLDER_KEY = "folder"  # the folder it was first written from, for a person reading the file
 WHERE = "your servers for this workspace"

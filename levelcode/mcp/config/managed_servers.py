@@ -47,6 +47,8 @@ from levelcode.mcp.config.specs import (
 from levelcode.policy.managed_policy import ManagedPolicy, ServerMatch
 from levelcode.policy.network_hosts import default_port, parse_host_entry
 
+PURE = True
+
 REQUIRED_KEY = "requiredMcpServers"
 
 

@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 
 from levelcode.mcp.config.oauth_grants import GRANT_KEYS, GrantSettings, parse_grant_settings
 
+PURE = True
+
 Report = Callable[[str, str], None]
 _KEYS = frozenset({"clientId", "clientSecret", "scopes", "callbackPort", "clientMetadataUrl", *GRANT_KEYS})
 

@@ -25,6 +25,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+PURE = True
+
 Report = Callable[[str, str], None]
 GRANTS = ("authorization_code", "client_credentials", "workload_identity", "identity_assertion")
 CLIENT_AUTH_METHODS = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")

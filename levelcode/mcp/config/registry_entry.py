@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+PURE = True
+
 REGISTRY_KEY = "registry"
 # The registry's own rule for a server name: a reverse-DNS namespace, one slash, a name.
 SERVER_NAME = re.compile(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$")

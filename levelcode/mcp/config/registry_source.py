@@ -17,6 +17,8 @@ from levelcode.policy.managed_policy import registry_url_problem
 from levelcode.policy.settings import Settings
 from levelcode.policy.settings_keys import REGISTRY_KEY
 
+PURE = True
+
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
 
 

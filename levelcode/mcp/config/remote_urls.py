@@ -10,6 +10,8 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
+PURE = True
+
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 
 

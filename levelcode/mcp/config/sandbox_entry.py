@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from levelcode.policy.network_hosts import host_entries
 
+PURE = True
+
 SANDBOX_KEY = "sandbox"
 REPOSITORY_WRITE_IGNORED = (
     "a repository's entry cannot choose folders for its server to write; ignored (your answer on "

@@ -17,6 +17,8 @@ from levelcode.core.errors import ConfigError, ConfigProblem
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
 from levelcode.policy.profiles import PROFILES_KEY, Profile
 
+PURE = True
+
 
 def chosen_profile(profiles: Mapping[str, Profile], name: str | None, *, file: str) -> Profile | None:
     """The profile `name` asks for (None: all servers). Raises ConfigError for one not defined."""

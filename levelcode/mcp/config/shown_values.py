@@ -13,6 +13,8 @@ from collections.abc import Mapping
 
 from levelcode.mcp.config.environment import REFERENCE
 
+PURE = True
+
 MASK = "****"
 # Leading words of an Authorization value that say how, not what: kept, the credential masked.
 AUTH_SCHEMES = frozenset({"basic", "bearer", "bot", "digest", "negotiate", "token", "apikey", "key"})

@@ -38,6 +38,8 @@ from levelcode.mcp.config.tool_policy import POLICY_KEY, parse_tool_policy
 from levelcode.policy.managed_policy import NO_POLICY, ManagedPolicy
 from levelcode.policy.settings import USER_ONLY_KEYS, Settings, ignored_key
 
+PURE = True
+
 # "local": the user's own servers for one workspace only (`mcp add -s local`), kept outside it.
 Tier = Literal["user", "local", "workspace", "organisation"]
 

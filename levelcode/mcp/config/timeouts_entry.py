@@ -13,6 +13,8 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+PURE = True
+
 TIMEOUTS_KEY = "timeouts"
 IDLE_KEY = "idleSeconds"
 MAX_KEY = "maxSeconds"

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from levelcode.core.errors import ConfigProblem
 from levelcode.mcp.config.allow_rules import AllowRule, parse_allow_rule
 
+PURE = True
+
 POLICY_KEY = "mcpToolPolicy"
 POLICY_VALUES = ("allow", "ask")
 

@@ -11,6 +11,8 @@ from urllib.parse import SplitResult, urljoin, urlsplit
 from levelcode.mcp.config.remote_urls import is_loopback_host, is_plaintext_remote
 from levelcode.policy.network_hosts import default_port
 
+PURE = True
+
 __all__ = [
     "is_loopback_host",
     "is_plaintext_remote",

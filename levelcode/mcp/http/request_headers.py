@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping
 
+PURE = True
+
 MARK = "x-mcp-header"
 _HEADER_TYPES = frozenset({"string", "integer", "boolean"})
 _NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+PURE = True
+
 
 @dataclass(frozen=True)
 class Event:

@@ -19,6 +19,8 @@ from levelcode.mcp.launch.entries import plan_command
 from levelcode.mcp.launch.plan import launch_argv
 from levelcode.mcp.launch.trust import LaunchReview, since_approval
 
+PURE = True
+
 MAX_CODE_CHARS = 600  # the rest of the code is in the body and in `levelcode mcp get`
 UNPINNED_NOTE = "runs whatever the registry serves when it starts"
 PLAINTEXT_NOTE = "plain http:// to another machine"

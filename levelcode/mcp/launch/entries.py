@@ -26,6 +26,8 @@ from levelcode.mcp.launch.interpreters import (
     split_option,
 )
 
+PURE = True
+
 Recurse = Callable[[list[str]], None]
 MAX_DEPTH = 4
 

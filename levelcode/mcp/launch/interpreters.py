@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+PURE = True
+
 EntryKind = Literal[
     "script",
     "python_script",  # a Python script: its folder goes first on the import path too

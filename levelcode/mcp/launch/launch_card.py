@@ -28,6 +28,8 @@ from levelcode.mcp.launch.trust import (
     since_approval,
 )
 
+PURE = True
+
 MAX_CHECKED_SHOWN = 12  # files named on a launch card; the rest counted (all are checked)
 MAX_SUMMARY_LAUNCH = 90  # one server's launch on the card that lists many; its own card shows all
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 
+PURE = True
+
 WORKSPACE_FOLDER = "${workspaceFolder}"
 
 

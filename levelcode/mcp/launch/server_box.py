@@ -33,6 +33,8 @@ from levelcode.policy.network_hosts import Registry, launcher_registry
 if TYPE_CHECKING:  # the answers are imported only where a card is shown: not by the early spawn
     from levelcode.core.approvals import Answer, Choice
 
+PURE = True
+
 SandboxChoice = Literal["own", "workspace"]  # what "approve, sandboxed" recorded
 SANDBOX_CHOICES: tuple[SandboxChoice, ...] = ("own", "workspace")
 _ANSWER_CHOICES: dict[Choice, SandboxChoice] = {"sandboxed": "own", "sandboxed_workspace": "workspace"}

@@ -14,6 +14,8 @@ from typing import Literal
 
 from levelcode.mcp.launch.trust import TrustState
 
+PURE = True
+
 Phase = Literal[
     "not_started",  # nothing tried yet this session (or start-up was interrupted)
     "starting",

@@ -21,6 +21,8 @@ from typing import Literal
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, entry_fingerprint, launch_encoding
 from levelcode.mcp.launch.server_box import SandboxChoice
 
+PURE = True
+
 FACTS_SCHEME = "levelcode-launch/2"
 MISSING = "missing"  # the digest of a file the launch would run if it were there
 CUT_NOTE = "more files than are checked"  # where a folder's listing stopped at its bound

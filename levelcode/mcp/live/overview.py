@@ -26,6 +26,8 @@ from levelcode.mcp.launch.server_box import SandboxChoice, ServerBox, server_box
 from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus
 from levelcode.mcp.launch.trust import TrustState, needs_launch_approval
 
+PURE = True
+
 
 @dataclass(frozen=True)
 class ToolLine:

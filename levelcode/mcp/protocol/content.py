@@ -17,6 +17,8 @@ from levelcode.core.outcome import Media, MediaKind, ToolOutcome, decoded_size, 
 from levelcode.mcp.protocol.media import MediaCollector, MediaLimits, media_kind
 from levelcode.mcp.protocol.results import render_block
 
+PURE = True
+
 MAX_DESCRIPTION_CHARS = 300
 
 

@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+PURE = True
+
 
 @dataclass
 class CallDeadline:

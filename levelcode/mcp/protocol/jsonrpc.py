@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+PURE = True
+
 RequestId = int | str
 
 METHOD_NOT_FOUND = -32601

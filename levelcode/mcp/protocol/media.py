@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from levelcode.core.outcome import Media, MediaKind, decoded_size, human_bytes
 
+PURE = True
+
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 AUDIO_TYPES = frozenset({"audio/wav", "audio/x-wav", "audio/wave", "audio/mpeg", "audio/mp3"})
 DEFAULT_MAX_MEDIA_BYTES = 5 * 1024 * 1024  # Anthropic's limit for one image

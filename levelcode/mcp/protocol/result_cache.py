@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+PURE = True
+
 CACHEABLE = frozenset(
     {
         "server/discover",

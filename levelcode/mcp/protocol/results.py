@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from levelcode.core.outcome import SavedResult, ToolOutcome, decoded_size, failure, human_bytes
 from levelcode.mcp.protocol.media import MediaCollector, MediaLimits, media_kind
 
+PURE = True
+
 DEFAULT_RESULT_CHARS = 40_000
 
 __all__ = ["DEFAULT_RESULT_CHARS", "cap_text", "human_bytes", "render_block", "render_call_result"]

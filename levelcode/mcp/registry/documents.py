@@ -18,6 +18,8 @@ from typing import Literal, TypeVar
 from levelcode.core.errors import RegistryError
 from levelcode.mcp.config.registry_entry import SERVER_NAME
 
+PURE = True
+
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"
 MAX_VARIABLES = 64  # inputs of one value; a registry answer is untrusted, its lists are bounded
 MAX_ITEMS = 256  # packages, remotes, arguments, environment variables, headers of one server

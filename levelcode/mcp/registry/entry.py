@@ -33,6 +33,8 @@ from levelcode.mcp.registry.rules import (
     variable_name,
 )
 
+PURE = True
+
 Entry = dict[str, object]
 TRANSPORT_CHOICES = {"stdio": "package", "http": "streamable-http remote", "sse": "sse remote"}
 DOCKER_FLAGS = ("-i", "--interactive", "--rm")  # LevelCode passes these itself

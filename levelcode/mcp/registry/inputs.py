@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from levelcode.core.errors import ConfigError, RegistryError
 from levelcode.mcp.registry.documents import Input
 
+PURE = True
+
 INPUT_FLAG = "--input"
 REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 TEMPLATE_VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

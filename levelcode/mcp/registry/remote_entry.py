@@ -22,6 +22,8 @@ from levelcode.mcp.registry.documents import Input, Remote, ServerDetail
 from levelcode.mcp.registry.entry import Made
 from levelcode.mcp.registry.inputs import TEMPLATE_VARIABLE, Filler, Need, as_required, environment_reference
 
+PURE = True
+
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 HOST_LABELS = re.compile(
     r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"

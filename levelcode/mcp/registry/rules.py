@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from levelcode.core.errors import RegistryError
 from levelcode.mcp.launch.entries import npm_spec_pinned
 
+PURE = True
+
 # registryType → the runner LevelCode starts such a package with
 RUNNERS = {"npm": "npx", "pypi": "uvx", "oci": "docker"}
 NPM_NAME = re.compile(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$", re.IGNORECASE)

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 
 from levelcode.sandbox.egress_rules import REFUSED
 
+PURE = True
+
 MAX_LINES = 3
 MAX_LINE_CHARS = 300
 

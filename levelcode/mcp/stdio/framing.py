@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from levelcode.mcp.protocol.limits import DEFAULT_MAX_MESSAGE_BYTES
 
+PURE = True
+
 OVERSIZE_HEAD_BYTES = 256
 STDERR_LINES = 40
 STDERR_FIRST_LINES = 10  # kept too: a Node error, a usage message, come first (exit_lines.py)

@@ -7,6 +7,8 @@ harmless ones; every other one can point git at other settings, programs or repo
 
 from __future__ import annotations
 
+PURE = True
+
 RUNS_OR_LOADS = frozenset(
     {"PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS", "PS4", "SHELL"}
     | {"SSH_ASKPASS", "NODE_OPTIONS", "PERL5OPT", "RUBYOPT", "PYTHONSTARTUP", "PYTHONHOME"}

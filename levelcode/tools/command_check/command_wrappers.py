@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from levelcode.tools.command_check.shell_words import Word
 
+PURE = True
+
 _NO_VALUES: frozenset[str] = frozenset()
 # wrapper -> (options that take a value, positional arguments before the command, args unknown)
 WRAPPERS: dict[str, tuple[frozenset[str], int, bool]] = {

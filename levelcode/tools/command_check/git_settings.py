@@ -1,7 +1,7 @@
 """Which git settings a command may set on the way (`git -c KEY=VALUE`, `--config-env=KEY=VAR`,
 `git clone --config`, `git config KEY VALUE`) without a person looking.
 
-Pure. An allow-list, because git has dozens of settings that run a program or fetch from elsewhere
+No I/O. An allow-list, because git has dozens of settings that run a program or fetch from elsewhere
 (core.fsmonitor, core.hooksPath, core.sshCommand, alias.*, filter.*, diff.*.textconv,
 include.path, protocol.*.allow ...) and each release may add one: only settings known to change
 looks and bookkeeping pass; every other key flags.

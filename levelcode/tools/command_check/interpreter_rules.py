@@ -1,6 +1,6 @@
 """Safety rules for programs that run code they are handed: shells and script interpreters.
 
-Pure. A shell's `-c` string and here-documents are shell source, reviewed as commands in their own
+No I/O. A shell's `-c` string and here-documents are shell source, reviewed as commands in their own
 right. Code given to any other interpreter inline (`python -c`, `node -e`, `perl -e` ...), fed on
 its input, or produced at run time (`python <(...)`) is code the check cannot read, so it flags
 whatever it says; a script file (`python script.py`) is the project's own code and passes.

@@ -8,6 +8,8 @@ problem, so an unreadable script flags instead of passing.
 
 from __future__ import annotations
 
+PURE = True
+
 _SIMPLE = frozenset("{}=dDgGhHnNpPxzF")  # commands without arguments
 _NUMBERED = frozenset("qQlL")  # commands with an optional number
 _TO_LINE_END = frozenset("rR")  # a file name to the end of the line: reading is harmless

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+PURE = True
+
 
 @dataclass(frozen=True)
 class Word:

@@ -16,6 +16,8 @@ import ipaddress
 
 from levelcode.mcp.config.remote_urls import is_loopback_host
 
+PURE = True
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 _RFC1918 = tuple(ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))

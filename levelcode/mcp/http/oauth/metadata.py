@@ -14,6 +14,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from levelcode.mcp.config.remote_urls import is_loopback_host
 
+PURE = True
+
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 OAUTH_WELL_KNOWN = "/.well-known/oauth-authorization-server"
 OIDC_WELL_KNOWN = "/.well-known/openid-configuration"

@@ -2,7 +2,7 @@
 and authorization server (issuer), holding the tokens, the client registered there, the issuer's
 endpoints that later requests need (token, revocation) and the DPoP key the tokens are bound to.
 
-Pure: plain dicts in and out. The record is secret (tokens, keys): never logged or shown.
+No I/O of its own: plain dicts in and out. The record is secret (tokens, keys): never logged or shown.
 """
 
 from __future__ import annotations
