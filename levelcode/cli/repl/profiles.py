@@ -15,7 +15,7 @@ from rich.text import Text
 
 from levelcode.agent.system_prompt import with_server_instructions
 from levelcode.core.errors import ConfigError
-from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile, parse_profiles
+from levelcode.mcp.config.server_selection import PROFILES_KEY, chosen_profile
 from levelcode.platform.json_store import UnreadableFile
 from levelcode.platform.workspace_identity import describe_identity, workspace_identity
 from levelcode.platform.workspace_servers import turn_off
@@ -34,8 +34,7 @@ async def profile_command(repl: ReplFace, words: list[str]) -> bool:
     """`/profile`: the profiles and the one in use; `/profile NAME`: switch to it."""
     session = repl.session
     file = str(session.settings.user_file)
-    profiles, _problems = parse_profiles(session.settings.user.get(PROFILES_KEY), file=file)
-    current = session.mcp.config.profile
+    profiles, current = session.mcp.config.profiles, session.mcp.config.profile  # parsed by its start
     if not words:
         lines = [
             f"  {name}: {', '.join(p.servers) or '(no servers)'}" for name, p in sorted(profiles.items())

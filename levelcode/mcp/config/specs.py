@@ -147,6 +147,14 @@ class TierConfig:
 
 
 @dataclass(frozen=True)
+class Profile:
+    """A named set of servers a session may start alone (`"profiles"`, config/server_selection.py)."""
+
+    name: str
+    servers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class McpConfig:
     servers: tuple[ServerSpec, ...] = ()
     tool_policy: Mapping[str, str | AllowRule] = field(default_factory=dict[str, str | AllowRule])
@@ -154,6 +162,7 @@ class McpConfig:
     settings: Settings | None = None  # the settings it was read with (once per session), when read
     managed: ManagedPolicy = NO_POLICY  # the organisation's policy it was read under
     profile: str | None = None  # the profile whose servers it starts (None: all of them)
+    profiles: Mapping[str, Profile] = field(default_factory=dict[str, Profile])  # the settings', parsed
 
     def server(self, name: str) -> ServerSpec | None:
         return next((spec for spec in self.servers if spec.name == name), None)

@@ -8,8 +8,8 @@ import pytest
 
 from levelcode.core.errors import ConfigError
 from levelcode.mcp.config.managed_servers import govern
-from levelcode.mcp.config.server_selection import Profile, chosen_profile, parse_profiles, select_servers
-from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
+from levelcode.mcp.config.server_selection import chosen_profile, parse_profiles, select_servers
+from levelcode.mcp.config.specs import McpConfig, Profile, Provenance, StdioServerSpec
 from levelcode.policy.managed_policy import parse_managed_policy
 
 FILE = "/home/me/.config/levelcode/settings.json"
