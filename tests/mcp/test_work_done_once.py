@@ -27,10 +27,10 @@ from levelcode.mcp.config import specs
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
 from levelcode.mcp.launch import resolve, trust_store
-from levelcode.mcp.launch.connect_options import session_options
+from levelcode.mcp.launch.server_plan import plan_servers
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live import hub as hub_module
-from levelcode.mcp.live.early_start import start_user_servers
+from levelcode.mcp.live.early_start import start_planned
 from levelcode.mcp.live.runtime import McpRuntime, make_hub
 from levelcode.platform.settings_files import load_settings
 from levelcode.tools.base import ToolContext
@@ -94,10 +94,10 @@ async def test_a_launch_that_cannot_be_resolved_is_resolved_once_and_its_reason_
     resolved: list[object] = []
     counting(monkeypatch, resolve, "resolve_launch", resolved)
     settings = load_settings(tmp_path, isolated_home / "settings.json")
-    early = start_user_servers(settings, session_options(tmp_path, settings))
+    early = start_planned(plan_servers(tmp_path, settings))
     assert early.started == []
     hub = make_hub(tmp_path, settings, early=early)
-    spec = load_mcp_config(tmp_path, settings, user=early.user).server("needs")
+    spec = early.plan.config.server("needs")
     assert spec is not None
     await hub.start([spec])
     status = hub.statuses()["needs"]
@@ -142,8 +142,8 @@ async def test_a_new_chat_builds_no_second_hub_and_changes_options_only_with_not
     renewed_with_running: list[bool] = []
     original = hub.renew
 
-    async def renew(options: Any) -> None:
-        await original(options)
+    async def renew(options: Any, early: Any = None) -> None:
+        await original(options, early)
         renewed_with_running.append(bool(hub.connections()))
 
     monkeypatch.setattr(hub, "renew", renew)

@@ -17,6 +17,7 @@ from levelcode.core.errors import ConfigProblem
 
 if TYPE_CHECKING:
     from levelcode.mcp.config.specs import McpConfig
+    from levelcode.mcp.launch.server_plan import ServerPlan
     from levelcode.policy.settings import Settings
 
 
@@ -38,6 +39,17 @@ def load_reported_config(
     config = load_mcp_config(workspace, settings, profile=profile)
     say_unusable_files(config.problems)
     return config
+
+
+def reported_plan(workspace: Path, *, profile: str | None = None) -> ServerPlan:
+    """The plan of a command's start (mcp/launch/server_plan.py: the servers selected, the launches
+    of those that start unasked resolved), with the files it could not use said first."""
+    from levelcode.mcp.launch.server_plan import plan_servers
+    from levelcode.platform.settings_files import load_settings
+
+    plan = plan_servers(workspace, load_settings(workspace), profile=profile)
+    say_unusable_files(plan.config.problems)
+    return plan
 
 
 def unread_note(problems: Iterable[ConfigProblem]) -> list[str]:

@@ -10,7 +10,6 @@ into a pipe or a file byte for byte and whole (a script wants all of it).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from typing import TYPE_CHECKING
@@ -35,14 +34,14 @@ def one_server(
     """The runtime for only the server `args.server` names (the launch gate as ever, nobody to
     ask, notices said on stderr); None, and said, when no server has that name. `model_names`:
     `args.server` may be a tool's name as the model sees it (SERVER__TOOL, `mcp call`)."""
-    from levelcode.cli.mcp.config_report import load_reported_config, unread_note
+    from levelcode.cli.mcp.config_report import reported_plan, unread_note
     from levelcode.core.approvals import HeadlessApprover
     from levelcode.mcp.live.runtime import McpRuntime
     from levelcode.tools.names import BUILTIN_TOOL_NAMES
     from levelcode.ui.mcp_words import notice_words
 
-    workspace = workspace_of(args)
-    config = load_reported_config(workspace, profile=getattr(args, "profile", None))
+    plan = reported_plan(workspace_of(args), profile=getattr(args, "profile", None))
+    config = plan.config
     spec = config.server(args.server)
     if spec is None and model_names:
         spec = config.server(server_of_tool_name(args.server, [s.name for s in config.servers]) or "")
@@ -53,9 +52,10 @@ def one_server(
         progress(f"no MCP server named {args.server!r} (configured: {names})")
         say(*unread_note(config.problems), err=True)
         return None
-    only = dataclasses.replace(config, servers=(spec,))
     notify = lambda notice: progress(notice_words(notice))  # noqa: E731
-    runtime = McpRuntime(workspace, only, HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES, notify=notify)
+    runtime = McpRuntime.planned(
+        plan.only(spec), HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES, notify=notify
+    )
     return runtime, spec
 
 
@@ -77,18 +77,17 @@ def list_status(view: ListView) -> int:
 def mcp_list(args: argparse.Namespace) -> int:
     """Imports are lazy here: the user's own servers are spawned first, and boot meanwhile. The
     configuration files that could not be used are said first, on stderr."""
-    from levelcode.mcp.launch.connect_options import session_options
-    from levelcode.mcp.live.early_start import start_user_servers
+    from levelcode.mcp.launch.server_plan import plan_servers
+    from levelcode.mcp.live.early_start import start_planned
     from levelcode.platform.settings_files import load_settings
 
     workspace = workspace_of(args)
-    settings = load_settings(workspace)
-    profile = getattr(args, "profile", None)
-    early = start_user_servers(settings, session_options(workspace, settings), profile=profile)
+    plan = plan_servers(workspace, load_settings(workspace), profile=getattr(args, "profile", None))
+    early = start_planned(plan)
     from levelcode.cli.aio import run_command
     from levelcode.cli.start.light_start import runtime_for
 
-    runtime = runtime_for(workspace, settings, early=early, profile=profile)
+    runtime = runtime_for(plan, early=early)
     config = runtime.config
     from levelcode.cli.mcp.config_report import say_unusable_files
 

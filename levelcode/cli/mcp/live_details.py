@@ -9,16 +9,16 @@ that needs approval is described, never started.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
 
 from levelcode.cli.aio import run_command
 from levelcode.core.approvals import HeadlessApprover
-from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.gate import LaunchGate
 from levelcode.mcp.launch.server_box import server_box
+from levelcode.mcp.launch.server_plan import ServerPlan
 from levelcode.mcp.launch.status import ServerStatus
 from levelcode.mcp.launch.trust import TrustState, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
@@ -59,7 +59,7 @@ def _held_status(spec: ServerSpec) -> ServerStatus:
     return ServerStatus("waiting_approval")
 
 
-def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path) -> dict[str, Any]:
+def live_info(spec: ServerSpec, plan: ServerPlan, store: TrustStore, workspace: Path) -> dict[str, Any]:
     """`state`, `tools`, `caps` and `schemaTokens`; the server is started only when it may be."""
     if not may_start_without_asking(spec, store, workspace):
         review = store.review(workspace, spec) if needs_launch_approval(spec) else None
@@ -67,7 +67,7 @@ def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace:
         trust, change = (review.state, review.check.change) if review else (None, None)
         state = state_words(status, trust, change, server=spec.name)
         return {"state": state, "phase": status.phase, "tools": [], "caps": None, "schemaTokens": 0}
-    summary = _start_and_summarize(spec, config, store, workspace)
+    summary = _start_and_summarize(spec, plan, store)
     return {
         "state": summary_state(summary),
         "tools": [
@@ -82,11 +82,10 @@ def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace:
     }
 
 
-def _start_and_summarize(
-    spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path
-) -> ServerSummary:
-    only = dataclasses.replace(config, servers=(spec,))
-    runtime = McpRuntime(workspace, only, HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES, store=store)
+def _start_and_summarize(spec: ServerSpec, plan: ServerPlan, store: TrustStore) -> ServerSummary:
+    runtime = McpRuntime.planned(
+        plan.only(spec), HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES, store=store
+    )
     found: list[ServerSummary] = []
 
     async def main() -> int:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from levelcode.cli.mcp.config_report import load_reported_config, unread_note
+from levelcode.cli.mcp.config_report import load_reported_config, reported_plan, unread_note
 from levelcode.cli.mcp.live_details import sandbox_info
 from levelcode.cli.mcp.scope import (
     PROJECT_FILE,
@@ -82,8 +82,8 @@ def run_manage_command(args: argparse.Namespace) -> int:
 
 def mcp_get(args: argparse.Namespace) -> int:
     workspace = workspace_of(args)
-    config = load_reported_config(workspace, profile=getattr(args, "profile", None))
-    store = TrustStore()
+    plan = reported_plan(workspace, profile=getattr(args, "profile", None))
+    config, store = plan.config, TrustStore()
     spec = config.server(args.name)
     if spec is None:
         return _get_missing(args, config, store, workspace)
@@ -91,7 +91,7 @@ def mcp_get(args: argparse.Namespace) -> int:
     if not getattr(args, "no_start", False):
         from levelcode.cli.mcp.live_details import live_info
 
-        info.update(live_info(spec, config, store, workspace))
+        info.update(live_info(spec, plan, store, workspace))
     if args.json:
         print(json.dumps(info, indent=2))
     else:

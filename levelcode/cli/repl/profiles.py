@@ -35,8 +35,7 @@ async def profile_command(repl: ReplFace, words: list[str]) -> bool:
     """`/profile`: the profiles and the one in use; `/profile NAME`: switch to it."""
     session = repl.session
     file = str(session.settings.user_file)
-    profiles = session.settings.profiles
-    current = session.mcp.config.profile
+    profiles, current = session.mcp.config.profiles, session.mcp.config.profile  # parsed by its start
     if not words:
         lines = [
             f"  {name}: {', '.join(p.servers) or '(no servers)'}" for name, p in sorted(profiles.items())

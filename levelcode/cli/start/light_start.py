@@ -1,7 +1,8 @@
 """The first moments of a session (`run`, the REPL): what it needs before anything heavy is
 imported — workspace, settings, the provider's name and key — then the user's own servers spawned
-(mcp/live/early_start.py) and, only after that, the MCP configuration and runtime loaded. So the
-servers boot while LevelCode imports and sets up the rest. Light on purpose: no provider SDK, no
+from the start's one plan (mcp/launch/server_plan.py: the servers selected, their launches
+resolved) and, only after that, the MCP runtime loaded on the same plan. So the servers boot while
+LevelCode imports and sets up the rest. Light on purpose: no provider SDK, no
 terminal UI, no tools, nothing of the MCP runtime until the servers are on their way.
 
 A start that goes on with a saved session (`--continue`, `--resume`; cli/start/resumed_session.py) finds
@@ -25,8 +26,8 @@ from levelcode.cli.printing import workspace_of
 from levelcode.cli.start.policy_flags import refuse_forbidden_flags
 from levelcode.cli.start.resumed_session import Pick, resumed_session, resumed_settings
 from levelcode.core.errors import ConfigError
-from levelcode.mcp.launch.connect_options import session_options
-from levelcode.mcp.live.early_start import EarlyStart, start_user_servers
+from levelcode.mcp.launch.server_plan import ServerPlan, plan_servers
+from levelcode.mcp.live.early_start import EarlyStart, start_planned
 from levelcode.platform.settings_files import load_settings
 from levelcode.policy.settings import Settings
 from levelcode.providers.base import ProviderSettings
@@ -67,8 +68,7 @@ class LightStart:
             from levelcode.cli.start.sandbox_choice import extra_roots
 
             folders = extra_roots(self.args, self.settings)
-            profile = getattr(self.args, "profile", None)
-            runtime = runtime_for(self.workspace, self.settings, folders, early=self.early, profile=profile)
+            runtime = runtime_for(self.early.plan, folders, early=self.early)
         except BaseException:
             self.early.end_untaken()
             raise
@@ -111,38 +111,25 @@ def light_start(
             provider_settings, resumed, args, settings.provider.context_window
         )
     profile = getattr(args, "profile", None)  # an unknown one: ConfigError, before any spawn
-    options = session_options(workspace, settings)
-    early = start_user_servers(settings, options, at_most=spawn_at_most, profile=profile)
+    early = start_planned(plan_servers(workspace, settings, profile=profile), at_most=spawn_at_most)
     return LightStart(args, workspace, settings, provider_settings, early, resumed)
 
 
 def runtime_for(
-    workspace: Path,
-    settings: Settings,
-    folders: Sequence[Path] = (),
-    *,
-    early: EarlyStart | None = None,
-    profile: str | None = None,
+    plan: ServerPlan, folders: Sequence[Path] = (), *, early: EarlyStart | None = None
 ) -> McpRuntime:
-    """The MCP runtime over both tiers (approvals and notices are attached when the session opens);
-    `folders`: beyond the workspace, the roots servers are told (`allowedDirectories`, `--add-dir`);
-    `early`: the user's servers spawned already, which its hub takes over; `profile`: only its
-    servers start."""
+    """The MCP runtime on the start's plan (approvals and notices are attached when the session
+    opens); `folders`: beyond the workspace, the roots servers are told (`allowedDirectories`,
+    `--add-dir`); `early`: the plan's servers spawned already, which its hub takes over."""
     from levelcode.core.approvals import HeadlessApprover
     from levelcode.mcp.calls.deferral import TOOL_SEARCH_NAME
-    from levelcode.mcp.config.files import load_mcp_config
     from levelcode.mcp.live.client_features import workspace_roots
     from levelcode.mcp.live.runtime import McpRuntime
     from levelcode.tools.names import BUILTIN_TOOL_NAMES
 
-    config = load_mcp_config(
-        workspace, settings, user=early.user if early is not None else None, profile=profile
-    )
     reserved = BUILTIN_TOOL_NAMES | {TOOL_SEARCH_NAME}
-    roots = workspace_roots(workspace, folders)
-    return McpRuntime(
-        workspace, config, HeadlessApprover(), settings=settings, reserved=reserved, roots=roots, early=early
-    )
+    roots = workspace_roots(plan.workspace, folders)
+    return McpRuntime.planned(plan, HeadlessApprover(), early=early, reserved=reserved, roots=roots)
 
 
 def refuse(exc: Exception) -> int:

@@ -76,20 +76,20 @@ def load_mcp_config(
     workspace: Path,
     settings: Settings | None = None,
     *,
-    user: TierConfig | None = None,
     profile: str | None = None,
     off_here: Collection[str] | None = None,
 ) -> McpConfig:
     """Both tiers for one workspace, merged under the organisation's policy: its required servers,
     then the user's, win name collisions; then only `profile`'s servers, less those turned off in
-    this workspace (`off_here`; read here when None). The user's settings come read (`settings`,
+    this workspace (`off_here`; read here when None). The one selection of servers: a start makes
+    it once, in its plan (mcp/launch/server_plan.py). The user's settings come read (`settings`,
     read once per session; read here when not given), so the file is read once and each of its
-    problems reported once: they lead the config's problems. `user`: their own servers (`own_tier`),
-    parsed already (by the early start), so they are parsed once too. Raises ConfigError for a profile the
-    settings do not define."""
+    problems reported once: they lead the config's problems. The profiles are parsed here, the
+    one place, and kept with the configuration. Raises ConfigError for a profile the settings do
+    not define."""
     settings = settings or load_settings(workspace)
     policy, file = settings.managed, str(settings.user_file)
-    user = user if user is not None else own_tier(settings, workspace)
+    user = _own_tier(settings, workspace)
     withheld = provider_keys_withheld(os.environ, settings_key_values(settings))
     workspace_tiers = load_workspace_tier(workspace, launch_expander(os.environ, withheld))
     merged = merge_tiers(user, workspace_tiers, settings.problems, organisation=required_tier(policy))
@@ -98,10 +98,12 @@ def load_mcp_config(
     off = servers_off(workspace) if off_here is None else off_here
     governed = govern_config(merged, policy)
     selected = select_servers(governed, chosen, off, file=file)
-    return dataclasses.replace(selected, settings=settings, managed=policy, profile=profile)
+    return dataclasses.replace(
+        selected, settings=settings, managed=policy, profile=profile, profiles=settings.profiles
+    )
 
 
-def own_tier(settings: Settings, workspace: Path) -> TierConfig:
+def _own_tier(settings: Settings, workspace: Path) -> TierConfig:
     """The user's own servers in `workspace` (those for it alone first) and their tool policy,
     their launch's `${VAR}` filled in from the environment."""
     expand = launch_expander(os.environ)

@@ -11,7 +11,7 @@ server it blocks stays blocked whatever a profile names.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 
 from levelcode.core.errors import ConfigError, ConfigProblem
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
@@ -34,7 +34,7 @@ def select_servers(
     config: McpConfig, profile: Profile | None, off_here: Collection[str], *, file: str
 ) -> McpConfig:
     """`config` with the servers outside `profile`, and those turned off here, disabled and said."""
-    servers = select_specs(config.servers, profile, off_here)
+    servers = tuple(_selected(spec, profile, off_here) for spec in config.servers)
     problems = list(config.problems)
     if profile is not None:
         known = {spec.name for spec in config.servers}
@@ -46,12 +46,6 @@ def select_servers(
             if name not in known
         ]
     return dataclasses.replace(config, servers=servers, problems=tuple(problems))
-
-
-def select_specs(
-    specs: Sequence[ServerSpec], profile: Profile | None, off_here: Collection[str]
-) -> tuple[ServerSpec, ...]:
-    return tuple(_selected(spec, profile, off_here) for spec in specs)
 
 
 def _selected(spec: ServerSpec, profile: Profile | None, off_here: Collection[str]) -> ServerSpec:

@@ -36,6 +36,7 @@ from levelcode.mcp.config.timeouts_entry import (
 )
 from levelcode.mcp.config.tool_policy import POLICY_KEY, parse_tool_policy
 from levelcode.policy.managed_policy import NO_POLICY, ManagedPolicy
+from levelcode.policy.profiles import Profile
 from levelcode.policy.settings import USER_ONLY_KEYS, Settings, ignored_key
 
 PURE = True
@@ -156,6 +157,7 @@ class McpConfig:
     settings: Settings | None = None  # the settings it was read with (once per session), when read
     managed: ManagedPolicy = NO_POLICY  # the organisation's policy it was read under
     profile: str | None = None  # the profile whose servers it starts (None: all of them)
+    profiles: Mapping[str, Profile] = field(default_factory=dict[str, Profile])  # the settings', parsed
 
     def server(self, name: str) -> ServerSpec | None:
         return next((spec for spec in self.servers if spec.name == name), None)

@@ -10,8 +10,9 @@ module's source, which the approval's hash of that source would not see.
 
 Reads nothing but the given environment mapping; `prepare_private_dir` creates the one directory a
 user's server starts in. Whether the server may start was decided before (the launch gate). A
-launch is resolved once per start of a server: by the early start for the servers it spawns
-(mcp/live/early_start.py hands the launch to the hub with its process), else by the hub's transport plan.
+launch is resolved once per start of a server: by the start's plan for the servers that start
+unasked (server_plan.py; the early start hands each to the hub, with its process when it spawned
+it), else by the hub's transport plan.
 """
 
 from __future__ import annotations

@@ -367,9 +367,11 @@ class McpHub:
                 handle.connection, handle.status = None, ServerStatus("stopped")
         await asyncio.gather(*(c.close() for c in live), return_exceptions=True)
 
-    async def renew(self, options: ConnectOptions) -> None:
+    async def renew(self, options: ConnectOptions, early: EarlyStart | None = None) -> None:
         """A new chat: every server ended and forgotten, and the next ones started with `options`
-        (the settings may have changed). Options change only here, with nothing running."""
+        (the settings may have changed) and `early`'s launches (the new start's plan). Options
+        change only here, with nothing running."""
         await self.reap_all()
         self.servers.clear()
         self.options = options
+        self.early = early

@@ -1,5 +1,5 @@
-"""The MCP layer for one workspace: config → launch gate (G1, mcp/launch/gate.py) → hub → router,
-and the summary every view shows.
+"""The MCP layer for one workspace: the start's plan (mcp/launch/server_plan.py) → launch gate
+(G1, mcp/launch/gate.py) → hub → router, and the summary every view shows.
 
 The gate decides, asking the session's approver; the runtime applies its verdicts (the hub holds
 what may not start, the notices go to the session) and starts the rest.
@@ -12,20 +12,20 @@ import dataclasses
 from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from levelcode.core.approvals import Approver
 from levelcode.core.outcome import ToolOutcome
 from levelcode.mcp.calls.router import McpRouter
-from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
 from levelcode.mcp.launch.connect_options import ConnectOptions, session_options
 from levelcode.mcp.launch.gate import Admission, LaunchGate
 from levelcode.mcp.launch.server_box import SandboxChoice
+from levelcode.mcp.launch.server_plan import ServerPlan, plan_servers
 from levelcode.mcp.launch.status import LoginNeeded, McpNote, McpNotice, Revoked, ServerFailed, Stopped
 from levelcode.mcp.launch.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live.client_features import UserAnswers, WorkspaceRoots, features_for, workspace_roots
+from levelcode.mcp.live.early_start import EarlyStart
 from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.overview import (
     ListView,
@@ -39,9 +39,6 @@ from levelcode.mcp.live.protocol_memory import ProtocolMemory
 from levelcode.platform import paths
 from levelcode.platform.settings_files import load_settings
 from levelcode.policy.settings import Settings
-
-if TYPE_CHECKING:
-    from levelcode.mcp.live.early_start import EarlyStart
 
 Notify = Callable[[McpNotice], None]  # the session words them (ui/mcp_words.py)
 
@@ -58,9 +55,9 @@ def hub_options(
     answers: UserAnswers | None = None,
     early: EarlyStart | None = None,
 ) -> ConnectOptions:
-    """The options a session's hub connects with: the session's (`early.options` when servers were
-    spawned early: they were launched with them), the roots servers are told, and who answers what
-    they ask of the user (nobody, by default)."""
+    """The options a session's hub connects with: the session's (the plan's, `early.options`, when
+    there is one: its launches were resolved with them), the roots servers are told, and who
+    answers what they ask of the user (nobody, by default)."""
     told = roots or workspace_roots(workspace)
     answering = answers or UserAnswers()
     if early is not None:
@@ -129,6 +126,32 @@ class McpRuntime:
         self.seen: dict[str, LaunchReview] = {}
         # wraps the concurrent start of the permitted servers (the REPL shows a spinner there)
         self.starting: Callable[[Sequence[str]], AbstractContextManager[object]] = _no_progress
+
+    @classmethod
+    def planned(
+        cls,
+        plan: ServerPlan,
+        approver: Approver,
+        *,
+        early: EarlyStart | None = None,
+        reserved: Collection[str] = (),
+        notify: Notify = lambda _notice: None,
+        store: TrustStore | None = None,
+        roots: WorkspaceRoots | None = None,
+    ) -> McpRuntime:
+        """The runtime of one start: the plan's servers, settings and options; `early`: the plan's
+        servers spawned already (without one, the hub takes the plan's launches unspawned)."""
+        return cls(
+            plan.workspace,
+            plan.config,
+            approver,
+            settings=plan.settings,
+            reserved=reserved,
+            notify=notify,
+            store=store,
+            roots=roots,
+            early=early if early is not None else EarlyStart(plan),
+        )
 
     @property
     def store(self) -> TrustStore:
@@ -295,12 +318,13 @@ class McpRuntime:
 
     async def switch_profile(self, profile: str | None) -> None:
         """Start `profile`'s servers (None: all) in place of the running ones, through the gate,
-        as a restart does. Raises ConfigError, with nothing stopped, for a profile not defined."""
+        as a restart does: a new start, so a new plan. Raises ConfigError, with nothing stopped,
+        for a profile not defined."""
         settings = load_settings(self.workspace, self.settings.user_file, managed=self.settings.managed)
-        config = load_mcp_config(self.workspace, settings, profile=profile)
-        self.settings, self.config = settings, config
+        early = EarlyStart(plan_servers(self.workspace, settings, profile=profile))
+        self.settings, self.config = settings, early.plan.config
         await self.hub.renew(
-            hub_options(self.workspace, self.settings, roots=self.roots, answers=self.answers)
+            hub_options(self.workspace, roots=self.roots, answers=self.answers, early=early), early
         )
         self.seen.clear()
         self.gate.store = TrustStore(self.store.path)

@@ -72,8 +72,8 @@ def transport_plan(
     begun: EarlyServer | None = None,
     sandbox: SandboxChoice | None = None,
 ) -> TransportPlan:
-    """What the server's transports use is resolved once, here (or, for a server `begun` by the
-    early start, there, with these very options): a missing `${VAR}` is a ServerStartError now,
+    """What the server's transports use is resolved once, here (or, for a server `begun` from the
+    start's plan, there, with these very options): a missing `${VAR}` is a ServerStartError now,
     before anything is spawned or contacted."""
     if isinstance(spec, StdioServerSpec):
         return _stdio_plan(spec, options, parent_env, begun, sandbox)

@@ -17,8 +17,9 @@ import pytest
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch import resolve as launch
-from levelcode.mcp.launch.connect_options import ConnectOptions, session_options
-from levelcode.mcp.live.early_start import EarlyStart, start_user_servers
+from levelcode.mcp.launch.connect_options import ConnectOptions
+from levelcode.mcp.launch.server_plan import plan_servers
+from levelcode.mcp.live.early_start import EarlyStart, start_planned
 from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.runtime import make_hub
 from levelcode.platform.settings_files import load_settings
@@ -38,7 +39,7 @@ def no_early_leftovers() -> Iterator[None]:
 
 
 def _start(workspace: Path, settings: Settings, at_most: int | None = None) -> EarlyStart:
-    early = start_user_servers(settings, session_options(workspace, settings), at_most=at_most)
+    early = start_planned(plan_servers(workspace, settings), at_most=at_most)
     begun.append(early)
     return early
 
@@ -206,7 +207,7 @@ def test_a_server_whose_entry_asks_for_the_sandbox_is_left_to_the_hub(
     entries["mcpServers"]["fault"]["sandbox"] = {"network": False}
     path.write_text(json.dumps(entries))
     settings = load_settings(tmp_path, path)
-    assert _start(tmp_path, settings).servers == {}
+    assert _start(tmp_path, settings).started == []  # its launch is planned; the hub boxes it
     assert read_pids(pid_file) == []
 
 
