@@ -19,7 +19,7 @@ from levelcode.core.approvals import HeadlessApprover
 from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
 from levelcode.mcp.launch.gate import LaunchGate
 from levelcode.mcp.launch.server_box import server_box
-from levelcode.mcp.launch.status import ServerStatus
+from levelcode.mcp.launch.status import ServerStatus, held_status
 from levelcode.mcp.launch.trust import TrustState, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live.overview import ServerSummary, ToolLine
@@ -50,20 +50,11 @@ def may_start_without_asking(spec: ServerSpec, store: TrustStore, workspace: Pat
     return LaunchGate(workspace, store).may_start_unasked(spec)
 
 
-def _held_status(spec: ServerSpec) -> ServerStatus:
-    """Why a server that may not start unasked is not started, as every view says it."""
-    if spec.organisation is not None and spec.organisation.blocked is not None:
-        return ServerStatus("blocked", spec.organisation.blocked)
-    if spec.disabled:
-        return ServerStatus("disabled", spec.disabled_by)
-    return ServerStatus("waiting_approval")
-
-
 def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path) -> dict[str, Any]:
     """`state`, `tools`, `caps` and `schemaTokens`; the server is started only when it may be."""
     if not may_start_without_asking(spec, store, workspace):
         review = store.review(workspace, spec) if needs_launch_approval(spec) else None
-        status = _held_status(spec)
+        status = held_status(spec, review.state if review else None) or ServerStatus("not_started")
         trust, change = (review.state, review.check.change) if review else (None, None)
         state = state_words(status, trust, change, server=spec.name)
         return {"state": state, "phase": status.phase, "tools": [], "caps": None, "schemaTokens": 0}

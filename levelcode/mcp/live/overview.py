@@ -23,7 +23,7 @@ from levelcode.mcp.config.allow_rules import AllowRule
 from levelcode.mcp.config.specs import McpConfig, OrgRule, ServerSpec, StdioServerSpec, Tier
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.server_box import SandboxChoice, ServerBox, server_box
-from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus
+from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus, held_status
 from levelcode.mcp.launch.trust import TrustState, needs_launch_approval
 
 
@@ -159,19 +159,13 @@ _SETTLED = frozenset({"running", "failed", "denied", "starting", "needs_login"})
 
 
 def _status(spec: ServerSpec, status: ServerStatus | None, trust: TrustState | None) -> ServerStatus:
-    """The hub's status, except that a server not running whose launch is unapproved (never, or
-    not since it changed; e.g. revoked, then stopped) is waiting for approval."""
-    if spec.organisation is not None and spec.organisation.blocked is not None:
-        return ServerStatus("blocked", spec.organisation.blocked)
-    if spec.disabled:
-        return ServerStatus("disabled", spec.disabled_by)
-    if status is not None and status.phase in _SETTLED:
+    """The hub's status, except that a blocked or disabled server says so, and one that is not
+    running and not starting is held as its launch's trust holds it (e.g. revoked, then stopped:
+    waiting for approval) — the one rule, `held_status`."""
+    held = held_status(spec)
+    if held is None and status is not None and status.phase in _SETTLED:
         return status
-    if trust in ("never_approved", "changed"):
-        return ServerStatus("waiting_approval")
-    if trust == "denied":
-        return ServerStatus("denied")
-    return status or NOT_STARTED
+    return held or held_status(spec, trust) or status or NOT_STARTED
 
 
 def stale_approvals(config: McpConfig, approved: Mapping[str, str]) -> list[tuple[str, str]]:
