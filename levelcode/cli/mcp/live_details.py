@@ -1,30 +1,23 @@
-"""`levelcode mcp get`'s live part: the server's state, its tools as the model sees them (allow/ask,
-unannotated/read-only/destructive) and where a cap on its text bit, as `mcp list` shows them; and
-whether it runs in the sandbox.
+"""`levelcode mcp get`'s view of one server, asked of the runtime (`McpRuntime.describe`): its state,
+trust and confinement as `mcp list` says them, and — once started — its tools as the model sees
+them (allow/ask, unannotated/read-only/destructive) and where a cap on its text bit.
 
-Starts only a server the launch gate lets start without asking — your own, or a repository's that
-is approved for this workspace, and not disabled — through the same runtime as the agent; a server
-that needs approval is described, never started.
+The runtime starts only a server the launch gate lets start without asking — your own, or a
+repository's that is approved for this workspace, and not disabled — as the agent would; a server
+that needs approval is described, never started. Its launch is reviewed once, by the gate.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from levelcode.cli.aio import run_command
-from levelcode.core.approvals import HeadlessApprover
-from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
-from levelcode.mcp.launch.gate import LaunchGate
-from levelcode.mcp.launch.server_box import server_box
-from levelcode.mcp.launch.status import ServerStatus, held_status
-from levelcode.mcp.launch.trust import TrustState, needs_launch_approval
-from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live.overview import ServerSummary, ToolLine
-from levelcode.mcp.live.runtime import McpRuntime
-from levelcode.tools.names import BUILTIN_TOOL_NAMES
 from levelcode.ui.mcp_views import (
     caps_json,
     confinement_json,
@@ -33,32 +26,54 @@ from levelcode.ui.mcp_views import (
     tool_entry,
     tools_line,
 )
-from levelcode.ui.mcp_words import state_words, summary_state
+from levelcode.ui.mcp_words import summary_state
+
+if TYPE_CHECKING:
+    from levelcode.mcp.config.specs import McpConfig, ServerSpec
+    from levelcode.mcp.live.overview import ServerDescription
 
 
-def sandbox_info(
-    spec: ServerSpec, store: TrustStore, workspace: Path, trust: TrustState | None
-) -> dict[str, object] | None:
+def describe_server(
+    spec: ServerSpec, config: McpConfig, workspace: Path, *, start: bool
+) -> ServerDescription:
+    """`spec` as the runtime describes it, started first when `start` and the gate lets it."""
+    from levelcode.cli.aio import run_command
+    from levelcode.core.approvals import HeadlessApprover
+    from levelcode.mcp.live.runtime import McpRuntime
+    from levelcode.tools.names import BUILTIN_TOOL_NAMES
+
+    only = dataclasses.replace(config, servers=(spec,))
+    runtime = McpRuntime(workspace, only, HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES)
+    runtime.starting = _said_on_a_terminal
+    found: list[ServerDescription] = []
+
+    async def main() -> int:
+        described = await runtime.describe(spec.name, start=start)
+        assert described is not None  # `spec` is the one server of its configuration
+        found.append(described)
+        return 0
+
+    run_command(main, runtime.close)
+    return found[0]
+
+
+def _said_on_a_terminal(names: Sequence[str]) -> AbstractContextManager[object]:
+    if names and sys.stderr.isatty():
+        print(f"levelcode: starting {names[0]}… (--no-start shows the entry only)", file=sys.stderr)
+    return contextlib.nullcontext()
+
+
+def sandbox_info(summary: ServerSummary) -> dict[str, object] | None:
     """Whether it runs confined, and how, as `mcp list` says it; None for a remote server."""
-    if not isinstance(spec, StdioServerSpec):
-        return None
-    choice = store.sandbox_choice(workspace, spec) if trust == "approved" else None
-    return confinement_json(server_box(spec, choice), spec.provenance.tier, trust)
+    return None if summary.remote else confinement_json(summary.sandbox, summary.tier, summary.trust)
 
 
-def may_start_without_asking(spec: ServerSpec, store: TrustStore, workspace: Path) -> bool:
-    return LaunchGate(workspace, store).may_start_unasked(spec)
-
-
-def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path) -> dict[str, Any]:
-    """`state`, `tools`, `caps` and `schemaTokens`; the server is started only when it may be."""
-    if not may_start_without_asking(spec, store, workspace):
-        review = store.review(workspace, spec) if needs_launch_approval(spec) else None
-        status = held_status(spec, review.state if review else None) or ServerStatus("not_started")
-        trust, change = (review.state, review.check.change) if review else (None, None)
-        state = state_words(status, trust, change, server=spec.name)
-        return {"state": state, "phase": status.phase, "tools": [], "caps": None, "schemaTokens": 0}
-    summary = _start_and_summarize(spec, config, store, workspace)
+def live_info(described: ServerDescription) -> dict[str, Any]:
+    """`state`, `tools`, `caps` and `schemaTokens`: what the server showed once started."""
+    summary = described.summary
+    if not described.started:
+        return {"state": summary_state(summary), "phase": summary.status.phase, "tools": [], "caps": None,
+                "schemaTokens": 0}  # fmt: skip
     return {
         "state": summary_state(summary),
         "tools": [
@@ -71,24 +86,6 @@ def live_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace:
         "facts": facts_line(summary),
         **facts_json(summary),
     }
-
-
-def _start_and_summarize(
-    spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path
-) -> ServerSummary:
-    only = dataclasses.replace(config, servers=(spec,))
-    runtime = McpRuntime(workspace, only, HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES, store=store)
-    found: list[ServerSummary] = []
-
-    async def main() -> int:
-        if sys.stderr.isatty():
-            print(f"levelcode: starting {spec.name}… (--no-start shows the entry only)", file=sys.stderr)
-        await runtime.start()
-        found.extend(runtime.summaries())
-        return 0
-
-    run_command(main, runtime.close)
-    return found[0]
 
 
 def live_lines(live: dict[str, Any]) -> list[str]:

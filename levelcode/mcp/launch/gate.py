@@ -6,8 +6,8 @@ A server the organisation's policy blocks (its `OrgRule`, config/managed_servers
 and is never asked about: no answer of the user's can start it. The user's own servers, and those
 the organisation requires, start without asking (unless disabled). A repository's server starts only
 when the trust store holds the fingerprint of exactly this launch — its text, the program it
-resolves to and the workspace files it runs, hashed again right before the spawn
-(`still_as_approved`); otherwise the approver is shown the
+resolves to and the workspace files it runs, hashed as the gate decides and, when a card was open
+since, again right before the spawn (`still_as_approved`); otherwise the approver is shown the
 consent card, and with nobody to ask it is held back with a notice that names the command that
 approves it. Why a server is held is one rule, `held_status` (status.py). A launch the user denied is
 remembered (trust store) and not asked about again until they ask (`reconsider`, which is what
@@ -245,9 +245,10 @@ class LaunchGate:
         return LaunchHeld(spec.name, spec.provenance.file, review.state, review.check.change)
 
     def still_as_approved(self, permitted: Sequence[ServerSpec]) -> Admission:
-        """Hash the repository servers' files again right before the spawn: what changed since the
-        check, or while a card was open, is not what was approved. (The moment between this and
-        the spawn itself remains: a check-to-use window.)"""
+        """Hash the repository servers' files again right before the spawn, after a card was open
+        (the runtime asks when one was): what changed since the check, or while the card was open,
+        is not what was approved. With no card, the check itself was right before the spawn. (The
+        moment between this and the spawn itself remains: a check-to-use window.)"""
         admission = Admission()
         for spec in permitted:
             review = self.review(spec) if held_status(spec) is None else None

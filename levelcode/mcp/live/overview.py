@@ -6,11 +6,14 @@ the router would refuse. The words for all of it are the ui's (ui/mcp_words.py).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from levelcode.core.errors import ConfigProblem
+from levelcode.core.messages import Message, ToolShape
 from levelcode.core.token_estimate import tool_tokens
+from levelcode.core.tool_offers import DeferredTool, offer_found
 from levelcode.mcp.calls.catalog import Catalog
 from levelcode.mcp.calls.policy import (
     Decision,
@@ -74,6 +77,43 @@ class ServerSummary:
     @property
     def running(self) -> bool:
         return self.status.running
+
+
+@dataclass(frozen=True)
+class ServerDescription:
+    """`mcp get`'s view of one server: its summary as every view shows it, whether the launch
+    gate let it start for this look, and (a repository's, changed since) the launch approved."""
+
+    summary: ServerSummary
+    started: bool
+    approved_launch: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolsByServer:
+    """What the MCP tools the next request offers cost, by server: those whose definitions are
+    sent, those deferred and not found yet, and the search tool (None: tools are not deferred)."""
+
+    loaded: dict[str, list[ToolShape]]
+    deferred: dict[str, list[ToolShape]]
+    search: ToolShape | None
+
+
+def tools_by_server(
+    catalog: Catalog, offered: Sequence[ToolShape], running: Sequence[str], messages: Sequence[Message]
+) -> ToolsByServer:
+    """The `offered` tools grouped by the server that has each (every running server has a
+    place, however few its tools); a deferred tool the conversation found counts as loaded."""
+    grouped = ToolsByServer({name: [] for name in running}, {}, None)
+    for tool in offer_found(offered, messages):
+        route = catalog.route(tool.name)
+        if route is None:
+            grouped = dataclasses.replace(grouped, search=tool)  # the one MCP tool no server has
+        elif isinstance(tool, DeferredTool) and not tool.found:
+            grouped.deferred.setdefault(route.server, []).append(tool)
+        else:
+            grouped.loaded.setdefault(route.server, []).append(tool)
+    return grouped
 
 
 @dataclass(frozen=True)
@@ -166,6 +206,21 @@ def _status(spec: ServerSpec, status: ServerStatus | None, trust: TrustState | N
     if held is None and status is not None and status.phase in _SETTLED:
         return status
     return held or held_status(spec, trust) or status or NOT_STARTED
+
+
+def list_notes(config: McpConfig) -> list[str]:
+    """Under the list: the profile in use, and the organisation's policy, when there is one."""
+    notes = []
+    if (profile := config.profile) is not None:
+        notes.append(
+            f"Profile {profile!r}: only its servers start (/profile - or no --profile: every server)."
+        )
+    if (managed := config.managed).active:
+        notes.append(
+            f"Your organisation's policy applies: {managed.file}"
+            + (f" ({managed.contact})" if managed.contact else "")
+        )
+    return notes
 
 
 def stale_approvals(config: McpConfig, approved: Mapping[str, str]) -> list[tuple[str, str]]:
