@@ -238,3 +238,58 @@ def test_a_planted_raw_settings_read_is_caught(code: str) -> None:
     source = (PACKAGE / "cli/start/chat_parts.py").read_text(encoding="utf-8")
     assert raw_settings_reads("chat_parts.py", source) == []
     assert raw_settings_reads("chat_parts.py", source + "\n" + code + "\n") != []
+
+
+# --- the CLI reaches MCP through one door: `McpRuntime`, never the hub or the router behind it ------
+
+CLI = PACKAGE / "cli"
+BEHIND_THE_DOOR = ("levelcode.mcp.live.hub", "levelcode.mcp.calls.router")
+BEHIND_THE_DOOR_ATTRIBUTES = ("hub", "router")
+
+
+def reaches_behind_the_door(where: str, source: str) -> list[str]:
+    """Every import in `source` of the hub's or the router's module (or of a name from them), and
+    every read or write of a `.hub` or `.router` attribute, whatever object it is on."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            modules = [node.module or ""] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            modules = []
+        if any(module in BEHIND_THE_DOOR for module in modules):
+            found.append(f"{where}:{node.lineno}: imports {', '.join(modules)}")
+        if isinstance(node, ast.Attribute) and node.attr in BEHIND_THE_DOOR_ATTRIBUTES:
+            found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_cli_reaches_mcp_only_through_the_runtime() -> None:
+    """What the CLI needs of the servers running now (start, views, calls, tool search, progress,
+    roots) it asks of `McpRuntime` (mcp/live/runtime.py); the hub and the router stay behind it."""
+    problems = [
+        problem
+        for path in sorted(CLI.rglob("*.py"))
+        for problem in reaches_behind_the_door(
+            str(path.relative_to(PACKAGE.parent)), path.read_text(encoding="utf-8")
+        )
+    ]
+    assert problems == [], "the CLI reaches behind McpRuntime:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "session.mcp.hub.still_starting()",
+        "runtime.router.search_policy = None",
+        "from levelcode.mcp.live.hub import McpHub",
+        "from levelcode.mcp.calls import router",
+        "import levelcode.mcp.calls.router",
+    ],
+)
+def test_a_planted_reach_behind_the_door_is_caught(code: str) -> None:
+    planted = "cli/run.py"
+    source = (PACKAGE / planted).read_text(encoding="utf-8")
+    assert reaches_behind_the_door(planted, source) == []
+    assert reaches_behind_the_door(planted, source + "\n" + code + "\n") != []

@@ -144,7 +144,7 @@ async def run_task(
     if line is not None:
         from levelcode.ui.activity_line import naming
 
-        starting = naming("starting MCP servers", session.mcp.hub.still_starting)
+        starting = naming("starting MCP servers", session.mcp.still_starting)
         session.mcp.starting = lambda _names: line.showing(starting)
     try:
         try:

@@ -1,10 +1,11 @@
 """Work done once: the user's settings parsed once per session, a launch resolved once (even one
-that cannot be), a repository server's files hashed once for the views (not again for each),
-`/new` building no second hub, and an MCP call's arguments masked once. Load-bearing direction:
-each test counts the work and fails when it is done twice. The second corpus is the behaviour
-around it, asserted alongside: what is counted once still happens, and says the same. Where no
-process is part of what is counted, the servers are the fault server in memory (the
-memory_servers fixture); a session's early start and a launch's resolving spawn for real."""
+that cannot be), a repository server's files hashed once for the views (not again for each) and
+once for all of `mcp get`, `/new` building no second hub, and an MCP call's arguments masked
+once. Load-bearing direction: each test counts the work and fails when it is done twice. The
+second corpus is the behaviour around it, asserted alongside: what is counted once still
+happens, and says the same. Where no process is part of what is counted, the servers are the
+fault server in memory (the memory_servers fixture); a session's early start, a launch's
+resolving and `mcp get` spawn for real."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Any, TypeVar
 import pytest
 
 from levelcode.agent.toolbox import Toolbox
+from levelcode.cli.mcp.manage import mcp_get
 from levelcode.cli.start.light_start import prepare_session
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.core.messages import ToolUse
@@ -27,6 +29,7 @@ from levelcode.mcp.config import specs
 from levelcode.mcp.config.files import load_mcp_config
 from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
 from levelcode.mcp.launch import resolve, trust_store
+from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.server_plan import plan_servers
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live import hub as hub_module
@@ -130,6 +133,45 @@ async def test_views_hash_no_file_the_launch_gate_hashed_already(
         assert hashed == []
     finally:
         await runtime.close()
+
+
+@pytest.mark.parametrize(
+    ("approved", "start", "state"),
+    [
+        (True, True, "running"),
+        (False, True, "needs approval"),
+        (True, False, None),
+    ],
+    ids=["approved, started", "never approved, held", "approved, --no-start"],
+)
+def test_mcp_get_hashes_a_repository_servers_launch_once(
+    approved: bool,
+    start: bool,
+    state: str | None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Its trust, its confinement, whether it may start, its start and its live state: one review
+    of the launch, by the launch gate, that every part of `mcp get` reads."""
+    (tmp_path / "server.py").write_text(FAULT_SERVER.read_text())
+    entry = {"command": sys.executable, "args": ["server.py"]}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"helper": entry}}))
+    spec = load_mcp_config(tmp_path).server("helper")
+    assert spec is not None
+    if approved:
+        store = TrustStore()
+        store.approve(tmp_path, spec, launch_text(spec), store.review(tmp_path, spec).facts)
+    hashed: list[object] = []
+    counting(monkeypatch, trust_store, "inspect_launch", hashed)
+    args = argparse.Namespace(
+        workspace=str(tmp_path), name="helper", json=True, no_start=not start, profile=None
+    )
+    assert mcp_get(args) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["trust"] == ("approved" if approved else "never_approved")
+    assert info.get("state") == state
+    assert len(hashed) == 1
 
 
 async def test_a_new_chat_builds_no_second_hub_and_changes_options_only_with_nothing_running(

@@ -31,7 +31,7 @@ class FaceForTests:
         self.console = Console(file=self._out, width=120, color_system=None, force_terminal=False)
         self.line = ActivityLine(self.console)
         self.light = argparse.Namespace(workspace=workspace)
-        self.mcp_parts = McpPromptParts(session.mcp.hub)
+        self.mcp_parts = McpPromptParts(session.mcp)
         self.turn: asyncio.Future[Any] | None = None
         self.pending: list[Any] = []
         self._session = session

@@ -39,7 +39,7 @@ def with_server(args: argparse.Namespace, work: Work) -> int:
         if sys.stderr.isatty():
             progress(f"starting {spec.name}…")
         await runtime.start()
-        connection = runtime.hub.connection(spec.name)
+        connection = runtime.connection(spec.name)
         if connection is None:
             return 1
         try:

@@ -157,7 +157,7 @@ def mcp_call(args: argparse.Namespace) -> int:
         progress(f"starting {spec.name}…")
         await runtime.start()
         tool = args.tool
-        if runtime.hub.connection(spec.name) is not None:
+        if runtime.connection(spec.name) is not None:
             names = tool_names(runtime, spec.name)
             tool = resolve_tool(args.tool, names) if names else args.tool
             if tool is None:
@@ -179,7 +179,7 @@ def tool_names(runtime: McpRuntime, server: str) -> ToolNames:
     """Every tool the server listed, with the name the model sees it by where it sees one."""
     seen = next((summary.tools for summary in runtime.summaries() if summary.name == server), ())
     names = [(line.name, line.tool) for line in seen]
-    connection = runtime.hub.connection(server)
+    connection = runtime.connection(server)
     listed = [tool.get("name") for tool in connection.tools] if connection is not None else []
     known = {tool for _, tool in names}
     return names + [("", name) for name in listed if isinstance(name, str) and name not in known]

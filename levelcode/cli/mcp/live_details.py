@@ -1,30 +1,21 @@
-"""`levelcode mcp get`'s live part: the server's state, its tools as the model sees them (allow/ask,
-unannotated/read-only/destructive) and where a cap on its text bit, as `mcp list` shows them; and
-whether it runs in the sandbox.
+"""`levelcode mcp get`'s view of one server, asked of the runtime (`McpRuntime.describe`): its state,
+trust and confinement as `mcp list` says them, and — once started — its tools as the model sees
+them (allow/ask, unannotated/read-only/destructive) and where a cap on its text bit.
 
-Starts only a server the launch gate lets start without asking — your own, or a repository's that
-is approved for this workspace, and not disabled — through the same runtime as the agent; a server
-that needs approval is described, never started.
+The runtime starts only a server the launch gate lets start without asking — your own, or a
+repository's that is approved for this workspace, and not disabled — as the agent would; a server
+that needs approval is described, never started. Its launch is reviewed once, by the gate.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
 
-from levelcode.cli.aio import run_command
-from levelcode.core.approvals import HeadlessApprover
-from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
-from levelcode.mcp.launch.gate import LaunchGate
-from levelcode.mcp.launch.server_box import server_box
-from levelcode.mcp.launch.server_plan import ServerPlan
-from levelcode.mcp.launch.status import ServerStatus
-from levelcode.mcp.launch.trust import TrustState, needs_launch_approval
-from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live.overview import ServerSummary, ToolLine
-from levelcode.mcp.live.runtime import McpRuntime
-from levelcode.tools.names import BUILTIN_TOOL_NAMES
 from levelcode.ui.mcp_views import (
     caps_json,
     confinement_json,
@@ -33,41 +24,52 @@ from levelcode.ui.mcp_views import (
     tool_entry,
     tools_line,
 )
-from levelcode.ui.mcp_words import state_words, summary_state
+from levelcode.ui.mcp_words import summary_state
+
+if TYPE_CHECKING:
+    from levelcode.mcp.config.specs import ServerSpec
+    from levelcode.mcp.launch.server_plan import ServerPlan
+    from levelcode.mcp.live.overview import ServerDescription
 
 
-def sandbox_info(
-    spec: ServerSpec, store: TrustStore, workspace: Path, trust: TrustState | None
-) -> dict[str, object] | None:
+def describe_server(spec: ServerSpec, plan: ServerPlan, *, start: bool) -> ServerDescription:
+    """`spec` as the runtime describes it, started first when `start` and the gate lets it."""
+    from levelcode.cli.aio import run_command
+    from levelcode.core.approvals import HeadlessApprover
+    from levelcode.mcp.live.runtime import McpRuntime
+    from levelcode.tools.names import BUILTIN_TOOL_NAMES
+
+    runtime = McpRuntime.planned(plan.only(spec), HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES)
+    runtime.starting = _said_on_a_terminal
+    found: list[ServerDescription] = []
+
+    async def main() -> int:
+        described = await runtime.describe(spec.name, start=start)
+        assert described is not None  # `spec` is the one server of its configuration
+        found.append(described)
+        return 0
+
+    run_command(main, runtime.close)
+    return found[0]
+
+
+def _said_on_a_terminal(names: Sequence[str]) -> AbstractContextManager[object]:
+    if names and sys.stderr.isatty():
+        print(f"levelcode: starting {names[0]}… (--no-start shows the entry only)", file=sys.stderr)
+    return contextlib.nullcontext()
+
+
+def sandbox_info(summary: ServerSummary) -> dict[str, object] | None:
     """Whether it runs confined, and how, as `mcp list` says it; None for a remote server."""
-    if not isinstance(spec, StdioServerSpec):
-        return None
-    choice = store.sandbox_choice(workspace, spec) if trust == "approved" else None
-    return confinement_json(server_box(spec, choice), spec.provenance.tier, trust)
+    return None if summary.remote else confinement_json(summary.sandbox, summary.tier, summary.trust)
 
 
-def may_start_without_asking(spec: ServerSpec, store: TrustStore, workspace: Path) -> bool:
-    return LaunchGate(workspace, store).may_start_unasked(spec)
-
-
-def _held_status(spec: ServerSpec) -> ServerStatus:
-    """Why a server that may not start unasked is not started, as every view says it."""
-    if spec.organisation is not None and spec.organisation.blocked is not None:
-        return ServerStatus("blocked", spec.organisation.blocked)
-    if spec.disabled:
-        return ServerStatus("disabled", spec.disabled_by)
-    return ServerStatus("waiting_approval")
-
-
-def live_info(spec: ServerSpec, plan: ServerPlan, store: TrustStore, workspace: Path) -> dict[str, Any]:
-    """`state`, `tools`, `caps` and `schemaTokens`; the server is started only when it may be."""
-    if not may_start_without_asking(spec, store, workspace):
-        review = store.review(workspace, spec) if needs_launch_approval(spec) else None
-        status = _held_status(spec)
-        trust, change = (review.state, review.check.change) if review else (None, None)
-        state = state_words(status, trust, change, server=spec.name)
-        return {"state": state, "phase": status.phase, "tools": [], "caps": None, "schemaTokens": 0}
-    summary = _start_and_summarize(spec, plan, store)
+def live_info(described: ServerDescription) -> dict[str, Any]:
+    """`state`, `tools`, `caps` and `schemaTokens`: what the server showed once started."""
+    summary = described.summary
+    if not described.started:
+        return {"state": summary_state(summary), "phase": summary.status.phase, "tools": [], "caps": None,
+                "schemaTokens": 0}  # fmt: skip
     return {
         "state": summary_state(summary),
         "tools": [
@@ -80,23 +82,6 @@ def live_info(spec: ServerSpec, plan: ServerPlan, store: TrustStore, workspace: 
         "facts": facts_line(summary),
         **facts_json(summary),
     }
-
-
-def _start_and_summarize(spec: ServerSpec, plan: ServerPlan, store: TrustStore) -> ServerSummary:
-    runtime = McpRuntime.planned(
-        plan.only(spec), HeadlessApprover(), reserved=BUILTIN_TOOL_NAMES, store=store
-    )
-    found: list[ServerSummary] = []
-
-    async def main() -> int:
-        if sys.stderr.isatty():
-            print(f"levelcode: starting {spec.name}… (--no-start shows the entry only)", file=sys.stderr)
-        await runtime.start()
-        found.extend(runtime.summaries())
-        return 0
-
-    run_command(main, runtime.close)
-    return found[0]
 
 
 def live_lines(live: dict[str, Any]) -> list[str]:

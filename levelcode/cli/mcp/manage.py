@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from levelcode.cli.mcp.config_report import load_reported_config, reported_plan, unread_note
-from levelcode.cli.mcp.live_details import sandbox_info
+from levelcode.cli.mcp.live_details import describe_server, live_info, sandbox_info
 from levelcode.cli.mcp.scope import (
     PROJECT_FILE,
     edit_servers_file,
@@ -41,6 +41,7 @@ from levelcode.mcp.config.specs import (
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.live.overview import ServerDescription
 from levelcode.platform.config_files import read_json_file
 from levelcode.platform.json_store import NOT_OVERWRITTEN, UnreadableFile
 from levelcode.platform.workspace_identity import describe_identity, workspace_identity
@@ -83,15 +84,15 @@ def run_manage_command(args: argparse.Namespace) -> int:
 def mcp_get(args: argparse.Namespace) -> int:
     workspace = workspace_of(args)
     plan = reported_plan(workspace, profile=getattr(args, "profile", None))
-    config, store = plan.config, TrustStore()
+    config = plan.config
     spec = config.server(args.name)
     if spec is None:
-        return _get_missing(args, config, store, workspace)
-    info = _server_info(spec, config, store, workspace)
-    if not getattr(args, "no_start", False):
-        from levelcode.cli.mcp.live_details import live_info
-
-        info.update(live_info(spec, plan, store, workspace))
+        return _get_missing(args, config, TrustStore(), workspace)
+    start = not getattr(args, "no_start", False)
+    described = describe_server(spec, plan, start=start)  # its launch reviewed once
+    info = _server_info(spec, config, described)
+    if start:
+        info.update(live_info(described))
     if args.json:
         print(json.dumps(info, indent=2))
     else:
@@ -99,12 +100,10 @@ def mcp_get(args: argparse.Namespace) -> int:
     return 0
 
 
-def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspace: Path) -> dict[str, Any]:
+def _server_info(spec: ServerSpec, config: McpConfig, described: ServerDescription) -> dict[str, Any]:
     doc, _ = read_json_file(Path(spec.provenance.file))
-    review = store.review(workspace, spec) if needs_launch_approval(spec) else None
-    trust = review.state if review else None
-    change = review.check.change if review else None
-    approved = store.approved_servers(workspace).get(spec.name) if trust == "changed" else None
+    summary = described.summary
+    trust, change = summary.trust, summary.change
     return {
         "name": spec.name,
         "configured": True,
@@ -119,8 +118,8 @@ def _server_info(spec: ServerSpec, config: McpConfig, store: TrustStore, workspa
         "trust": trust,
         "trustText": trust_words(trust, change) if trust else None,
         "change": change,
-        "approvedLaunch": approved,
-        "sandbox": sandbox_info(spec, store, workspace, trust),
+        "approvedLaunch": described.approved_launch,
+        "sandbox": sandbox_info(summary),
         "registry": spec.registry.as_json() if spec.registry else None,
         "entry": shown_entry(entry_as_written(doc, spec.name, spec.provenance.tier)),
         "problems": [str(p) for p in problems_for(config.problems, spec.name)],

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import shlex
 from collections.abc import AsyncGenerator, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -20,10 +21,12 @@ from prompt_toolkit.document import Document
 from levelcode.core.attachments import Attachment, resource_attachment
 from levelcode.core.errors import McpError
 from levelcode.mcp.live.connection import Listing, McpConnection
-from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.server_content import complete, get_prompt, read_resource, resource_index
 from levelcode.mcp.protocol.content import prompt_arguments
 from levelcode.mcp.protocol.results import cap_text
+
+if TYPE_CHECKING:
+    from levelcode.mcp.live.runtime import McpRuntime
 
 MAX_ATTACHED_CHARS = 40_000
 COMPLETION_SECONDS = 2.0
@@ -34,19 +37,19 @@ class PromptError(Exception):
 
 
 class McpPromptParts:
-    def __init__(self, hub: McpHub) -> None:
-        self.hub = hub
+    def __init__(self, mcp: McpRuntime) -> None:
+        self.mcp = mcp
 
     def resource_servers(self) -> list[McpConnection]:
-        return [c for c in self.hub.connections() if c.info.offer("resources")]
+        return [c for c in self.mcp.connections() if c.info.offer("resources")]
 
     def prompt_servers(self) -> list[McpConnection]:
-        return [c for c in self.hub.connections() if c.info.offer("prompts")]
+        return [c for c in self.mcp.connections() if c.info.offer("prompts")]
 
     async def attach(self, server: str, uri: str) -> Attachment:
         """The resource `uri` of the running server `server`, as an attachment (its text capped).
         Raises PromptError saying why it cannot be attached."""
-        connection = self.hub.connection(server)
+        connection = self.mcp.connection(server)
         if connection is None or not connection.info.offer("resources"):
             raise PromptError(f"no running MCP server {server!r} offers resources")
         outcome = await read_resource(connection, uri, attached=True)  # a changed copy is sent again
@@ -59,7 +62,7 @@ class McpPromptParts:
     async def prompt_text(self, command: str, words: list[str]) -> str:
         """The text a `/server:prompt` turn sends. Raises PromptError."""
         server, _, name = command[1:].partition(":")
-        connection = self.hub.connection(server)
+        connection = self.mcp.connection(server)
         if connection is None or not connection.info.offer("prompts"):
             raise PromptError(f"no running MCP server {server!r} offers prompts (/mcp lists the servers)")
         try:
@@ -147,7 +150,7 @@ class McpCompleter(Completer):
         if not colon:
             names = [f"@{c.name}:" for c in self.parts.resource_servers() if c.name.startswith(server)]
             return [(name, -len(word)) for name in names]
-        connection = self.parts.hub.connection(server)
+        connection = self.parts.mcp.connection(server)
         if connection is None or not connection.info.offer("resources"):
             return []
         resources, templates = await resource_index(connection)
@@ -169,7 +172,7 @@ class McpCompleter(Completer):
     async def _argument(self, before: str, word: str) -> list[tuple[str, int]]:
         command, *done = before.split(" ")
         server, _, name = command[1:].partition(":")
-        connection = self.parts.hub.connection(server)
+        connection = self.parts.mcp.connection(server)
         if connection is None or not connection.info.offer("prompts"):
             return []
         prompt = _find(await connection.listing("prompts/list", "prompts"), name)

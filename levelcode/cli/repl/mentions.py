@@ -68,7 +68,7 @@ async def gather(text: str, ctx: ToolContext, parts: McpPromptParts) -> Gathered
     """Every mention in `text` read and attached, or refused with its reason."""
     from levelcode.cli.repl.mcp_prompt_parts import PromptError
 
-    servers = set(parts.hub.servers)
+    servers = set(parts.mcp.known_servers())
     attachments: list[Attachment] = []
     refused: list[str] = []
     for mention in find_mentions(text, servers):

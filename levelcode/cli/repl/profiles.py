@@ -97,7 +97,7 @@ async def restart_servers(repl: ReplFace, profile: str | None) -> None:
     may ask), with the REPL's progress and Ctrl-C; the conversation is kept."""
     await repl.servers_ready()
     await repl.start_servers(_switched(repl.session, profile))
-    summary = chip(repl.session.mcp.summaries(), deferred=len(repl.session.mcp.router.plan().deferred))
+    summary = chip(repl.session.mcp.summaries(), deferred=repl.session.mcp.deferred_count())
     if summary:
         _say(repl, summary, style="dim")
 

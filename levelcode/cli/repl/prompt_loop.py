@@ -246,7 +246,7 @@ class Repl:
 
         self._session = session = open_session(start, approver=approver, sink=self.notices, answers=answers)
         session.mcp.hear_resource_changes(self.changed.heard)
-        self.mcp_parts = McpPromptParts(session.mcp.hub)
+        self.mcp_parts = McpPromptParts(session.mcp)
         self.completer = merge_completers(
             [
                 McpCompleter(self.mcp_parts, SlashNames(start.workspace, BY_NAME)),
@@ -303,7 +303,7 @@ class Repl:
         if startup is not None and not startup.done():
             self.turn = startup
             try:
-                names = self.session.mcp.hub.still_starting
+                names = self.session.mcp.still_starting
                 with self.line.showing(naming("waiting for MCP servers", names), SKIP_HINT):
                     await asyncio.wait({startup})
             finally:
@@ -329,7 +329,7 @@ class Repl:
     def starting_status(self, names: Sequence[str]) -> AbstractContextManager[object]:
         if not names:
             return contextlib.nullcontext()
-        starting = naming("starting MCP servers", self.session.mcp.hub.still_starting)
+        starting = naming("starting MCP servers", self.session.mcp.still_starting)
         return self.line.showing(starting, SKIP_HINT)
 
     def interrupt(self) -> bool:

@@ -21,8 +21,6 @@ from levelcode.cli.start.debug_log import DebugSink, configure_debug_log, debug_
 from levelcode.cli.start.light_start import SessionStart
 from levelcode.cli.start.sandbox_choice import extra_roots, no_sandbox_notice, session_confinement
 from levelcode.core.approvals import Approver
-from levelcode.core.messages import ToolShape
-from levelcode.core.tool_offers import DeferredTool, offer_found
 from levelcode.mcp.calls.deferral import ToolSearchPolicy
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.live.client_features import UserAnswers
@@ -76,34 +74,23 @@ class ChatSession:
         """Start (or wait for) the permitted servers, then say what the model will have."""
         await self.mcp.launch(permitted)
         self.agent.system = with_server_instructions(self.base_system, self.mcp.instructions())
-        summary = chip(self.mcp.summaries(), deferred=len(self.mcp.router.plan().deferred))
+        summary = chip(self.mcp.summaries(), deferred=self.mcp.deferred_count())
         if summary:
             self.agent.sink.emit(Notice(summary))
 
     def context_usage(self) -> ContextUsage:
-        catalog = self.mcp.router.current()
         messages = self.agent.transcript.messages
-        loaded: dict[str, list[ToolShape]] = {c.name: [] for c in self.mcp.hub.connections()}
-        deferred: dict[str, list[ToolShape]] = {}
-        search: ToolShape | None = None
-        for tool in offer_found(self.mcp.router.specs(), messages):
-            route = catalog.route(tool.name)
-            if route is None:
-                search = tool  # tool_search: the one MCP-side tool no server has
-            elif isinstance(tool, DeferredTool) and not tool.found:
-                deferred.setdefault(route.server, []).append(tool)
-            else:
-                loaded.setdefault(route.server, []).append(tool)
+        mcp_tools = self.mcp.tools_by_server(messages)
         builtins = list(self.toolbox.builtins.values())
         instructions = [(name, instructions_section(name, text)) for name, text in self.mcp.instructions()]
         return measure_context(
             self.agent.system,
             builtins,
-            loaded,
+            mcp_tools.loaded,
             messages,
             instructions,
-            tool_search=search,
-            deferred_by_server=deferred,
+            tool_search=mcp_tools.search,
+            deferred_by_server=mcp_tools.deferred,
             window=self.context_window(),
         )
 
@@ -119,8 +106,7 @@ class ChatSession:
         if folder in (self.workspace, *self.ctx.extra_roots):
             return
         self.ctx.extra_roots = (*self.ctx.extra_roots, folder)
-        self.mcp.roots.folders.append(folder)
-        self.mcp.hub.roots_changed()
+        self.mcp.add_root(folder)
 
     def save(self) -> None:
         """Bring the session file up to date (the loop does it at its checkpoints)."""
@@ -135,7 +121,7 @@ class ChatSession:
         settings = settings_for_model(self.provider.settings, model, self.settings.provider.context_window)
         self.provider.switch(settings)
         self.agent.compactor.named_window = None  # what the API said of the last model's window
-        self.mcp.router.search_policy = tool_search_policy(self.settings, settings.context_window)
+        self.mcp.set_search_policy(tool_search_policy(self.settings, settings.context_window))
         self.save()
         return settings
 
@@ -209,12 +195,12 @@ def open_session(
     )
     builtins = builtin_tools()
     mcp = start.mcp
-    ctx.saved_results = mcp.hub.spills  # read_file may page through the results cut this session
+    ctx.saved_results = mcp.saved_results  # read_file may page through the results cut this session
     notify = lambda notice: sink.emit(Notice(notice_words(notice)))  # noqa: E731
-    mcp.attach(approver, notify, answers=answers(provider) if answers is not None else None)
-    mcp.router.on_progress = progress_relay(sink)
-    mcp.router.search_policy = tool_search_policy(settings, start.provider_settings.context_window)
-    toolbox = Toolbox(ctx, approver, builtins, extra=mcp.router)
+    given = answers(provider) if answers is not None else None
+    mcp.attach(approver, notify, answers=given, progress=progress_relay(sink))
+    mcp.set_search_policy(tool_search_policy(settings, start.provider_settings.context_window))
+    toolbox = Toolbox(ctx, approver, builtins, extra=mcp.tool_source())
     system = build_system_prompt(workspace)
     agent = Agent(provider, toolbox, system=system, sink=sink, prices=settings.prices)
     recorder = SessionRecorder(

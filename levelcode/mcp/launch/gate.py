@@ -6,9 +6,10 @@ A server the organisation's policy blocks (its `OrgRule`, config/managed_servers
 and is never asked about: no answer of the user's can start it. The user's own servers, and those
 the organisation requires, start without asking (unless disabled). A repository's server starts only
 when the trust store holds the fingerprint of exactly this launch — its text, the program it
-resolves to and the workspace files it runs, hashed again right before the spawn
-(`still_as_approved`); otherwise the approver is shown the consent card, and with nobody to ask it
-is held back with a notice that names the command that approves it. A launch the user denied is
+resolves to and the workspace files it runs, hashed as the gate decides and, when a card was open
+since, again right before the spawn (`still_as_approved`); otherwise the approver is shown the
+consent card, and with nobody to ask it is held back with a notice that names the command that
+approves it. Why a server is held is one rule, `held_status` (status.py). A launch the user denied is
 remembered (trust store) and not asked about again until they ask (`reconsider`, which is what
 `levelcode mcp trust` does) or it changes. More than `MANY_SERVERS` cards at once are preceded by
 one card listing them all: review each, or deny them all.
@@ -39,6 +40,7 @@ from levelcode.mcp.launch.status import (
     McpNotice,
     ServerBlocked,
     ServerStatus,
+    held_status,
 )
 from levelcode.mcp.launch.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
@@ -123,10 +125,10 @@ class LaunchGate:
     def may_start_unasked(self, spec: ServerSpec) -> bool:
         """Whether it starts without a card: not blocked, not disabled, and the user's own (or the
         organisation's) or approved here."""
-        if spec.disabled or blocked_by_organisation(spec) is not None:
+        if held_status(spec) is not None:
             return False
         review = self.review(spec)
-        return review is None or review.state == "approved"
+        return review is None or held_status(spec, review.state) is None
 
     async def admit(
         self,
@@ -161,18 +163,17 @@ class LaunchGate:
         self, spec: ServerSpec, approver: Approver, confinement: Confinement | None
     ) -> Verdict | LaunchReview:
         """The verdict reached without a card, or the review a card must ask about."""
-        blocked = blocked_by_organisation(spec)
-        if blocked is not None:
-            return Verdict(spec, False, held=ServerStatus("blocked", blocked))
-        review = None if spec.disabled else self.review(spec)
+        held = held_status(spec)
+        if held is not None:  # blocked or disabled: nothing is hashed, nobody is asked
+            return Verdict(spec, False, held=held)
+        review = self.review(spec)
         if review is None:
             return Verdict(spec, starts=True)
-        if review.state == "approved":
+        held = ServerStatus("denied") if spec.name in self.denied else held_status(spec, review.state)
+        if held is None:
             return Verdict(spec, True, self.store.sandbox_choice(self.workspace, spec), review=review)
-        if spec.name in self.denied or review.state == "denied":
-            return Verdict(spec, False, held=ServerStatus("denied"), review=review)
-        if not approver.interactive:
-            return Verdict(spec, False, held=ServerStatus("waiting_approval"), review=review)
+        if held.phase == "denied" or not approver.interactive:
+            return Verdict(spec, False, held=held, review=review)
         missing = sandbox_missing(spec, confinement)
         if missing is not None and asks_for_sandbox(spec):  # fail closed: never unconfined instead
             detail = f"{why_sandboxed(spec)}, but no sandbox can be set up here: {missing}"
@@ -244,23 +245,16 @@ class LaunchGate:
         return LaunchHeld(spec.name, spec.provenance.file, review.state, review.check.change)
 
     def still_as_approved(self, permitted: Sequence[ServerSpec]) -> Admission:
-        """Hash the repository servers' files again right before the spawn: what changed since the
-        check, or while a card was open, is not what was approved. (The moment between this and
-        the spawn itself remains: a check-to-use window.)"""
+        """Hash the repository servers' files again right before the spawn, after a card was open
+        (the runtime asks when one was): what changed since the check, or while the card was open,
+        is not what was approved. With no card, the check itself was right before the spawn. (The
+        moment between this and the spawn itself remains: a check-to-use window.)"""
         admission = Admission()
         for spec in permitted:
-            blocked = blocked_by_organisation(spec)
-            if blocked is not None:
-                admission.verdicts.append(Verdict(spec, False, held=ServerStatus("blocked", blocked)))
-                continue
-            review = None if spec.disabled else self.review(spec)
-            if review is None or review.state == "approved":
-                admission.verdicts.append(Verdict(spec, True, review=review))
-            else:
-                admission.verdicts.append(
-                    Verdict(spec, False, held=ServerStatus("waiting_approval"), review=review)
-                )
-                admission.notices.append(self.held_notice(review))
+            review = self.review(spec) if held_status(spec) is None else None
+            held = held_status(spec, review.state if review is not None else None)
+            admission.verdicts.append(Verdict(spec, held is None, held=held, review=review))
+        admission.notices.extend(self._held_notices(admission.verdicts))
         return admission
 
     async def reconsider(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch.trust import TrustState
 
 PURE = True
@@ -41,6 +42,23 @@ class ServerStatus:
 
 
 NOT_STARTED = ServerStatus("not_started")
+
+
+def held_status(spec: ServerSpec, trust: TrustState | None = None) -> ServerStatus | None:
+    """The one rule for why a server does not start unasked, as the status the launch gate holds
+    it with and every view shows: blocked by the organisation's policy, disabled, or — a
+    repository's, by its launch's `trust` — waiting for approval (never approved, or changed
+    since) or denied; None when nothing holds it. Blocked and disabled need no `trust`: they are
+    settled before any file the launch runs is hashed."""
+    if spec.organisation is not None and spec.organisation.blocked is not None:
+        return ServerStatus("blocked", spec.organisation.blocked)
+    if spec.disabled:
+        return ServerStatus("disabled", spec.disabled_by)
+    if trust in ("never_approved", "changed"):
+        return ServerStatus("waiting_approval")
+    if trust == "denied":
+        return ServerStatus("denied")
+    return None
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from levelcode.core.resource_changes import ResourceChanged
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.server_box import SandboxChoice
-from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus
+from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus, held_status
 from levelcode.mcp.launch.trust import launch_fingerprint
 from levelcode.mcp.live.connection import McpConnection, connect
 from levelcode.mcp.live.protocol_memory import ProtocolMemory
@@ -120,15 +120,9 @@ class McpHub:
             known = self.servers.get(spec.name)
             if known is not None and known.begun:
                 continue
-            if spec.organisation is not None and spec.organisation.blocked is not None:
-                # the launch gate holds it already; a caller that skipped the gate does not start it
-                blocked = ServerStatus("blocked", spec.organisation.blocked)
-                self.servers[spec.name] = ServerHandle(spec, blocked, begun=True)
-                continue
-            if spec.disabled:
-                self.servers[spec.name] = ServerHandle(
-                    spec, ServerStatus("disabled", spec.disabled_by), begun=True
-                )
+            held = held_status(spec)  # blocked or disabled: the launch gate holds it already, and
+            if held is not None:  # a caller that skipped the gate does not start it either
+                self.servers[spec.name] = ServerHandle(spec, held, begun=True)
                 continue
             handle = ServerHandle(spec, ServerStatus("starting"), begun=True)
             handle.sandbox = (sandbox or {}).get(spec.name)

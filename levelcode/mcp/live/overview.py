@@ -6,11 +6,14 @@ the router would refuse. The words for all of it are the ui's (ui/mcp_words.py).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from levelcode.core.errors import ConfigProblem
+from levelcode.core.messages import Message, ToolShape
 from levelcode.core.token_estimate import tool_tokens
+from levelcode.core.tool_offers import DeferredTool, offer_found
 from levelcode.mcp.calls.catalog import Catalog
 from levelcode.mcp.calls.policy import (
     Decision,
@@ -23,7 +26,7 @@ from levelcode.mcp.config.allow_rules import AllowRule
 from levelcode.mcp.config.specs import McpConfig, OrgRule, ServerSpec, StdioServerSpec, Tier
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.server_box import SandboxChoice, ServerBox, server_box
-from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus
+from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus, held_status
 from levelcode.mcp.launch.trust import TrustState, needs_launch_approval
 
 PURE = True
@@ -76,6 +79,43 @@ class ServerSummary:
     @property
     def running(self) -> bool:
         return self.status.running
+
+
+@dataclass(frozen=True)
+class ServerDescription:
+    """`mcp get`'s view of one server: its summary as every view shows it, whether the launch
+    gate let it start for this look, and (a repository's, changed since) the launch approved."""
+
+    summary: ServerSummary
+    started: bool
+    approved_launch: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolsByServer:
+    """What the MCP tools the next request offers cost, by server: those whose definitions are
+    sent, those deferred and not found yet, and the search tool (None: tools are not deferred)."""
+
+    loaded: dict[str, list[ToolShape]]
+    deferred: dict[str, list[ToolShape]]
+    search: ToolShape | None
+
+
+def tools_by_server(
+    catalog: Catalog, offered: Sequence[ToolShape], running: Sequence[str], messages: Sequence[Message]
+) -> ToolsByServer:
+    """The `offered` tools grouped by the server that has each (every running server has a
+    place, however few its tools); a deferred tool the conversation found counts as loaded."""
+    grouped = ToolsByServer({name: [] for name in running}, {}, None)
+    for tool in offer_found(offered, messages):
+        route = catalog.route(tool.name)
+        if route is None:
+            grouped = dataclasses.replace(grouped, search=tool)  # the one MCP tool no server has
+        elif isinstance(tool, DeferredTool) and not tool.found:
+            grouped.deferred.setdefault(route.server, []).append(tool)
+        else:
+            grouped.loaded.setdefault(route.server, []).append(tool)
+    return grouped
 
 
 @dataclass(frozen=True)
@@ -161,19 +201,28 @@ _SETTLED = frozenset({"running", "failed", "denied", "starting", "needs_login"})
 
 
 def _status(spec: ServerSpec, status: ServerStatus | None, trust: TrustState | None) -> ServerStatus:
-    """The hub's status, except that a server not running whose launch is unapproved (never, or
-    not since it changed; e.g. revoked, then stopped) is waiting for approval."""
-    if spec.organisation is not None and spec.organisation.blocked is not None:
-        return ServerStatus("blocked", spec.organisation.blocked)
-    if spec.disabled:
-        return ServerStatus("disabled", spec.disabled_by)
-    if status is not None and status.phase in _SETTLED:
+    """The hub's status, except that a blocked or disabled server says so, and one that is not
+    running and not starting is held as its launch's trust holds it (e.g. revoked, then stopped:
+    waiting for approval) — the one rule, `held_status`."""
+    held = held_status(spec)
+    if held is None and status is not None and status.phase in _SETTLED:
         return status
-    if trust in ("never_approved", "changed"):
-        return ServerStatus("waiting_approval")
-    if trust == "denied":
-        return ServerStatus("denied")
-    return status or NOT_STARTED
+    return held or held_status(spec, trust) or status or NOT_STARTED
+
+
+def list_notes(config: McpConfig) -> list[str]:
+    """Under the list: the profile in use, and the organisation's policy, when there is one."""
+    notes = []
+    if (profile := config.profile) is not None:
+        notes.append(
+            f"Profile {profile!r}: only its servers start (/profile - or no --profile: every server)."
+        )
+    if (managed := config.managed).active:
+        notes.append(
+            f"Your organisation's policy applies: {managed.file}"
+            + (f" ({managed.contact})" if managed.contact else "")
+        )
+    return notes
 
 
 def stale_approvals(config: McpConfig, approved: Mapping[str, str]) -> list[tuple[str, str]]:

@@ -14,7 +14,10 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from levelcode.core.approvals import Approver
+from levelcode.core.messages import Message, ToolUse
 from levelcode.core.outcome import ToolOutcome
+from levelcode.core.progress import Progress
+from levelcode.mcp.calls.deferral import ToolSearchPolicy
 from levelcode.mcp.calls.router import McpRouter
 from levelcode.mcp.config.specs import McpConfig, ServerSpec
 from levelcode.mcp.launch.connect_options import ConnectOptions, session_options
@@ -25,19 +28,25 @@ from levelcode.mcp.launch.status import LoginNeeded, McpNote, McpNotice, Revoked
 from levelcode.mcp.launch.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live.client_features import UserAnswers, WorkspaceRoots, features_for, workspace_roots
+from levelcode.mcp.live.connection import McpConnection
 from levelcode.mcp.live.early_start import EarlyStart
 from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.overview import (
     ListView,
     Restarted,
+    ServerDescription,
     ServerFacts,
     ServerSummary,
+    ToolsByServer,
+    list_notes,
     stale_approvals,
     summarize,
+    tools_by_server,
 )
 from levelcode.mcp.live.protocol_memory import ProtocolMemory
 from levelcode.platform import paths
 from levelcode.platform.settings_files import load_settings
+from levelcode.platform.spill_files import SpillFiles
 from levelcode.policy.settings import Settings
 
 Notify = Callable[[McpNotice], None]  # the session words them (ui/mcp_words.py)
@@ -85,6 +94,9 @@ def make_hub(
 
 
 class McpRuntime:
+    """The one door into MCP for everything above it: the CLI starts, views, calls, restarts and
+    tunes the servers here, and never reaches the hub or the router behind it."""
+
     def __init__(
         self,
         workspace: Path,
@@ -157,15 +169,67 @@ class McpRuntime:
     def store(self) -> TrustStore:
         return self.gate.store
 
-    def attach(self, approver: Approver, notify: Notify, *, answers: UserAnswers | None = None) -> None:
-        """Who answers the launch gate's and the router's questions, who hears the notices, and who
-        answers what servers ask of the user: given when the session opens, after the runtime may
-        have begun starting servers (their handlers read `self.answers` when a server asks)."""
+    def attach(
+        self,
+        approver: Approver,
+        notify: Notify,
+        *,
+        answers: UserAnswers | None = None,
+        progress: Callable[[ToolUse, Progress], None] | None = None,
+    ) -> None:
+        """Who answers the launch gate's and the router's questions, who hears the notices, who
+        answers what servers ask of the user, and who shows a call's progress: given when the
+        session opens, after the runtime may have begun starting servers (their handlers read
+        `self.answers` when a server asks)."""
         self.approver = approver
         self.router.approver = approver
+        self.router.on_progress = progress
         self.notify = notify
         if answers is not None:
             self.answers.elicit, self.answers.sample = answers.elicit, answers.sample
+
+    def tool_source(self) -> McpRouter:
+        """The MCP tools as the toolbox's extra source: each call classified, asked and called."""
+        return self.router
+
+    def set_search_policy(self, policy: ToolSearchPolicy | None) -> None:
+        """Whether (and past what share of the model's window) tools are offered deferred."""
+        self.router.search_policy = policy
+
+    def deferred_count(self) -> int:
+        """How many tools the next request offers deferred, found through the search tool."""
+        return len(self.router.plan().deferred)
+
+    def tools_by_server(self, messages: Sequence[Message]) -> ToolsByServer:
+        """What the MCP tools the next request offers cost, by server (`/context`)."""
+        running = [connection.name for connection in self.hub.connections()]
+        return tools_by_server(self.router.current(), self.router.specs(), running, messages)
+
+    @property
+    def saved_results(self) -> SpillFiles:
+        """The results cut this session, saved whole: the read tool may page through exactly these."""
+        return self.hub.spills
+
+    def still_starting(self) -> list[str]:
+        """The servers whose start has not ended yet, in start order."""
+        return self.hub.still_starting()
+
+    def known_servers(self) -> list[str]:
+        """The servers begun or held this session, whatever became of them."""
+        return list(self.hub.servers)
+
+    def connection(self, name: str) -> McpConnection | None:
+        """The running server `name` (its resources, prompts and tools), or None."""
+        return self.hub.connection(name)
+
+    def connections(self) -> list[McpConnection]:
+        """Every running server, in start order."""
+        return self.hub.connections()
+
+    def add_root(self, folder: Path) -> None:
+        """Tell the servers that asked for the roots that `folder` is one too."""
+        self.roots.folders.append(folder)
+        self.hub.roots_changed()
 
     def hear_resource_changes(self, heard: Callable[[str, str], None]) -> None:
         """Who hears (server, uri) as soon as a server says a resource in use changed — the REPL
@@ -208,7 +272,9 @@ class McpRuntime:
         for verdict in admission.verdicts:
             if verdict.starts:
                 self._remember_sandbox(verdict.spec.name, verdict.sandbox)
-        checked = self.gate.still_as_approved(admission.starting)
+        if not any(verdict.answered for verdict in admission.verdicts):
+            return admission.starting  # no card was open: every launch was hashed just now, once
+        checked = self.gate.still_as_approved(admission.starting)  # files may change while one is
         self._apply(checked)
         return checked.starting
 
@@ -295,21 +361,22 @@ class McpRuntime:
         if take_errors:
             facts = self.facts(take_errors=True)
             summaries = tuple(dataclasses.replace(s, facts=facts.get(s.name, s.facts)) for s in summaries)
-        return ListView(summaries, self.config.problems, stale, self.store.warning, self._notes())
+        return ListView(summaries, self.config.problems, stale, self.store.warning, list_notes(self.config))
 
-    def _notes(self) -> list[str]:
-        """Under the list: the profile in use, and the organisation's policy, when there is one."""
-        notes = []
-        if (profile := self.config.profile) is not None:
-            notes.append(
-                f"Profile {profile!r}: only its servers start (/profile - or no --profile: every server)."
-            )
-        if (managed := self.config.managed).active:
-            notes.append(
-                f"Your organisation's policy applies: {managed.file}"
-                + (f" ({managed.contact})" if managed.contact else "")
-            )
-        return notes
+    async def describe(self, name: str, *, start: bool = True) -> ServerDescription | None:
+        """`mcp get`: one server as every view shows it, its launch reviewed once; first started,
+        when `start` and the launch gate lets it (through the gate, asking this runtime's
+        approver). None when no server has that name."""
+        spec = self.config.server(name)
+        if spec is None:
+            return None
+        permitted = await self.admit([spec]) if start else []
+        if permitted:
+            await self.launch(permitted)
+        summary = next(s for s in self.summaries() if s.name == name)
+        changed = summary.trust == "changed"
+        approved = self.store.approved_servers(self.workspace).get(name) if changed else None
+        return ServerDescription(summary, bool(permitted), approved)
 
     async def restart(self) -> None:
         """A new chat: every server ends (whole process groups); config, allow-list and approvals

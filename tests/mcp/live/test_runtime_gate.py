@@ -19,6 +19,7 @@ from levelcode.core.approvals import ApprovalRequest, Choice
 from levelcode.mcp.config.sandbox_entry import SandboxRequest
 from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
 from levelcode.mcp.launch.gate import MANY_SERVERS
+from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.sandboxed_launch import own_folder
 from levelcode.mcp.launch.server_box import ServerBox
 from levelcode.mcp.launch.status import LaunchHeld, McpNotice
@@ -62,6 +63,32 @@ async def test_a_script_changed_while_the_card_is_open_is_not_started(tmp_path: 
         assert "server.py changed since you approved it" in notice_words(held[0])
         (summary,) = runtime.summaries()
         assert summary_state(summary) == "server.py changed since you approved — needs approval"
+    finally:
+        await runtime.close()
+
+
+async def test_an_approved_script_changed_while_another_servers_card_is_open_is_not_started(
+    tmp_path: Path,
+) -> None:
+    """The gate hashed the approved server's script before the other's card went up; the card may
+    stay open for minutes, so the script is hashed again before either starts."""
+    for folder in ("approved", "asking"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "server.py").write_text(FAULT_SERVER.read_text())
+    approved = dataclasses.replace(repo_server(tmp_path), args=("approved/server.py",))
+    asking = dataclasses.replace(approved, name="other", args=("asking/server.py",))
+    store = TrustStore()
+    store.approve(tmp_path, approved, launch_text(approved), store.review(tmp_path, approved).facts)
+    notes: list[McpNotice] = []
+    approver = EditsWhileAsking(tmp_path / "approved" / "server.py")
+    runtime = McpRuntime(tmp_path, McpConfig((approved, asking)), approver, notify=notes.append, store=store)
+    try:
+        await runtime.start()
+        assert len(approver.asked) == 1  # the other's card; the approved one starts unasked
+        assert runtime.hub.connection("helper") is None
+        assert runtime.hub.connection("other") is not None
+        held = [(n.server, n.trust, n.change) for n in notes if isinstance(n, LaunchHeld)]
+        assert held == [("helper", "changed", "approved/server.py changed")]
     finally:
         await runtime.close()
 
