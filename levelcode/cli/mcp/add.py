@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from levelcode.cli.mcp.parser import add_server_options
+from levelcode.cli.mcp.manage_parser import add_server_options
 from levelcode.cli.mcp.scope import ServersFile, edit_servers_file, scope_line, scopes_naming, servers_file
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.errors import ConfigError
