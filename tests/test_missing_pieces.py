@@ -30,7 +30,7 @@ def absent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 CASES: dict[str, tuple[Callable[[], object], str]] = {
     "npm server": (lambda: servers.node_server("mcp-server-memory"), "run `npm ci`"),
     "old-SDK venv": (lambda: servers.legacy_sdk_bin("legacy-server"), "run scripts/test"),
-    "npx": (servers.npx, "install Node.js"),
+    "npm server through npx": (lambda: servers.npx_installed("mcp-server-everything"), "run `npm ci`"),
     "tmux": (lambda: Terminal("x"), "apt-get install tmux"),
     "keyring daemon": (secret_service.require_tools, "apt-get install dbus gnome-keyring"),
 }
@@ -54,6 +54,14 @@ def test_where_every_piece_is_required_a_missing_one_fails(
     monkeypatch.setenv(REQUIRE_ALL, "1")
     with pytest.raises(pytest.fail.Exception, match=f"{REQUIRE_ALL} is set"):
         CASES[case][0]()
+
+
+@pytest.mark.usefixtures("absent")
+def test_npx_missing_beside_the_npm_servers_skips_naming_node() -> None:
+    servers.NODE_BIN.mkdir(parents=True)
+    (servers.NODE_BIN / "mcp-server-everything").touch()
+    with pytest.raises(pytest.skip.Exception, match=r"npx \(not on PATH\) is missing: install Node.js"):
+        servers.npx_installed("mcp-server-everything")
 
 
 @pytest.mark.usefixtures("absent")

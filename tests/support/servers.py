@@ -50,8 +50,12 @@ def node_server(binary: str) -> str:
     return str(path)
 
 
-def npx() -> str:
-    return program("npx", "install Node.js 20+ with npm")
+def npx_installed(binary: str) -> tuple[str, ...]:
+    """The argv that runs a pinned reference server through `npx` from this checkout's node_modules,
+    never from the network; the test skips without `npm ci` or npx (fails where all is required)."""
+    node_server(binary)
+    npx = program("npx", "install Node.js 20+ with npm")
+    return (npx, "--prefix", str(ROOT), "--no-install", binary)
 
 
 LEGACY_SDK_VENV = ROOT / ".venv-legacy-sdk"
