@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import secret_service, servers
+from tests.support import missing, secret_service, servers
 from tests.support.missing import REQUIRE_ALL
 from tests.support.terminal import Terminal
 
@@ -73,3 +73,30 @@ def test_the_keyring_is_required_by_its_own_variable_too(monkeypatch: pytest.Mon
 
 def test_a_present_piece_is_its_path() -> None:
     assert servers.node_server("mcp-server-memory").endswith("node_modules/.bin/mcp-server-memory")
+
+
+def _failed(error: BaseException) -> pytest.TestReport:
+    report = pytest.TestReport("tests/x.py::t", ("tests/x.py", 3, "t"), {}, "failed", "boom", "call")
+    missing.as_skip(report, error)
+    return report
+
+
+@pytest.mark.usefixtures("absent")
+def test_a_test_that_ran_a_program_not_installed_is_reported_skipped_naming_it() -> None:
+    report = _failed(FileNotFoundError(2, "No such file or directory", "git"))
+    assert report.outcome == "skipped"
+    assert report.longrepr == ("tests/x.py", 3, "Skipped: git (not on PATH) is missing: apt-get install git")
+
+
+@pytest.mark.usefixtures("absent")
+def test_where_every_piece_is_required_or_the_file_is_another_the_failure_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _failed(FileNotFoundError(2, "No such file or directory", "data.json")).outcome == "failed"
+    assert _failed(ValueError("git")).outcome == "failed"
+    monkeypatch.setenv(REQUIRE_ALL, "1")
+    assert _failed(FileNotFoundError(2, "No such file or directory", "git")).outcome == "failed"
+
+
+def test_a_program_that_is_installed_is_not_excused() -> None:
+    assert _failed(FileNotFoundError(2, "No such file or directory", "git")).outcome == "failed"
