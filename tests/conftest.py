@@ -17,6 +17,7 @@ import pytest
 from hypothesis import settings
 
 from levelcode.platform import paths
+from tests.support.missing import as_skip
 from tests.support.sandbox import skip_without_sandbox
 from tests.support.terminal import Terminal
 
@@ -60,6 +61,13 @@ def terminal(request: pytest.FixtureRequest) -> Iterator[Terminal]:
     term = Terminal(request.node.name[:40].replace("[", "-").replace("]", ""))
     yield term
     term.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A test that ran a program this machine does not have (git, uvx…) skips, naming it."""
+    outcome = yield
+    as_skip(outcome.get_result(), call.excinfo.value if call.excinfo else None)  # type: ignore[attr-defined]
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

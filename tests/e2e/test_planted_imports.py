@@ -30,7 +30,6 @@ from levelcode.mcp.launch.trust_store import TrustStore
 from tests.support.cli import run_cli
 from tests.support.servers import FAULT_SERVER, node_server
 
-MEMORY_SERVER = os.path.realpath(node_server("mcp-server-memory"))
 PYTHON_PLANT = "import pathlib\npathlib.Path({marker!r}).write_text('pwned')\n"
 NODE_PLANT = "import {{ writeFileSync }} from 'node:fs';\nwriteFileSync({marker}, 'pwned');\n"
 WRAPPER = "import helper, runpy\nrunpy.run_path({fault!r}, run_name='__main__')\n"
@@ -75,10 +74,15 @@ def forged_bytecode(workspace: Path, marker: Path) -> None:
     cached.write_bytes(header + marshal.dumps(code))
 
 
+def memory_server() -> str:
+    """The npm memory server's script (asked when a case runs: without `npm ci` only those skip)."""
+    return os.path.realpath(node_server("mcp-server-memory"))
+
+
 def node_server_importing(first: str) -> Callable[[Path], None]:
     def setup(workspace: Path) -> None:
         write(workspace / "lib.mjs", "export const value = 1;\n")
-        write(workspace / "server.mjs", f"{first}\nawait import({json.dumps(MEMORY_SERVER)});\n")
+        write(workspace / "server.mjs", f"{first}\nawait import({json.dumps(memory_server())});\n")
 
     return setup
 

@@ -29,6 +29,7 @@ import pytest
 from levelcode.mcp.config.sandbox_entry import REPOSITORY_HOSTS_IGNORED
 from tests.support.cli import LEVELCODE, cli_env, write_settings
 from tests.support.listener import Listener
+from tests.support.missing import PROGRAMS, program
 from tests.support.processes import is_running, survivors, wait_for_output
 from tests.support.registries import PACKAGE, package_registry
 from tests.support.sandbox import repository_server, server_log
@@ -109,6 +110,7 @@ def test_an_npx_server_approved_sandboxed_connects_on_first_start(
 def test_a_uvx_server_approved_sandboxed_connects_on_first_start(
     isolated_home: Path, workspace: Path
 ) -> None:
+    program("uvx", PROGRAMS["uvx"])  # run by the server's start, where a missing one is only a failure
     with package_registry() as registry:
         repository_server(isolated_home, workspace, {"command": "uvx", "args": [PACKAGE]})
         said = call(isolated_home, workspace, "repo", "echo", {"text": "hi"}, UV_INDEX_URL=registry.index_url)

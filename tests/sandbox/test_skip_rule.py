@@ -12,6 +12,7 @@ import pytest
 
 from levelcode.sandbox.probe import SandboxSupport
 from tests.support import sandbox
+from tests.support.missing import REQUIRE_ALL
 
 NOT_FOUND = "bwrap was not found on PATH; install bubblewrap (e.g. `apt-get install bubblewrap`)"
 KERNEL = (
@@ -31,6 +32,7 @@ class Item:
 def _with(monkeypatch: pytest.MonkeyPatch, reason: str | None, *, required: bool) -> None:
     support = SandboxSupport("/usr/bin/bwrap" if reason is None else None, reason)
     monkeypatch.setattr(sandbox, "sandbox_support", lambda: support)
+    monkeypatch.delenv(REQUIRE_ALL, raising=False)  # .ci/run sets it: each case says what it requires
     if required:
         monkeypatch.setenv(sandbox.REQUIRED, "1")
     else:
@@ -56,6 +58,13 @@ def test_a_kernel_without_support_skips_with_the_reason(monkeypatch: pytest.Monk
 def test_without_the_requirement_a_missing_bwrap_skips(monkeypatch: pytest.MonkeyPatch) -> None:
     _with(monkeypatch, NOT_FOUND, required=False)
     with pytest.raises(pytest.skip.Exception, match="bwrap was not found"):
+        sandbox.skip_without_sandbox(Item(marked=True))  # type: ignore[arg-type]
+
+
+def test_requiring_every_piece_requires_the_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    _with(monkeypatch, NOT_FOUND, required=False)
+    monkeypatch.setenv(REQUIRE_ALL, "1")
+    with pytest.raises(pytest.fail.Exception, match="there is no sandbox"):
         sandbox.skip_without_sandbox(Item(marked=True))  # type: ignore[arg-type]
 
 

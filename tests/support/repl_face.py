@@ -19,7 +19,7 @@ from levelcode.agent.events import RecordingSink
 from levelcode.cli.repl.mcp_prompt_parts import McpPromptParts
 from levelcode.cli.start.chat_parts import ChatSession, open_session
 from levelcode.cli.start.light_start import prepare_session
-from levelcode.core.approvals import HeadlessApprover
+from levelcode.core.approvals import Approver, HeadlessApprover
 from levelcode.ui.activity_line import ActivityLine
 from tests.fakes.scripted_server import ScriptedServer
 from tests.providers.support import OPENAI, Api
@@ -53,14 +53,16 @@ class FaceForTests:
 
 @asynccontextmanager
 async def repl_face(
-    server: ScriptedServer, workspace: Path, api: Api = OPENAI
+    server: ScriptedServer, workspace: Path, api: Api = OPENAI, approver: Approver | None = None
 ) -> AsyncIterator[FaceForTests]:
     """A face around a session of `workspace` whose model is `server`'s; the API key is the one
-    the caller put in the environment (monkeypatch)."""
+    the caller put in the environment (monkeypatch). `approver` answers its cards (a scripted one,
+    tests/support/approvers.py; by default nobody is there to answer)."""
     args = argparse.Namespace(
         workspace=str(workspace), provider=api.name, base_url=server.base_url, model=api.model
     )
-    session = open_session(prepare_session(args), approver=HeadlessApprover(), sink=RecordingSink())
+    approver = approver or HeadlessApprover()
+    session = open_session(prepare_session(args), approver=approver, sink=RecordingSink())
     try:
         await session.start()
         yield FaceForTests(session, workspace)

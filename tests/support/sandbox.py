@@ -23,6 +23,7 @@ from levelcode.platform import paths
 from levelcode.sandbox.confinement import Confinement, current_confinement
 from levelcode.sandbox.locations import HostPaths
 from levelcode.sandbox.probe import SandboxSupport, sandbox_support
+from tests.support.missing import required
 
 MARKER = "sandbox"
 
@@ -46,9 +47,10 @@ def _host() -> HostPaths:
     return HostPaths.from_environment(os.environ, config_dir=paths.config_dir(), state_dir=paths.state_dir())
 
 
-# Set by .ci/run: there, bwrap is installed, so only a kernel that refuses it (or another OS) may
-# turn the sandbox tests into skips; a missing bwrap or a probe that could not run is a failure,
-# never a quiet green run with the sandbox untested.
+# Set by .ci/run (LEVELCODE_TEST_REQUIRE_ALL, which it also sets, implies it): there, bwrap is
+# installed, so only a kernel that refuses it (or another OS) may turn the sandbox tests into
+# skips; a missing bwrap or a probe that could not run is a failure, never a quiet green run with
+# the sandbox untested.
 REQUIRED = "LEVELCODE_TEST_REQUIRE_SANDBOX"
 KERNEL_REFUSED = ("bwrap cannot create a sandbox here", "the sandbox needs Linux")
 
@@ -60,7 +62,7 @@ def skip_without_sandbox(item: pytest.Item) -> None:
     if support.available:
         return
     reason = support.reason or "no reason given"
-    if os.environ.get(REQUIRED) and not reason.startswith(KERNEL_REFUSED):
+    if required(REQUIRED) and not reason.startswith(KERNEL_REFUSED):
         pytest.fail(f"{REQUIRED} is set, but there is no sandbox: {reason}", pytrace=False)
     pytest.skip(f"no sandbox on this machine: {reason}")
 

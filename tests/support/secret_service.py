@@ -29,6 +29,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.missing import missing
+
 SECRET_SERVICE_BACKEND = "keyring.backends.SecretService.Keyring"
 # A session bus that starts no service on demand: the system's own session config would start a
 # second gnome-keyring-daemon (its org.freedesktop.secrets.service, without --unlock, so with no
@@ -59,13 +61,10 @@ class SecretService:
 
 
 def require_tools() -> None:
-    missing = [tool for tool in ("dbus-daemon", "gnome-keyring-daemon") if shutil.which(tool) is None]
-    if not missing:
+    absent = [tool for tool in ("dbus-daemon", "gnome-keyring-daemon") if shutil.which(tool) is None]
+    if not absent:
         return
-    reason = f"{' and '.join(missing)} not installed (apt-get install dbus gnome-keyring)"
-    if os.environ.get("LEVELCODE_TEST_REQUIRE_KEYRING"):
-        pytest.fail(reason)
-    pytest.skip(reason)
+    missing(" and ".join(absent), "apt-get install dbus gnome-keyring", also="LEVELCODE_TEST_REQUIRE_KEYRING")
 
 
 @contextmanager

@@ -3,11 +3,11 @@ servers. (The first two also run in memory: tests/support/memory_servers.py.)"""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
 from levelcode.mcp.config.specs import Provenance, StdioServerSpec
+from tests.support.missing import missing, program
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULT_SERVER = ROOT / "tests" / "servers" / "fault_server.py"
@@ -39,18 +39,23 @@ def fault_args_once(marker: Path) -> tuple[str, ...]:
     return ("-c", code)
 
 
+NPM_CI = "run `npm ci` in the checkout (scripts/test does it)"
+
+
 def node_server(binary: str) -> str:
+    """A pinned npm reference server; the test skips without `npm ci` (fails where all is required)."""
     path = NODE_BIN / binary
     if not path.exists():
-        raise RuntimeError(f"{path} is missing: run `npm ci` (scripts/test does it)")
+        missing(f"node_modules/.bin/{binary}", NPM_CI)
     return str(path)
 
 
-def npx() -> str:
-    found = shutil.which("npx")
-    if found is None:
-        raise RuntimeError("npx is not on PATH")
-    return found
+def npx_installed(binary: str) -> tuple[str, ...]:
+    """The argv that runs a pinned reference server through `npx` from this checkout's node_modules,
+    never from the network; the test skips without `npm ci` or npx (fails where all is required)."""
+    node_server(binary)
+    npx = program("npx", "install Node.js 20+ with npm")
+    return (npx, "--prefix", str(ROOT), "--no-install", binary)
 
 
 LEGACY_SDK_VENV = ROOT / ".venv-legacy-sdk"
@@ -60,7 +65,7 @@ def legacy_sdk_bin(name: str) -> str:
     """A server from the old-SDK environment (tests/servers/legacy_python_sdk, built by scripts/test)."""
     path = LEGACY_SDK_VENV / "bin" / name
     if not path.exists():
-        raise RuntimeError(f"{path} is missing: run scripts/test (it builds {LEGACY_SDK_VENV.name})")
+        missing(f"{LEGACY_SDK_VENV.name}/bin/{name}", f"run scripts/test (it builds {LEGACY_SDK_VENV.name})")
     return str(path)
 
 

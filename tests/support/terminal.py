@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
+
+from tests.support.missing import program
 
 CARD_READY = "press a key:"  # a card's prompt line once it takes keys (ui/key_prompt.py)
 CONFIRM_READY = "press Ctrl-Y to confirm:"  # the same for its confirmation step
@@ -15,8 +16,7 @@ CONFIRM_READY = "press Ctrl-Y to confirm:"  # the same for its confirmation step
 
 class Terminal:
     def __init__(self, name: str, width: int = 110, height: int = 45) -> None:
-        if shutil.which("tmux") is None:
-            raise RuntimeError("tmux is not installed (.ci/run installs it)")
+        program("tmux", "apt-get install tmux (.ci/run installs it)")
         # the pid keeps two suites running at once on one machine from sharing a tmux server
         self.socket = f"levelcode-test-{os.getpid()}-{name}"
         self.name = name

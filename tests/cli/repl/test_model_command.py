@@ -2,13 +2,18 @@
 use marked, each with its window and price) — or, on a custom base URL, the models that server
 lists — the names a session cannot switch to, and a switch moving everything that depends on the
 model — the provider's model and window, the compaction window, the tool-search budget — on a
-real session."""
+real session. Through the REPL's command (no terminal: tests/support/repl_face.py): a switch to a
+model LevelCode does not know (its window said, the unknown price warned about), then to a known
+one; the next request goes to it, `/cost` prices it, and the session file records it, so a
+headless `run -c` goes on with it."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import io
+import json
+import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,13 +22,20 @@ import pytest
 from rich.console import Console
 
 from levelcode.agent.events import RecordingSink
+from levelcode.agent.session_store import workspace_folder
 from levelcode.cli.repl.model_command import model_command, model_listing, refusal
+from levelcode.cli.repl.slash_commands import run_slash_command
+from levelcode.cli.repl.turns import send_message
 from levelcode.cli.start.chat_parts import ChatSession, open_session
 from levelcode.cli.start.light_start import prepare_session
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.policy.prices import Price
 from levelcode.providers.base import ProviderSettings
 from tests.fakes.fake_openai import fake_openai
+from tests.fakes.scripted_server import Reply
+from tests.providers.support import ANTHROPIC
+from tests.support.cli import LEVELCODE, provider_env
+from tests.support.repl_face import repl_face
 
 ANTHROPIC_API = ProviderSettings("anthropic", "claude-sonnet-5-5")
 
@@ -138,3 +150,46 @@ async def test_a_server_that_cannot_be_reached_says_why(
         text = " ".join((await shown(session)).split())
     assert text.startswith(f"The models {server.base_url} serves could not be listed: Could not reach openai")
     assert text.endswith("In use: fake-gpt; /model NAME switches to another name it serves.")
+
+
+async def test_the_command_lists_switches_prices_and_saves_the_model(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    with ANTHROPIC.fake([Reply(text="From haiku."), Reply(text="Still haiku.")]) as server:
+        async with repl_face(server, tmp_path, ANTHROPIC) as face:
+            await run_slash_command(face, "/model")
+            listed = face.shown()
+            assert f"Models served by {server.base_url}" in listed
+            assert "* claude-sonnet-5-5" in listed
+            assert "  claude-haiku-5-5" in listed
+            await run_slash_command(face, "/model fake-claude")
+            assert "LevelCode does not know fake-claude" in face.shown()
+            switched = "Model: anthropic/fake-claude from the next request on · window 128,000 tokens"
+            assert switched in face.shown()
+            await run_slash_command(face, "/model claude-haiku-5-5")
+            assert (
+                "Model: anthropic/claude-haiku-5-5 from the next request on · window 200,000 tokens"
+                in face.shown()
+            )
+            await send_message(face, "hi")
+            assert server.requests[-1].body["model"] == "claude-haiku-5-5"
+            await run_slash_command(face, "/cost")
+            cost = face.shown().rsplit("Tokens and cost", 1)[-1]  # what /cost printed
+        assert cost.startswith(" (claude-haiku-5-5)")
+        assert "input $0.10" in cost
+        [saved] = workspace_folder(tmp_path, isolated_home / "state" / "sessions").glob("*.jsonl")
+        marks = [json.loads(line)["mark"] for line in saved.read_text().splitlines() if '"mark"' in line]
+        assert marks[-1]["model"] == "claude-haiku-5-5"
+        command = [str(LEVELCODE), "run", "-c", "--provider", "anthropic", "--base-url", server.base_url]
+        done = subprocess.run(
+            [*command, "again"],
+            cwd=tmp_path,
+            env=provider_env(isolated_home, "anthropic"),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert server.requests[-1].body["model"] == "claude-haiku-5-5"

@@ -15,7 +15,7 @@ from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.live.connection import McpConnection, connect
 from levelcode.mcp.protocol.handshake import Era
 from tests.support.processes import group_members, survivors
-from tests.support.servers import ROOT, USER, node_server, npx, venv_bin
+from tests.support.servers import USER, node_server, npx_installed, venv_bin
 
 
 async def _connect(spec: StdioServerSpec, workspace: Path, hint: Era | None = None) -> McpConnection:
@@ -52,9 +52,8 @@ async def test_server_everything(tmp_path: Path, hint: Era | None) -> None:
 
 
 async def test_server_everything_through_npx(tmp_path: Path) -> None:
-    spec = StdioServerSpec(
-        "everything", npx(), USER, args=("--prefix", str(ROOT), "--no-install", "mcp-server-everything")
-    )
+    command, *args = npx_installed("mcp-server-everything")
+    spec = StdioServerSpec("everything", command, USER, args=tuple(args))
     connection = await _connect(spec, tmp_path, "legacy")
     assert len(group_members(connection.pid or 0)) >= 2  # npm exec, sh, node
     assert (await connection.call_tool("get-sum", {"a": 2, "b": 3})).text == "The sum of 2 and 3 is 5."

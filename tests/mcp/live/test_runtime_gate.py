@@ -27,6 +27,7 @@ from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live.runtime import McpRuntime
 from levelcode.ui.mcp_words import notice_words, summary_state
 from tests.support.approvers import ScriptedApprover
+from tests.support.memory_servers import MemoryServers
 from tests.support.sandbox import missing_confinement
 from tests.support.servers import FAULT_SERVER
 
@@ -93,12 +94,17 @@ async def test_an_approved_script_changed_while_another_servers_card_is_open_is_
         await runtime.close()
 
 
-async def test_an_approved_unchanged_script_starts(tmp_path: Path) -> None:
+async def test_an_approved_unchanged_script_starts(tmp_path: Path, memory_servers: MemoryServers) -> None:
+    """The gate hashes the real script; what it lets start runs in memory (the memory_servers
+    fixture): that it started is the point here, not how a process runs."""
     spec = repo_server(tmp_path)
+    memory_servers.add(name="helper")
     runtime = McpRuntime(tmp_path, McpConfig((spec,)), ScriptedApprover("once"), store=TrustStore())
+    runtime.hub.transports = memory_servers.plan
     try:
         await runtime.start()
         assert runtime.hub.connection("helper") is not None
+        assert memory_servers["helper"].methods()[0] == "initialize"
         assert TrustStore().state(tmp_path, spec) == "approved"
     finally:
         await runtime.close()

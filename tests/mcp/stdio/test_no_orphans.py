@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.cli import start_cli, write_settings
 from tests.support.processes import children_of, group_members, read_pids, survivors, wait_for_output
-from tests.support.servers import FAULT_SERVER, ROOT, npx
+from tests.support.servers import FAULT_SERVER, ROOT, npx_installed
 
 
 def _fault_settings(home: Path, pid_file: Path) -> None:
@@ -75,7 +75,8 @@ def test_sigkill_of_levelcode_leaves_no_fault_server_or_grandchild(
 
 
 def test_sigkill_of_levelcode_leaves_no_npx_node_chain(isolated_home: Path, launch: Launch) -> None:
-    server = {"command": npx(), "args": ["--prefix", str(ROOT), "--no-install", "mcp-server-everything"]}
+    command, *args = npx_installed("mcp-server-everything")
+    server = {"command": command, "args": args}
     write_settings(isolated_home, {"mcpServers": {"everything": server}})
     arguments = '{"duration": 120, "steps": 120}'
     levelcode = launch(
