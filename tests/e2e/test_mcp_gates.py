@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.config.tiers import parse_workspace_file
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.fake_openai import offered_tool_names, tool_messages

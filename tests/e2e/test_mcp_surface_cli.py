@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.config.tiers import parse_workspace_file
 from levelcode.mcp.launch.trust_store import TrustStore
 from tests.support.cli import run_cli, write_settings
 from tests.support.everything import TRANSPORTS, everything_entry

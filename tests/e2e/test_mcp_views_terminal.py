@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.config.tiers import parse_workspace_file
 from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI

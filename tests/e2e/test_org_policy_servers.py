@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.mcp.config.specs import Provenance, parse_server_entry
+from levelcode.mcp.config.server_entry import parse_server_entry
+from levelcode.mcp.config.specs import Provenance
 from levelcode.mcp.launch.trust import launch_fingerprint
 from tests.support.cli import write_settings
 from tests.support.org_policy import (

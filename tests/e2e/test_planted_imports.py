@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.config.tiers import parse_workspace_file
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust_store import TrustStore
 from tests.support.cli import run_cli

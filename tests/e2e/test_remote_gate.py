@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.config.tiers import parse_workspace_file
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply

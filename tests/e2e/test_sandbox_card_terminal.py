@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.config.tiers import parse_workspace_file
 from levelcode.mcp.launch.trust_store import TrustStore
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, cli_env, provider_env, provider_flags, run_cli

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.config.tiers import parse_workspace_file
 from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.fake_openai import tool_messages
 from tests.fakes.scripted_server import Reply, ToolCall

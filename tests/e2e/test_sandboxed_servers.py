@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from levelcode.mcp.config.specs import parse_workspace_file
+from levelcode.mcp.config.tiers import parse_workspace_file
 from levelcode.mcp.launch.server_box import SandboxChoice
 from levelcode.mcp.launch.trust_store import TrustStore
 from tests.fakes.scripted_server import Reply

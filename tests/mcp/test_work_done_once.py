@@ -25,9 +25,10 @@ from levelcode.core.approvals import HeadlessApprover
 from levelcode.core.messages import ToolUse
 from levelcode.mcp.calls import router as router_module
 from levelcode.mcp.calls.call_card import mask_arguments
-from levelcode.mcp.config import specs
+from levelcode.mcp.config import tiers
 from levelcode.mcp.config.files import load_mcp_config
-from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch import resolve, trust_store
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.server_plan import plan_servers
@@ -78,7 +79,7 @@ async def test_a_session_parses_the_users_settings_once(
     user_server: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parsed: list[object] = []
-    counting(monkeypatch, specs, "parse_server_map", parsed)
+    counting(monkeypatch, tiers, "parse_server_map", parsed)
     args = argparse.Namespace(workspace=str(tmp_path), provider="anthropic", model="claude-sonnet-5-5")
     start = prepare_session(args)  # the early start, then the runtime: both need the user's servers
     try:

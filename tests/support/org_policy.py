@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from levelcode.mcp.config.specs import Provenance, ServerSpec, parse_server_entry
+from levelcode.mcp.config.server_entry import parse_server_entry
+from levelcode.mcp.config.specs import Provenance, ServerSpec
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust_store import TrustStore
 from tests.support.cli import cli_env

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from levelcode.mcp.calls.catalog import build_catalog
-from levelcode.mcp.config.specs import McpConfig, Provenance, ServerSpec, StdioServerSpec
+from levelcode.mcp.config.specs import Provenance, ServerSpec, StdioServerSpec
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.status import ServerStatus
 from levelcode.mcp.launch.trust import TrustState
 from levelcode.mcp.live.overview import ServerSummary, summarize

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from levelcode.mcp.calls.catalog import Catalog, build_catalog
 from levelcode.mcp.calls.naming import split_tool_name
 from levelcode.mcp.calls.policy import classify_mcp_tool
-from levelcode.mcp.config.specs import McpConfig
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.status import LaunchHeld, McpNote, ServerFailed, ServerStatus
 from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState
 from levelcode.mcp.live.overview import summarize

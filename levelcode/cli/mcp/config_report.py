@@ -16,7 +16,7 @@ from levelcode.cli.printing import say
 from levelcode.core.errors import ConfigProblem
 
 if TYPE_CHECKING:
-    from levelcode.mcp.config.specs import McpConfig
+    from levelcode.mcp.config.tiers import McpConfig
     from levelcode.mcp.launch.server_plan import ServerPlan
     from levelcode.policy.settings import Settings
 

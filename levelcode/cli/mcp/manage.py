@@ -33,11 +33,8 @@ from levelcode.mcp.config.edit import (
 )
 from levelcode.mcp.config.registry_entry import RegistryOrigin
 from levelcode.mcp.config.shown_values import shown_entry
-from levelcode.mcp.config.specs import (
-    McpConfig,
-    ServerSpec,
-    entry_fingerprint,
-)
+from levelcode.mcp.config.specs import ServerSpec, entry_fingerprint
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore

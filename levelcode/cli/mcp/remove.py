@@ -18,7 +18,8 @@ from levelcode.cli.mcp.scope import SCOPE_WORDS, ServersFile, edit_servers_file,
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.errors import ConfigError
 from levelcode.mcp.config.edit import ServerNotFound, user_servers, without_server
-from levelcode.mcp.config.specs import Provenance, parse_server_entry
+from levelcode.mcp.config.server_entry import parse_server_entry
+from levelcode.mcp.config.specs import Provenance
 from levelcode.mcp.config.tool_policy import POLICY_KEY
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.trust_store import TrustStore

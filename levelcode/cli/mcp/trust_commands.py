@@ -18,7 +18,8 @@ from levelcode.cli.aio import run_command
 from levelcode.cli.mcp.config_report import load_reported_config
 from levelcode.cli.printing import fail, say, workspace_of
 from levelcode.core.approvals import HeadlessApprover
-from levelcode.mcp.config.specs import McpConfig, ServerSpec
+from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.connect_options import settings_api_key
 from levelcode.mcp.launch.gate import LaunchGate, Reconsidered
 from levelcode.mcp.launch.plan import launch_text

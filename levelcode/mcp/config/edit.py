@@ -18,8 +18,10 @@ from typing import Any
 from levelcode.core.errors import ConfigError, ConfigProblem
 from levelcode.mcp.config.argv import is_url, split_command_line
 from levelcode.mcp.config.managed_servers import REQUIRED_KEY
+from levelcode.mcp.config.server_entry import parse_server_entry
 from levelcode.mcp.config.shown_values import shown_header_text
-from levelcode.mcp.config.specs import SERVERS_KEY, Provenance, ServerSpec, Tier, parse_server_entry
+from levelcode.mcp.config.specs import Provenance, ServerSpec, Tier
+from levelcode.mcp.config.tiers import SERVERS_KEY
 
 PURE = True
 

@@ -1,4 +1,4 @@
-"""The thin edge that reads the MCP configuration files and hands the parsed documents to specs.py,
+"""The thin edge that reads the MCP configuration files and hands the parsed documents to tiers.py,
 then puts the result under the organisation's policy (managed_servers.py), which came with the
 settings. The user's own servers are those of their settings and, first, those they keep for
 this workspace alone (local_servers.py), in a file of theirs named by the workspace's identity.
@@ -19,9 +19,9 @@ from levelcode.mcp.config.environment import provider_keys_withheld, settings_ke
 from levelcode.mcp.config.launch_expansion import launch_expander
 from levelcode.mcp.config.local_servers import own_servers, parse_local_servers
 from levelcode.mcp.config.managed_servers import govern_config, required_tier
+from levelcode.mcp.config.server_entry import ExpandSpec
 from levelcode.mcp.config.server_selection import chosen_profile, select_servers
-from levelcode.mcp.config.specs import (
-    ExpandSpec,
+from levelcode.mcp.config.tiers import (
     McpConfig,
     TierConfig,
     merge_tiers,

@@ -16,7 +16,8 @@ from typing import Literal
 from levelcode.core.errors import ConfigProblem
 from levelcode.mcp.config.edit import USER_SETTINGS, JsonDoc, ServersDoc, user_servers, with_server
 from levelcode.mcp.config.importers import Candidate, Elsewhere, Origin, Skipped, SourceReading
-from levelcode.mcp.config.specs import Provenance, launch_encoding, parse_server_entry
+from levelcode.mcp.config.server_entry import parse_server_entry
+from levelcode.mcp.config.specs import Provenance, launch_encoding
 
 PURE = True
 

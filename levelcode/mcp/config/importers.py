@@ -19,12 +19,9 @@ from typing import Literal
 from levelcode.core.errors import ConfigProblem
 from levelcode.core.json_text import is_absent
 from levelcode.mcp.config.import_tools import TOOL_LABELS, TOOLS, Tool
-from levelcode.mcp.config.specs import (
-    SERVERS_KEY,
-    Provenance,
-    ServerSpec,
-    parse_server_entry,
-)
+from levelcode.mcp.config.server_entry import parse_server_entry
+from levelcode.mcp.config.specs import Provenance, ServerSpec
+from levelcode.mcp.config.tiers import SERVERS_KEY
 
 PURE = True
 

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 from levelcode.core.errors import ConfigProblem
 from levelcode.mcp.config.environment import NOTHING_WITHHELD, REFERENCE, Withheld
-from levelcode.mcp.config.specs import ExpandSpec, HttpServerSpec, ServerSpec, StdioServerSpec
+from levelcode.mcp.config.server_entry import ExpandSpec
+from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
 
 PURE = True
 

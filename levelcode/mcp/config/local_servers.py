@@ -16,14 +16,9 @@ from collections.abc import Mapping
 
 from levelcode.core.errors import ConfigProblem
 from levelcode.core.json_text import is_absent
-from levelcode.mcp.config.specs import (
-    SERVERS_KEY,
-    ExpandSpec,
-    Provenance,
-    TierConfig,
-    merge_tiers,
-    parse_server_map,
-)
+from levelcode.mcp.config.server_entry import ExpandSpec, parse_server_map
+from levelcode.mcp.config.specs import Provenance
+from levelcode.mcp.config.tiers import SERVERS_KEY, TierConfig, merge_tiers
 
 PURE = True
 

@@ -32,18 +32,16 @@ from urllib.parse import urlsplit
 
 from levelcode.core.errors import ConfigProblem
 from levelcode.mcp.config.sandbox_entry import SandboxRequest
+from levelcode.mcp.config.server_entry import parse_server_map
 from levelcode.mcp.config.specs import (
-    SERVERS_KEY,
     HttpServerSpec,
-    McpConfig,
     OrgRule,
     Provenance,
     ServerSpec,
     StdioServerSpec,
-    TierConfig,
     entry_fingerprint,
-    parse_server_map,
 )
+from levelcode.mcp.config.tiers import SERVERS_KEY, McpConfig, TierConfig
 from levelcode.policy.managed_policy import ManagedPolicy, ServerMatch
 from levelcode.policy.network_hosts import default_port, parse_host_entry
 

@@ -14,7 +14,8 @@ import dataclasses
 from collections.abc import Collection, Mapping
 
 from levelcode.core.errors import ConfigError, ConfigProblem
-from levelcode.mcp.config.specs import McpConfig, ServerSpec
+from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.policy.profiles import PROFILES_KEY, Profile
 
 PURE = True

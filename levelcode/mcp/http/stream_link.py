@@ -1,6 +1,7 @@
-"""What the readers of a remote server's event streams (events.py, legacy_sse.py) share with the
-transport that owns them (streamable.py): the endpoint and its session headers, the open client,
-and where messages, diagnostic lines, background work and a lost connection go.
+"""What the readers of a remote server's event streams (events.py, legacy_sse.py) and its POSTs
+(post_exchange.py) share with the transport that owns them (streamable.py): the endpoint and its
+session headers, the open client, and where messages, diagnostic lines, background work and a lost
+connection go.
 
 Plain wiring, no I/O of its own: the transport hands its readers this instead of itself, so no
 reader reaches into the transport and the transport's files import one another in one direction.

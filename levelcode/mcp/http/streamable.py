@@ -6,6 +6,10 @@ server forgot (404) renewed once by replaying our `initialize`. 2026-07-28: no s
 stream, the version from each request's `_meta`, `Mcp-Method`/`Mcp-Name`/`Mcp-Param-*` headers.
 `send` stays synchronous (the session's contract): each message becomes its own POST task.
 A refused POST fails that one request (`fail_request`); only `close` ends the connection.
+
+Owns the connection: which POST each message becomes, its failure, the session's renewal, the GET
+stream's start and stop, the legacy fallback. One POST and its answer are post_exchange.py's; the
+event streams are read in events.py and legacy_sse.py. Never parses an HTTP answer itself.
 """
 
 from __future__ import annotations
@@ -17,41 +21,20 @@ from collections.abc import Coroutine, Mapping
 
 import httpx2
 
-from levelcode.core.errors import AuthorizationRequired, McpError, ProtocolError, TransportError
+from levelcode.core.errors import McpError, ProtocolError, TransportError
 from levelcode.mcp.http.endpoint import RemoteEndpoint
-from levelcode.mcp.http.events import Receiver, listen, read_events, resume_request
+from levelcode.mcp.http.events import listen
 from levelcode.mcp.http.legacy_sse import LegacySseChannel
-from levelcode.mcp.http.origin import shown_url
+from levelcode.mcp.http.post_exchange import AnsweredInError, LegacyRefusal, PostExchange, SessionExpired
 from levelcode.mcp.http.request_headers import callable_tools
 from levelcode.mcp.http.session_headers import SessionHeaders, protocol_of
-from levelcode.mcp.http.stream_link import Deliver, StreamLink
-from levelcode.mcp.http.wire import (
-    authorization_refusal,
-    content_type,
-    exchange,
-    make_client,
-    peer_address,
-    read_capped,
-    redirect_refusal,
-)
+from levelcode.mcp.http.stream_link import StreamLink
+from levelcode.mcp.http.wire import exchange, make_client
 from levelcode.mcp.protocol import jsonrpc
 from levelcode.mcp.protocol.jsonrpc import Incoming
-from levelcode.mcp.protocol.transport import AuthChallenge, Authorizer, MessageSink
+from levelcode.mcp.protocol.transport import Authorizer, MessageSink
 
 DELETE_SECONDS = 2.0
-_FALLBACK_STATUSES = frozenset({400, 404, 405})
-
-
-class _Expired(Exception):
-    """The server answered 404 to a request that carried our session id."""
-
-
-class _Fallback(Exception):
-    """`initialize` was refused the way a legacy HTTP+SSE server refuses it."""
-
-
-class _Answered(Exception):
-    """An error status carried a JSON-RPC error, already delivered as the answer."""
 
 
 class StreamableHttpTransport:
@@ -73,7 +56,7 @@ class StreamableHttpTransport:
         self._posts: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._listener: asyncio.Task[None] | None = None
-        # what the stream readers (events.py, legacy_sse.py) may use of this transport
+        # what the POSTs and the stream readers (post_exchange.py, events.py, legacy_sse.py) may use
         self.link = StreamLink(
             endpoint,
             self.headers,
@@ -84,6 +67,7 @@ class StreamableHttpTransport:
             self.fail,
             lambda: self.closed,
         )
+        self._post_exchange = PostExchange(self.link, auth)  # one POST, its sign-in and its answer
 
     @property
     def server(self) -> str:
@@ -93,7 +77,7 @@ class StreamableHttpTransport:
         self._sink = sink
         tls = self.endpoint.url.lower().startswith("https:")
         self._client = make_client(self.endpoint.connect_timeout, tls=tls)
-        await self._current_auth()
+        await self._post_exchange.current_auth()
         if self.endpoint.mode == "sse":
             await self._open_legacy()
 
@@ -155,7 +139,7 @@ class StreamableHttpTransport:
         request_id = message.get("id") if "method" in message else None
         try:
             await self._post(message, body)
-        except _Answered:
+        except AnsweredInError:
             pass
         except McpError as exc:
             self._failed(message, request_id, exc)
@@ -178,144 +162,12 @@ class StreamableHttpTransport:
             await self._legacy.post(message, body, self.headers.credentials())
             return
         try:
-            await self._post_with_auth(message, body)
-        except _Expired:
+            await self._post_exchange.post(message, body)
+        except SessionExpired:
             await self._renew(message, body)
-        except _Fallback:
+        except LegacyRefusal:
             legacy = await self._open_legacy()
             await legacy.post(message, body, self.headers.credentials())
-
-    async def _current_auth(self) -> None:
-        """The sign-in's headers as of now (a token about to lapse is renewed first)."""
-        if self.auth is None:
-            return
-        current = await self.auth.current()
-        if current is not None:
-            self.headers.auth.clear()
-            self.headers.auth.update(current)
-
-    async def _post_with_auth(self, message: Mapping[str, object], body: bytes) -> None:
-        """A refused request is retried once with what the sign-in hands back, and once more when
-        the second refusal only asks for the server's DPoP nonce (RFC 9449 §9)."""
-        await self._current_auth()
-        for attempt in range(3):
-            sent = self.headers.auth.get("Authorization")  # what this request carries, before it is sent
-            try:
-                await self._post_once(message, body, self._receive)
-                return
-            except AuthorizationRequired as refused:
-                last = attempt == 2 or (attempt == 1 and refused.dpop_nonce is None)
-                if last or not await self._authorize(refused, sent):
-                    raise
-
-    async def _authorize(self, refused: AuthorizationRequired, sent: str | None) -> bool:
-        if self.auth is None:
-            return False
-        challenge = AuthChallenge(
-            self.server,
-            shown_url(self.endpoint.url),
-            refused.status,
-            refused.challenge,
-            sent,
-            refused.dpop_nonce,
-            refused.peer,
-        )
-        headers = await self.auth.challenged(challenge)
-        if headers is None:
-            return False
-        self.headers.auth.update(headers)
-        return True
-
-    async def _post_once(self, message: Mapping[str, object], body: bytes, deliver: Deliver) -> None:
-        client = self._require_client()
-        method = message.get("method")
-        is_request = isinstance(method, str) and message.get("id") is not None
-        sent_session = self.headers.session_id
-        async with exchange(
-            client,
-            "POST",
-            self.endpoint.url,
-            server=self.server,
-            headers=self.headers.for_post(message),
-            body=body,
-        ) as response:
-            self._note_response("POST", method, response)
-            await self._check_status(message, response, sent_session, deliver)
-            if method == "initialize":
-                self.headers.adopt_session(response.headers.get("mcp-session-id"))
-            if not is_request:
-                return
-            request_id = str(message.get("id"))
-            answered, resume = await self._read_answer(response, request_id, deliver)
-        if not answered:
-            await resume_request(self.link, resume)
-
-    async def _check_status(
-        self,
-        message: Mapping[str, object],
-        response: httpx2.Response,
-        sent_session: str | None,
-        deliver: Deliver,
-    ) -> None:
-        code = response.status_code
-        if code in (401, 403):
-            raise authorization_refusal(
-                self.server,
-                code,
-                response.headers.get("www-authenticate"),
-                response.headers.get("dpop-nonce"),
-                peer_address(response),
-            )
-        if code == 404 and sent_session is not None:
-            raise _Expired
-        refusal = redirect_refusal(response, server=self.server)
-        if refusal is not None:
-            raise refusal
-        if code >= 400:
-            await self._error_status(message, response, deliver, sent_session)
-
-    async def _error_status(
-        self,
-        message: Mapping[str, object],
-        response: httpx2.Response,
-        deliver: Deliver,
-        sent_session: str | None,
-    ) -> None:
-        """A JSON-RPC error in the body answers the request (e.g. an unsupported version); else fail it."""
-        request_id = message.get("id")
-        if content_type(response) == "application/json" and isinstance(request_id, int | str):
-            body = await read_capped(response, self.endpoint.max_message_bytes, server=self.server)
-            parsed = jsonrpc.parse_line(body)
-            if isinstance(parsed, jsonrpc.ErrorResponse) and _forgot_session(response, parsed, sent_session):
-                raise _Expired
-            if isinstance(parsed, jsonrpc.ErrorResponse):
-                deliver(jsonrpc.ErrorResponse(request_id, parsed.code, parsed.message, parsed.data))
-                raise _Answered
-        legacy_refusal = response.status_code in _FALLBACK_STATUSES and self.endpoint.mode == "auto"
-        if legacy_refusal and message.get("method") == "initialize":  # no JSON-RPC answer: HTTP+SSE?
-            raise _Fallback
-        reason = response.reason_phrase or "error"
-        raise TransportError(
-            f"HTTP {response.status_code} {reason} from {shown_url(self.endpoint.url)}", server=self.server
-        )
-
-    async def _read_answer(
-        self, response: httpx2.Response, request_id: str, deliver: Deliver
-    ) -> tuple[bool, Receiver]:
-        kind = content_type(response)
-        receiver = Receiver(self.link, request_id, deliver)
-        if kind == "text/event-stream":
-            await read_events(self.link, response, receiver)
-        elif kind == "application/json":
-            body = await read_capped(response, self.endpoint.max_message_bytes, server=self.server)
-            receiver.take(jsonrpc.parse_line(body))
-        elif response.status_code == 202:
-            raise ProtocolError("the server accepted a request (202) but sent no answer", server=self.server)
-        else:
-            raise ProtocolError(
-                f"the server answered with content type {kind or '(none)'!r}", server=self.server
-            )
-        return receiver.answered, receiver
 
     # --- what comes back -------------------------------------------------------------------------
 
@@ -347,8 +199,8 @@ class StreamableHttpTransport:
             if generation == self._generation:
                 await self._reinitialize()
         try:
-            await self._post_with_auth(message, body)
-        except _Expired:
+            await self._post_exchange.post(message, body)
+        except SessionExpired:
             raise TransportError(
                 "the server ended the session again right after LevelCode started a new one",
                 server=self.server,
@@ -363,15 +215,15 @@ class StreamableHttpTransport:
         replay = {**self._initialize, "id": f"levelcode-renew-{self._generation}"}
         answers: list[Incoming] = []
         try:
-            await self._post_once(replay, jsonrpc.encode(replay), answers.append)
+            await self._post_exchange.post_once(replay, jsonrpc.encode(replay), answers.append)
             answer = next((a for a in answers if isinstance(a, jsonrpc.Response)), None)
             if answer is None or self.headers.session_id is None:
                 raise ProtocolError("it did not accept a new session", server=self.server)
             version = answer.result.get("protocolVersion")
             self.headers.version = version if isinstance(version, str) else self.headers.version
             initialized = jsonrpc.notification("notifications/initialized")
-            await self._post_once(initialized, jsonrpc.encode(initialized), self._receive)
-        except (McpError, _Expired, _Fallback, _Answered) as exc:
+            await self._post_exchange.post_once(initialized, jsonrpc.encode(initialized), self._receive)
+        except (McpError, SessionExpired, LegacyRefusal, AnsweredInError) as exc:
             why = str(exc) or "it refused"
             raise TransportError(
                 f"the server ended the session (HTTP 404) and starting a new one failed: {why}",
@@ -401,13 +253,6 @@ class StreamableHttpTransport:
         if self._client is None or self._closed is not None:
             raise self._closed or TransportError("the connection is not open", server=self.server)
         return self._client
-
-    def _note_response(self, verb: str, method: object, response: httpx2.Response) -> None:
-        what = f" {method}" if isinstance(method, str) else ""
-        kind = content_type(response)
-        self.note(
-            f"{verb}{what} → {response.status_code} {response.reason_phrase}" + (f" ({kind})" if kind else "")
-        )
 
     def _spawn(self, work: Coroutine[object, object, None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(work)
@@ -449,11 +294,3 @@ class StreamableHttpTransport:
                     ):
                         pass
         await client.aclose()
-
-
-def _forgot_session(
-    response: httpx2.Response, error: jsonrpc.ErrorResponse, sent_session: str | None
-) -> bool:
-    """The spec says 404 for a session the server no longer knows; servers built on some SDKs'
-    examples say 400 "No valid session ID" instead. Both mean: start a new session."""
-    return sent_session is not None and response.status_code == 400 and "session" in error.message.lower()

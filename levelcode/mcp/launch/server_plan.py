@@ -20,7 +20,8 @@ from typing import TypeGuard
 
 from levelcode.core.errors import ServerStartError
 from levelcode.mcp.config.files import load_mcp_config
-from levelcode.mcp.config.specs import McpConfig, ServerSpec, StdioServerSpec
+from levelcode.mcp.config.specs import ServerSpec, StdioServerSpec
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.connect_options import ConnectOptions, session_options
 from levelcode.mcp.launch.resolve import server_launch
 from levelcode.mcp.launch.server_box import server_box

@@ -23,7 +23,8 @@ from levelcode.mcp.calls.policy import (
     policy_for_tool,
 )
 from levelcode.mcp.config.allow_rules import AllowRule
-from levelcode.mcp.config.specs import McpConfig, OrgRule, ServerSpec, StdioServerSpec, Tier
+from levelcode.mcp.config.specs import OrgRule, ServerSpec, StdioServerSpec, Tier
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.server_box import SandboxChoice, ServerBox, server_box
 from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus, held_status

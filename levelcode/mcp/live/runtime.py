@@ -19,7 +19,8 @@ from levelcode.core.outcome import ToolOutcome
 from levelcode.core.progress import Progress
 from levelcode.mcp.calls.deferral import ToolSearchPolicy
 from levelcode.mcp.calls.router import McpRouter
-from levelcode.mcp.config.specs import McpConfig, ServerSpec
+from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.connect_options import ConnectOptions, session_options
 from levelcode.mcp.launch.gate import Admission, LaunchGate
 from levelcode.mcp.launch.server_box import SandboxChoice

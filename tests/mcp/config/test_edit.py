@@ -33,7 +33,7 @@ from levelcode.mcp.config.edit import (
     with_server,
     without_server,
 )
-from levelcode.mcp.config.specs import parse_user_settings
+from levelcode.mcp.config.tiers import parse_user_settings
 
 FILE = "/home/me/.config/levelcode/settings.json"
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from levelcode.core.errors import ServerStartError
-from levelcode.mcp.config.specs import ServerSpec, parse_workspace_file
+from levelcode.mcp.config.specs import ServerSpec
+from levelcode.mcp.config.tiers import parse_workspace_file
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.gate import LaunchGate
 from levelcode.mcp.launch.trust_store import TrustStore

@@ -13,13 +13,8 @@ import pytest
 from levelcode.core.errors import ConfigProblem
 from levelcode.mcp.config.environment import provider_keys_withheld
 from levelcode.mcp.config.launch_expansion import Place, launch_expander, shows_value
-from levelcode.mcp.config.specs import (
-    HttpServerSpec,
-    ServerSpec,
-    StdioServerSpec,
-    parse_user_settings,
-    parse_workspace_file,
-)
+from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, StdioServerSpec
+from levelcode.mcp.config.tiers import parse_user_settings, parse_workspace_file
 
 ENVIRON = {
     "HOME": "/home/me",

@@ -19,14 +19,12 @@ from levelcode.mcp.config.managed_servers import (
 from levelcode.mcp.config.sandbox_entry import SandboxRequest
 from levelcode.mcp.config.specs import (
     HttpServerSpec,
-    McpConfig,
     Provenance,
     ServerSpec,
     StdioServerSpec,
     entry_fingerprint,
-    merge_tiers,
-    parse_user_settings,
 )
+from levelcode.mcp.config.tiers import McpConfig, merge_tiers, parse_user_settings
 from levelcode.policy.managed_policy import ManagedPolicy, ServerMatch, parse_managed_policy
 
 FILE = "/etc/levelcode/managed-settings.json"

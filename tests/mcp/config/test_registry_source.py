@@ -13,7 +13,8 @@ from levelcode.core.errors import ConfigError
 from levelcode.mcp.config.managed_servers import govern
 from levelcode.mcp.config.registry_entry import RegistryOrigin, parse_registry_entry
 from levelcode.mcp.config.registry_source import DEFAULT_REGISTRY, choose_registry
-from levelcode.mcp.config.specs import HttpServerSpec, Provenance, StdioServerSpec, parse_user_settings
+from levelcode.mcp.config.specs import HttpServerSpec, Provenance, StdioServerSpec
+from levelcode.mcp.config.tiers import parse_user_settings
 from levelcode.policy.managed_policy import NO_POLICY, parse_managed_policy
 from tests.support.settings import settings_of
 

@@ -9,7 +9,8 @@ import pytest
 from levelcode.core.errors import ConfigError
 from levelcode.mcp.config.managed_servers import govern
 from levelcode.mcp.config.server_selection import chosen_profile, select_servers
-from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.policy.managed_policy import parse_managed_policy
 from levelcode.policy.profiles import Profile, parse_profiles
 

@@ -15,10 +15,9 @@ from hypothesis import strategies as st
 
 from levelcode.mcp.config.allow_rules import AllowRule, ToolDefinition
 from levelcode.mcp.config.files import load_mcp_config
-from levelcode.mcp.config.specs import (
-    HttpServerSpec,
+from levelcode.mcp.config.specs import HttpServerSpec, StdioServerSpec
+from levelcode.mcp.config.tiers import (
     McpConfig,
-    StdioServerSpec,
     TierConfig,
     merge_tiers,
     parse_user_settings,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from levelcode.mcp.config.specs import Provenance, parse_server_map
+from levelcode.mcp.config.server_entry import parse_server_map
+from levelcode.mcp.config.specs import Provenance
 from levelcode.mcp.config.timeouts_entry import CallTimeouts, effective_limits
 
 BAD = "must be a positive number of seconds; got {}, using the default"

@@ -335,7 +335,7 @@ async def test_an_unexpected_failure_inside_a_request_ends_that_request_at_once(
         async def broken(*args: object, **kwargs: object) -> bytes:
             raise RuntimeError("a bug")
 
-        monkeypatch.setattr("levelcode.mcp.http.streamable.read_capped", broken)
+        monkeypatch.setattr("levelcode.mcp.http.post_exchange.read_capped", broken)
         async with asyncio.timeout(10):  # well inside the call's own 60 s
             failed = await connection.call_tool("echo", {})
         assert failed.text.startswith("ERROR: remote/echo: the request failed (RuntimeError)")

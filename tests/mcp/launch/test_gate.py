@@ -15,7 +15,8 @@ from pathlib import Path
 
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.mcp.config.files import load_mcp_config
-from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.gate import MANY_SERVERS, LaunchGate
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.status import LaunchesDenied, LaunchHeld, McpNotice

@@ -15,7 +15,8 @@ import pytest
 
 from levelcode.core.approvals import HeadlessApprover
 from levelcode.mcp.calls.catalog import Catalog
-from levelcode.mcp.config.specs import McpConfig, OrgRule, Provenance, StdioServerSpec
+from levelcode.mcp.config.specs import OrgRule, Provenance, StdioServerSpec
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.gate import LaunchGate
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus, held_status

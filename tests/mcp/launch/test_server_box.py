@@ -26,13 +26,8 @@ from levelcode.mcp.config.sandbox_entry import (
     REPOSITORY_WRITE_IGNORED,
     SandboxRequest,
 )
-from levelcode.mcp.config.specs import (
-    HttpServerSpec,
-    StdioServerSpec,
-    launch_encoding,
-    parse_user_settings,
-    parse_workspace_file,
-)
+from levelcode.mcp.config.specs import HttpServerSpec, StdioServerSpec, launch_encoding
+from levelcode.mcp.config.tiers import parse_user_settings, parse_workspace_file
 from levelcode.mcp.launch.launch_card import launch_card
 from levelcode.mcp.launch.server_box import (
     SANDBOXED_ANSWER,

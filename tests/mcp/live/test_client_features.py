@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from levelcode.mcp.config.specs import Provenance, StdioServerSpec, parse_user_settings, parse_workspace_file
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec
+from levelcode.mcp.config.tiers import parse_user_settings, parse_workspace_file
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.live.call_notes import CallNotes
 from levelcode.mcp.live.client_features import UserAnswers, features_for, workspace_roots

@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from levelcode.core.approvals import HeadlessApprover
-from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live.runtime import McpRuntime
 from levelcode.ui.mcp_words import restarted_words

@@ -18,7 +18,8 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
-from levelcode.mcp.config.specs import StdioServerSpec, parse_user_settings
+from levelcode.mcp.config.specs import StdioServerSpec
+from levelcode.mcp.config.tiers import parse_user_settings
 from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.live.client_features import UserAnswers, WorkspaceRoots, features_for, workspace_roots
 from levelcode.mcp.live.connection import McpConnection, connect

@@ -17,7 +17,8 @@ import pytest
 
 from levelcode.core.approvals import ApprovalRequest, Choice
 from levelcode.mcp.config.sandbox_entry import SandboxRequest
-from levelcode.mcp.config.specs import McpConfig, Provenance, StdioServerSpec
+from levelcode.mcp.config.specs import Provenance, StdioServerSpec
+from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.gate import MANY_SERVERS
 from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.sandboxed_launch import own_folder
