@@ -240,16 +240,23 @@ def test_a_planted_raw_settings_read_is_caught(code: str) -> None:
     assert raw_settings_reads("chat_parts.py", source + "\n" + code + "\n") != []
 
 
-# --- the CLI reaches MCP through one door: `McpRuntime`, never the hub or the router behind it ------
+# --- the CLI reaches MCP through one door: `McpRuntime`, never the hub or the router behind it; ----
+# --- trust through `WorkspaceTrust` (`McpRuntime.trust`), never the launch gate or the trust store --
 
 CLI = PACKAGE / "cli"
-BEHIND_THE_DOOR = ("levelcode.mcp.live.hub", "levelcode.mcp.calls.router")
-BEHIND_THE_DOOR_ATTRIBUTES = ("hub", "router")
+BEHIND_THE_DOOR = (
+    "levelcode.mcp.live.hub",
+    "levelcode.mcp.calls.router",
+    "levelcode.mcp.launch.gate",
+    "levelcode.mcp.launch.trust_store",
+)
+BEHIND_THE_DOOR_ATTRIBUTES = ("hub", "router", "gate")
 
 
 def reaches_behind_the_door(where: str, source: str) -> list[str]:
-    """Every import in `source` of the hub's or the router's module (or of a name from them), and
-    every read or write of a `.hub` or `.router` attribute, whatever object it is on."""
+    """Every import in `source` of the hub's, the router's, the launch gate's or the trust store's
+    module (or of a name from them), and every read or write of a `.hub`, `.router` or `.gate`
+    attribute, whatever object it is on."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom):
@@ -267,7 +274,10 @@ def reaches_behind_the_door(where: str, source: str) -> list[str]:
 
 def test_the_cli_reaches_mcp_only_through_the_runtime() -> None:
     """What the CLI needs of the servers running now (start, views, calls, tool search, progress,
-    roots) it asks of `McpRuntime` (mcp/live/runtime.py); the hub and the router stay behind it."""
+    roots) it asks of `McpRuntime` (mcp/live/runtime.py); the hub and the router stay behind it.
+    Its trust questions (`mcp trust`, `revoke`, `login`, `get`, `remove`) it asks of
+    `WorkspaceTrust` (mcp/launch/workspace_trust.py, the runtime's `trust`), which is cheap to
+    build without a hub; the launch gate and the trust store stay behind that."""
     problems = [
         problem
         for path in sorted(CLI.rglob("*.py"))
@@ -286,6 +296,11 @@ def test_the_cli_reaches_mcp_only_through_the_runtime() -> None:
         "from levelcode.mcp.live.hub import McpHub",
         "from levelcode.mcp.calls import router",
         "import levelcode.mcp.calls.router",
+        "from levelcode.mcp.launch.gate import LaunchGate, blocked_by_organisation",
+        "from levelcode.mcp.launch.trust_store import TrustStore",
+        "from levelcode.mcp.launch import trust_store",
+        "import levelcode.mcp.launch.gate",
+        "runtime.gate.may_start_unasked(spec)",
     ],
 )
 def test_a_planted_reach_behind_the_door_is_caught(code: str) -> None:

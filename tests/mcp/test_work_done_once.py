@@ -35,7 +35,8 @@ from levelcode.mcp.launch.server_plan import plan_servers
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live import hub as hub_module
 from levelcode.mcp.live.early_start import start_planned
-from levelcode.mcp.live.runtime import McpRuntime, make_hub
+from levelcode.mcp.live.runtime import McpRuntime
+from levelcode.mcp.live.session_hub import make_hub
 from levelcode.platform.settings_files import load_settings
 from levelcode.tools.base import ToolContext
 from tests.support.approvers import ScriptedApprover

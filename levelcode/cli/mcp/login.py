@@ -31,8 +31,7 @@ from levelcode.mcp.http.oauth.grant import Client
 from levelcode.mcp.http.oauth.metadata import canonical_resource
 from levelcode.mcp.http.oauth.store import STORE_FILE, CredentialStore, store_key
 from levelcode.mcp.launch.connect_options import ConnectOptions, settings_api_key
-from levelcode.mcp.launch.gate import LaunchGate, blocked_by_organisation
-from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.launch.workspace_trust import WorkspaceTrust
 from levelcode.mcp.live.connection import connect
 from levelcode.mcp.protocol.sign_in import DEFAULT_SIGN_IN_SECONDS, Deliver, SignIn, SignInPrompt
 from levelcode.platform import paths
@@ -107,11 +106,12 @@ def _login_problem(spec: ServerSpec | None, name: str, workspace: Path) -> str |
         return f'{name!r} has "oauth": false in {spec.provenance.file}: LevelCode never signs in to it'
     if any(key.lower() == "authorization" for key, _ in spec.headers):
         return f"{name!r} sends its own Authorization header ({spec.provenance.file}); no sign-in is used"
-    if (blocked := blocked_by_organisation(spec)) is not None:
+    trust = WorkspaceTrust(workspace)
+    if (blocked := trust.blocked_by_organisation(spec)) is not None:
         return f"{name!r} is {blocked}"
     if spec.disabled:
         return f"{name!r} is disabled; enable it first: levelcode mcp enable {name}"
-    if not LaunchGate(workspace, TrustStore()).may_start_unasked(spec):  # nobody is asked here
+    if not trust.may_start_unasked(spec):  # nobody is asked here
         return (
             f"{name!r} comes from {spec.provenance.file} and is not approved here, so LevelCode does "
             f"not contact it; review and approve it first: levelcode mcp trust {name}"

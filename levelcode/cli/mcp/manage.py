@@ -36,8 +36,8 @@ from levelcode.mcp.config.shown_values import shown_entry
 from levelcode.mcp.config.specs import ServerSpec, entry_fingerprint
 from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.plan import launch_text
-from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState, needs_launch_approval
-from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.launch.trust import OLD_APPROVAL, TrustState
+from levelcode.mcp.launch.workspace_trust import WorkspaceTrust
 from levelcode.mcp.live.overview import ServerDescription
 from levelcode.platform.config_files import read_json_file
 from levelcode.platform.json_store import NOT_OVERWRITTEN, UnreadableFile
@@ -84,7 +84,7 @@ def mcp_get(args: argparse.Namespace) -> int:
     config = plan.config
     spec = config.server(args.name)
     if spec is None:
-        return _get_missing(args, config, TrustStore(), workspace)
+        return _get_missing(args, config, WorkspaceTrust(workspace))
     start = not getattr(args, "no_start", False)
     described = describe_server(spec, plan, start=start)  # its launch reviewed once
     info = _server_info(spec, config, described)
@@ -203,10 +203,10 @@ def _trust_step(name: str, trust: TrustState) -> str:
     return f"review and approve it: levelcode mcp trust {name}"
 
 
-def _get_missing(args: argparse.Namespace, config: McpConfig, store: TrustStore, workspace: Path) -> int:
-    name = args.name
+def _get_missing(args: argparse.Namespace, config: McpConfig, trust: WorkspaceTrust) -> int:
+    name, workspace = args.name, trust.workspace
     problems = problems_for(config.problems, name)
-    stale = store.approved_servers(workspace).get(name)
+    stale = trust.approved_servers().get(name)
     if args.json:
         doc = {"name": name, "configured": False, "problems": [str(p) for p in problems]}
         doc["staleApproval"] = None if stale is None else {"workspace": str(workspace), "launch": stale}
@@ -311,9 +311,9 @@ def not_in_user_tier(args: argparse.Namespace) -> int:
     name, workspace = args.name, workspace_of(args)
     config = load_reported_config(workspace)
     spec = config.server(name)
-    if spec is None or not needs_launch_approval(spec):
+    review = WorkspaceTrust(workspace).review(spec) if spec is not None else None
+    if spec is None or review is None:  # none, or your own (a repository server has a review)
         return fail(_unknown(name, config), 2, *unread_note(config.problems))
-    review = TrustStore().review(workspace, spec)
     trust = review.state
     file = spec.provenance.file
     if args.mcp_command == "enable" and trust == "approved" and not spec.disabled:

@@ -22,7 +22,7 @@ from levelcode.mcp.config.server_entry import parse_server_entry
 from levelcode.mcp.config.specs import Provenance
 from levelcode.mcp.config.tool_policy import POLICY_KEY
 from levelcode.mcp.launch.plan import launch_text
-from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.launch.workspace_trust import WorkspaceTrust
 from levelcode.platform.json_store import JsonDoc
 
 
@@ -60,7 +60,7 @@ def mcp_remove(args: argparse.Namespace) -> int:
     if spec is not None:
         say(f"  it ran: {launch_text(spec)}")
     if target.repository:
-        if name in TrustStore().approved_servers(workspace):
+        if name in WorkspaceTrust(workspace).approved_servers():
             say(f"Its approval here is kept until you forget it: levelcode mcp revoke {name}")
         return 0
     policy = after[0].get(POLICY_KEY)

@@ -2,8 +2,8 @@
 
 `trust` asks about a repository server through the launch gate (mcp/launch/gate.py), the
 terminal as its approver: the literal launch, and the answer recorded (a denial it forgets first);
-`revoke` forgets approvals — one, stale ones included, or every one for this workspace. Both write
-the trust store only; the wording is theirs.
+`revoke` forgets approvals — one, stale ones included, or every one for this workspace. Both ask
+and write through the workspace's trust door (mcp/launch/workspace_trust.py); the wording is theirs.
 """
 
 from __future__ import annotations
@@ -21,10 +21,9 @@ from levelcode.core.approvals import HeadlessApprover
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.config.tiers import McpConfig
 from levelcode.mcp.launch.connect_options import settings_api_key
-from levelcode.mcp.launch.gate import LaunchGate, Reconsidered
 from levelcode.mcp.launch.plan import launch_text
-from levelcode.mcp.launch.trust import needs_launch_approval, since_approval
-from levelcode.mcp.launch.trust_store import TrustStore
+from levelcode.mcp.launch.trust import Reconsidered, needs_launch_approval, since_approval
+from levelcode.mcp.launch.workspace_trust import WorkspaceTrust
 from levelcode.platform.settings_files import load_settings
 
 STILL_RUNNING = (
@@ -47,10 +46,10 @@ def mcp_trust(args: argparse.Namespace) -> int:
     terminal = sys.stdin.isatty() and sys.stdout.isatty()
     approver = TerminalApprover(Console()) if terminal else HeadlessApprover()
     keys = settings_api_key(config.settings or load_settings(workspace))
-    gate = LaunchGate(workspace, TrustStore())
+    trust = WorkspaceTrust(workspace)
 
     async def main() -> int:
-        return _said(await gate.reconsider(spec, approver, provider_keys=keys), spec, workspace)
+        return _said(await trust.reconsider(spec, approver, provider_keys=keys), spec, workspace)
 
     return run_command(main)
 
@@ -95,30 +94,31 @@ def mcp_revoke(args: argparse.Namespace) -> int:
     if (args.name is None) == (not args.all):
         return fail("give a server NAME, or --all for every approval in this workspace", 2)
     workspace = workspace_of(args)
-    store = TrustStore()
-    if store.warning:
-        say(f"warning: {store.warning}", err=True)
+    trust = WorkspaceTrust(workspace)
+    if trust.warning:
+        say(f"warning: {trust.warning}", err=True)
     config = load_reported_config(workspace)
     if args.all:
-        return _revoke_all(store, config, workspace)
-    return _revoke_one(store, config, workspace, args.name)
+        return _revoke_all(trust, config)
+    return _revoke_one(trust, config, args.name)
 
 
-def _staleness(name: str, config: McpConfig, store: TrustStore, workspace: Path) -> str | None:
+def _staleness(name: str, config: McpConfig, trust: WorkspaceTrust) -> str | None:
     """Why a stored approval is no longer in use, or None while it still lets the server start."""
     spec = config.server(name)
     if spec is None:
         return "it is no longer configured here"
-    if not needs_launch_approval(spec):
+    review = trust.review(spec)
+    if review is None:
         return "the name is now your own server, which needs no approval"
-    review = store.review(workspace, spec)
     if review.state == "changed":
         return since_approval(review.check.change).replace("since you approved", "after you approved")
     return None
 
 
-def _revoke_one(store: TrustStore, config: McpConfig, workspace: Path, name: str) -> int:
-    launch = store.approved_servers(workspace).get(name)
+def _revoke_one(trust: WorkspaceTrust, config: McpConfig, name: str) -> int:
+    workspace = trust.workspace
+    launch = trust.approved_servers().get(name)
     if launch is None:
         spec = config.server(name)
         if spec is not None and not needs_launch_approval(spec):
@@ -129,8 +129,8 @@ def _revoke_one(store: TrustStore, config: McpConfig, workspace: Path, name: str
         else:
             say(f"{name!r} was never approved in {workspace}; nothing to forget.")
         return 0
-    stale = _staleness(name, config, store, workspace)
-    if not store.revoke(workspace, name):  # another LevelCode forgot it meanwhile
+    stale = _staleness(name, config, trust)
+    if not trust.revoke(name):  # another LevelCode forgot it meanwhile
         say(f"{name!r} is not approved in {workspace} (any more); nothing to forget.")
         return 0
     if stale is None:
@@ -149,16 +149,17 @@ def _still_running(workspace: Path, name: str) -> list[str]:
     return STILL_RUNNING.format(workspace=workspace, name=name).split("\n")
 
 
-def _revoke_all(store: TrustStore, config: McpConfig, workspace: Path) -> int:
-    approved = store.approved_servers(workspace)
+def _revoke_all(trust: WorkspaceTrust, config: McpConfig) -> int:
+    workspace = trust.workspace
+    approved = trust.approved_servers()
     if not approved:
         say(f"No approvals are stored for {workspace}; nothing to forget.")
         return 0
     lines = []
     for name, launch in sorted(approved.items()):
-        stale = _staleness(name, config, store, workspace)
+        stale = _staleness(name, config, trust)
         lines.append(f"  {name}: {launch}" + (f"  (stale: {stale})" if stale else ""))
-    count = store.revoke_all(workspace)
+    count = trust.revoke_all()
     say(
         f"Forgot {count} approval{'s' if count != 1 else ''} in {workspace}:",
         *lines,

@@ -2,7 +2,8 @@
 `run`, `mcp trust`, `mcp login`, `mcp list` and `mcp get`, each with its own approver (gate.py);
 what a launch runs (plan.py, entries.py, interpreters.py read the words; inspection.py and
 importable_files.py find and hash the files), its fingerprint and the trust store (trust.py,
-trust_store.py); whether and how it is boxed (server_box.py decides, sandboxed_launch.py wraps);
+trust_store.py), the one door the CLI asks trust questions through (workspace_trust.py);
+whether and how it is boxed (server_box.py decides, sandboxed_launch.py wraps);
 the launch card (launch_card.py, card_summary.py); the exact process a stdio server starts as
 (resolve.py, with connect_options.py); and a server's status as the gate and the hub record it.
 

@@ -24,7 +24,6 @@ import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from levelcode.core.approvals import ApprovalRequest, Approver, decide_or_deny
 from levelcode.mcp.config.environment import provider_keys_withheld, withheld_references
@@ -42,7 +41,7 @@ from levelcode.mcp.launch.status import (
     ServerStatus,
     held_status,
 )
-from levelcode.mcp.launch.trust import LaunchReview, needs_launch_approval
+from levelcode.mcp.launch.trust import LaunchReview, Reconsidered, ReconsiderOutcome, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.sandbox.confinement import Confinement, current_confinement
 
@@ -90,25 +89,9 @@ class Admission:
         return [v.spec for v in self.verdicts if v.starts]
 
 
-Outcome = Literal[
-    "approved", "already_approved", "denied", "unanswered", "no_sandbox", "own_server", "blocked"
-]
-
-
 def blocked_by_organisation(spec: ServerSpec) -> str | None:
     """Why the organisation's policy keeps `spec` from starting, as said; None when it does not."""
     return spec.organisation.blocked if spec.organisation is not None else None
-
-
-@dataclass(frozen=True)
-class Reconsidered:
-    """`mcp trust`: what became of one server asked about on the user's request."""
-
-    outcome: Outcome
-    review: LaunchReview | None = None
-    sandbox: SandboxChoice | None = None
-    card: ApprovalRequest | None = None
-    reason: str | None = None  # no_sandbox, blocked: why
 
 
 class LaunchGate:
@@ -284,5 +267,5 @@ class LaunchGate:
         if not approver.interactive:
             return Reconsidered("unanswered", review, card=self.card(review, confinement, provider_keys))
         verdict = await self._ask(review, approver, confinement, provider_keys)
-        outcome: Outcome = "approved" if verdict.starts else "denied"
+        outcome: ReconsiderOutcome = "approved" if verdict.starts else "denied"
         return Reconsidered(outcome, review, verdict.sandbox, verdict.card)

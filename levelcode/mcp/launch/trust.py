@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from levelcode.core.approvals import ApprovalRequest
 from levelcode.mcp.config.specs import HttpServerSpec, ServerSpec, entry_fingerprint, launch_encoding
 from levelcode.mcp.launch.server_box import SandboxChoice
 
@@ -184,3 +185,19 @@ def since_approval(change: str | None) -> str:
 def needs_launch_approval(spec: ServerSpec) -> bool:
     """Only repository-authored servers pass through G1; the user's own start without asking."""
     return spec.provenance.tier == "workspace"
+
+
+ReconsiderOutcome = Literal[
+    "approved", "already_approved", "denied", "unanswered", "no_sandbox", "own_server", "blocked"
+]
+
+
+@dataclass(frozen=True)
+class Reconsidered:
+    """`mcp trust`: what became of one server asked about on the user's request."""
+
+    outcome: ReconsiderOutcome
+    review: LaunchReview | None = None
+    sandbox: SandboxChoice | None = None
+    card: ApprovalRequest | None = None
+    reason: str | None = None  # no_sandbox, blocked: why

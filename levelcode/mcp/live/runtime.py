@@ -1,5 +1,6 @@
 """The MCP layer for one workspace: the start's plan (mcp/launch/server_plan.py) → launch gate
-(G1, mcp/launch/gate.py) → hub → router, and the summary every view shows.
+(G1, mcp/launch/gate.py) → hub (built by session_hub.py) → router, and the summary every view
+shows; the workspace's approvals through `trust` (mcp/launch/workspace_trust.py).
 
 The gate decides, asking the session's approver; the runtime applies its verdicts (the hub holds
 what may not start, the notices go to the session) and starts the rest.
@@ -21,17 +22,16 @@ from levelcode.mcp.calls.deferral import ToolSearchPolicy
 from levelcode.mcp.calls.router import McpRouter
 from levelcode.mcp.config.specs import ServerSpec
 from levelcode.mcp.config.tiers import McpConfig
-from levelcode.mcp.launch.connect_options import ConnectOptions, session_options
-from levelcode.mcp.launch.gate import Admission, LaunchGate
+from levelcode.mcp.launch.gate import Admission
 from levelcode.mcp.launch.server_box import SandboxChoice
 from levelcode.mcp.launch.server_plan import ServerPlan, plan_servers
 from levelcode.mcp.launch.status import LoginNeeded, McpNote, McpNotice, Revoked, ServerFailed, Stopped
 from levelcode.mcp.launch.trust import LaunchReview, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
-from levelcode.mcp.live.client_features import UserAnswers, WorkspaceRoots, features_for, workspace_roots
+from levelcode.mcp.launch.workspace_trust import WorkspaceTrust
+from levelcode.mcp.live.client_features import UserAnswers, WorkspaceRoots, workspace_roots
 from levelcode.mcp.live.connection import McpConnection
 from levelcode.mcp.live.early_start import EarlyStart
-from levelcode.mcp.live.hub import McpHub
 from levelcode.mcp.live.overview import (
     ListView,
     Restarted,
@@ -44,8 +44,7 @@ from levelcode.mcp.live.overview import (
     summarize,
     tools_by_server,
 )
-from levelcode.mcp.live.protocol_memory import ProtocolMemory
-from levelcode.platform import paths
+from levelcode.mcp.live.session_hub import hub_options, make_hub
 from levelcode.platform.settings_files import load_settings
 from levelcode.platform.spill_files import SpillFiles
 from levelcode.policy.settings import Settings
@@ -55,43 +54,6 @@ Notify = Callable[[McpNotice], None]  # the session words them (ui/mcp_words.py)
 
 def _no_progress(_names: Sequence[str]) -> AbstractContextManager[object]:
     return contextlib.nullcontext()
-
-
-def hub_options(
-    workspace: Path,
-    settings: Settings | None = None,
-    *,
-    roots: WorkspaceRoots | None = None,
-    answers: UserAnswers | None = None,
-    early: EarlyStart | None = None,
-) -> ConnectOptions:
-    """The options a session's hub connects with: the session's (the plan's, `early.options`, when
-    there is one: its launches were resolved with them), the roots servers are told, and who
-    answers what they ask of the user (nobody, by default)."""
-    told = roots or workspace_roots(workspace)
-    answering = answers or UserAnswers()
-    if early is not None:
-        base = early.options
-    else:
-        base = session_options(workspace, settings or Settings(user_file=paths.user_settings_path()))
-    return dataclasses.replace(
-        base, features_for=lambda spec, tell: features_for(spec, told, answering, tell)
-    )
-
-
-def make_hub(
-    workspace: Path,
-    settings: Settings | None = None,
-    *,
-    roots: WorkspaceRoots | None = None,
-    answers: UserAnswers | None = None,
-    early: EarlyStart | None = None,
-) -> McpHub:
-    """The hub as a session builds it (`hub_options`), its results and protocol memory under the
-    state dir."""
-    options = hub_options(workspace, settings, roots=roots, answers=answers, early=early)
-    memory = ProtocolMemory(paths.state_dir() / "protocols.json")
-    return McpHub(options, memory=memory, results_dir=paths.results_dir(), early=early)
 
 
 class McpRuntime:
@@ -123,7 +85,8 @@ class McpRuntime:
         self.roots = roots or workspace_roots(workspace)
         self.answers = answers or UserAnswers()
         self.hub = make_hub(workspace, self.settings, roots=self.roots, answers=self.answers, early=early)
-        self.gate = LaunchGate(workspace, store or TrustStore())
+        self.trust = WorkspaceTrust(workspace, store)  # the door to approvals, as `mcp trust`'s
+        self.gate = self.trust.gate
         self.router = McpRouter(
             self.hub,
             dict(config.tool_policy),
@@ -313,28 +276,15 @@ class McpRuntime:
             self.sandbox_choices[name] = choice
 
     def summaries(self) -> tuple[ServerSummary, ...]:
-        statuses = self.hub.statuses()
-        reviews = self.reviews()
-        rules = {
-            name: self.store.tool_allowances(self.workspace, review.spec, state=review.state)
-            for name, review in reviews.items()
-        }
-        trust = {name: review.state for name, review in reviews.items()}
-        changes = {name: r.check.change for name, r in reviews.items() if r.check.change}
-        choices = {
-            name: choice
-            for name, review in reviews.items()
-            if review.state == "approved"
-            and (choice := self.store.sandbox_choice(self.workspace, review.spec)) is not None
-        }
+        standing = self.trust.standing(self.reviews())
         return summarize(
             self.config,
-            statuses,
-            trust,
+            self.hub.statuses(),
+            standing.states,
             self.router.current(),
-            repository_rules=rules,
-            changes=changes,
-            sandbox_choices=choices,
+            repository_rules=standing.rules,
+            changes=standing.changes,
+            sandbox_choices=standing.sandbox_choices,
             facts=self.facts(),
         )
 
@@ -437,7 +387,7 @@ class McpRuntime:
 
     async def revoke(self, name: str) -> Revoked:
         """Forget a repository server's approval for this workspace; a running server is left alone."""
-        if not self.store.revoke(self.workspace, name):
+        if not self.trust.revoke(name):
             return Revoked(name, self.workspace, was_approved=False)
         self.seen.pop(name, None)
         return Revoked(

@@ -22,7 +22,7 @@ from levelcode.mcp.launch.plan import launch_text
 from levelcode.mcp.launch.status import NOT_STARTED, ServerStatus, held_status
 from levelcode.mcp.launch.trust_store import TrustStore
 from levelcode.mcp.live.overview import summarize
-from levelcode.mcp.live.runtime import make_hub
+from levelcode.mcp.live.session_hub import make_hub
 from tests.support.servers import FAULT_SERVER
 
 PACKAGE = Path(__file__).resolve().parents[3] / "levelcode"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from levelcode.mcp.live.runtime import make_hub
+from levelcode.mcp.live.session_hub import make_hub
 from levelcode.platform import paths
 from tests.support.memory_servers import MemoryServers
 

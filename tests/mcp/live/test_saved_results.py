@@ -19,7 +19,7 @@ import pytest
 
 from levelcode.core.errors import ToolError
 from levelcode.mcp.live.hub import McpHub
-from levelcode.mcp.live.runtime import make_hub
+from levelcode.mcp.live.session_hub import make_hub
 from levelcode.platform import paths
 from levelcode.tools.base import ToolContext
 from levelcode.tools.file_edit import edit_file, write_file

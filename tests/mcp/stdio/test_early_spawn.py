@@ -21,7 +21,7 @@ from levelcode.mcp.launch.connect_options import ConnectOptions
 from levelcode.mcp.launch.server_plan import plan_servers
 from levelcode.mcp.live.early_start import EarlyStart, start_planned
 from levelcode.mcp.live.hub import McpHub
-from levelcode.mcp.live.runtime import make_hub
+from levelcode.mcp.live.session_hub import make_hub
 from levelcode.platform.settings_files import load_settings
 from levelcode.policy.settings import Settings
 from tests.support.processes import read_pids, survivors
