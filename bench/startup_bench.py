@@ -132,7 +132,7 @@ def report_mcp_list(
         "levelcode": counting(
             leftovers["levelcode"],
             home,
-            saying(f"{name} · running", lambda: measured(levelcode, env, workspace)),
+            saying("- ● running · ", lambda: measured(levelcode, env, workspace)),  # its one server
         ),
     }
     if claude is not None:

@@ -100,6 +100,17 @@ def test_only_stdio_servers_import_nothing_remote(isolated_home: Path) -> None:
     assert not imported & remote
 
 
+def test_a_listing_into_a_pipe_imports_no_terminal_renderer_sandbox_or_provider(isolated_home: Path) -> None:
+    """What a plain `mcp list` never touches stays unimported: rich (a pipe gets plain text), the
+    sandbox (only a launch card asks about it), the providers (only a session needs one)."""
+    stdio = {"fault": {"command": sys.executable, "args": [str(FAULT_SERVER)]}}
+    imported = _imported_by_mcp_list(isolated_home, stdio)
+    assert "levelcode.mcp.live.connection" in imported  # the server did start: the log is real
+    unused = {"rich", "levelcode.ui.mcp_views_terminal", "levelcode.sandbox.confinement"}
+    unused |= {"levelcode.providers.base", "levelcode.cli.start.resumed_session"}
+    assert sorted(imported & unused) == []
+
+
 def test_a_remote_server_imports_our_http_stack_but_never_the_sdk(isolated_home: Path) -> None:
     remote = {"remote": {"url": "http://127.0.0.1:9/mcp"}}
     imported = _imported_by_mcp_list(isolated_home, remote, status=1)  # nobody listens on port 9

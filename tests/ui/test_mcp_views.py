@@ -12,7 +12,8 @@ from rich.console import Console
 from levelcode.mcp.launch.server_box import ServerBox
 from levelcode.mcp.launch.status import ServerStatus
 from levelcode.mcp.live.overview import ListView, ServerFacts, ServerSummary, ToolLine
-from levelcode.ui.mcp_views import print_list, render_list, summaries_json
+from levelcode.ui.mcp_views import render_list, summaries_json
+from levelcode.ui.mcp_views_terminal import print_list
 
 RUNNING = ServerSummary(
     "fs",

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from levelcode.cli.printing import fail, say, workspace_of
 
 if TYPE_CHECKING:
+    from levelcode.core.errors import ConfigProblem
     from levelcode.mcp.config.specs import ServerSpec
     from levelcode.mcp.live.overview import ListView
     from levelcode.mcp.live.runtime import McpRuntime
@@ -100,7 +103,7 @@ def mcp_list(args: argparse.Namespace) -> int:
             count = len(config.servers)
             progress(f"starting {count} MCP server{'' if count == 1 else 's'}…")
         await runtime.begin_trusted()  # they boot while the views are imported
-        from levelcode.ui.mcp_views import print_list, summaries_json
+        from levelcode.ui.mcp_views import summaries_json
 
         await runtime.start()
         view = runtime.list_view()
@@ -109,15 +112,27 @@ def mcp_list(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(summaries_json(view), indent=2))
             else:
-                from levelcode.ui.output_console import OutputConsole
-
-                verbose = getattr(args, "verbose", False)
-                print_list(OutputConsole(soft_wrap=False), view, said=unusable, verbose=verbose)
+                print_view(view, unusable, verbose=getattr(args, "verbose", False))
         finally:
             await stopping
         return list_status(view)
 
     return run_command(main, runtime.close)
+
+
+def print_view(view: ListView, said: Sequence[ConfigProblem], *, verbose: bool) -> None:
+    """The list on stdout. Into a pipe or a file it is the plain text, printed without rich (most of
+    what a listing would import otherwise); rich's console is made only where rich could call the
+    output a terminal: a tty, or an environment that says so (TTY_COMPATIBLE, FORCE_COLOR)."""
+    if not (sys.stdout.isatty() or "TTY_COMPATIBLE" in os.environ or "FORCE_COLOR" in os.environ):
+        from levelcode.ui.mcp_views import render_list
+
+        print(render_list(view, said=said, verbose=verbose))
+        return
+    from levelcode.ui.mcp_views_terminal import print_list
+    from levelcode.ui.output_console import OutputConsole
+
+    print_list(OutputConsole(soft_wrap=False), view, said=said, verbose=verbose)
 
 
 def server_of_tool_name(typed: str, servers: list[str]) -> str | None:

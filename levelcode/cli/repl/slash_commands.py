@@ -46,7 +46,7 @@ async def mcp(repl: ReplFace, words: list[str]) -> bool:
     `/mcp revoke NAME` forgets its approval; `/mcp disable|enable NAME` turns it off (or on) in
     this workspace's repository."""
     if not words:
-        from levelcode.ui.mcp_views import print_list
+        from levelcode.ui.mcp_views_terminal import print_list
         from levelcode.ui.mcp_words import restart_hint
 
         view = repl.session.mcp.list_view(take_errors=True)

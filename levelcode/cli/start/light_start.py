@@ -24,19 +24,17 @@ from typing import TYPE_CHECKING
 
 from levelcode.cli.printing import workspace_of
 from levelcode.cli.start.policy_flags import refuse_forbidden_flags
-from levelcode.cli.start.resumed_session import Pick, resumed_session, resumed_settings
 from levelcode.core.errors import ConfigError
 from levelcode.mcp.launch.server_plan import ServerPlan, plan_servers
 from levelcode.mcp.live.early_start import EarlyStart, start_planned
 from levelcode.platform.settings_files import load_settings
 from levelcode.policy.settings import Settings
-from levelcode.providers.base import ProviderSettings
-from levelcode.providers.factory import resolve_provider_settings
-from levelcode.providers.failures import missing_key_error
 
 if TYPE_CHECKING:
     from levelcode.agent.session_store import SavedSession
+    from levelcode.cli.start.resumed_session import Pick
     from levelcode.mcp.live.runtime import McpRuntime
+    from levelcode.providers.base import ProviderSettings
 
 
 @dataclass
@@ -90,6 +88,11 @@ def light_start(
     `with_runtime`). Raises ConfigError (the user's settings file cannot be used;
     SessionUnavailable among them), SessionUnreadable, or ProviderAuthError when there is no key
     — all before any server starts."""
+    # imported here, not with the module: `mcp list` takes `runtime_for` alone and needs no provider
+    from levelcode.cli.start.resumed_session import resumed_session, resumed_settings
+    from levelcode.providers.factory import resolve_provider_settings
+    from levelcode.providers.failures import missing_key_error
+
     workspace = workspace_of(args)
     settings = load_settings(workspace)
     unusable = settings.unusable_user_file()

@@ -24,6 +24,7 @@ import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from levelcode.core.approvals import ApprovalRequest, Approver, decide_or_deny
 from levelcode.mcp.config.environment import provider_keys_withheld, withheld_references
@@ -43,7 +44,9 @@ from levelcode.mcp.launch.status import (
 )
 from levelcode.mcp.launch.trust import LaunchReview, Reconsidered, ReconsiderOutcome, needs_launch_approval
 from levelcode.mcp.launch.trust_store import TrustStore
-from levelcode.sandbox.confinement import Confinement, current_confinement
+
+if TYPE_CHECKING:
+    from levelcode.sandbox.confinement import Confinement
 
 MANY_SERVERS = 3  # more cards than this at once are preceded by one card that lists them all
 
@@ -59,6 +62,9 @@ def sandbox_missing(spec: ServerSpec, confinement: Confinement | None = None) ->
     """Why a launch card cannot offer the sandbox here; None when it can (or the server is remote)."""
     if not isinstance(spec, StdioServerSpec):
         return None
+    # imported here: only a card asks, and the sandbox's modules are a tenth of `mcp list`'s imports
+    from levelcode.sandbox.confinement import current_confinement
+
     confinement = confinement or current_confinement(network=False)
     return None if confinement.available else confinement.reason
 

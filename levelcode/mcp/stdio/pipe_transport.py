@@ -38,12 +38,14 @@ from levelcode.platform.process_groups import describe_exit, terminate_group, wa
 from levelcode.platform.subprocess_pipes import ChildProcess, PipesProtocol
 
 # After its stdin is closed, how long a server may take to exit by itself before its group is
-# sent SIGTERM (then SIGKILL 1.5 s later). A server with nothing left to do exits within tens of
-# milliseconds of its stdin closing (the Node reference servers in 10-35 ms on a busy 2-core
-# machine, the fault server ~20 ms); one still there after this is idling, not finishing
-# (server-everything keeps timers for ~370 ms, the Python SDK's servers take 0.5-1 s), and
-# SIGTERM still lets a server that handles it finish cleanly.
-STDIN_CLOSE_GRACE_SECONDS = 0.2
+# sent SIGTERM (then SIGKILL 1.5 s later). Measured (bench/stdin_close_bench.py, after a session):
+# the servers that exit on their own do so within tens of milliseconds (server-memory and
+# server-filesystem 20-35 ms, the echo server under 15 ms; 30-50 ms with a load average of 10-15
+# on 2 cores, the slowest of 10 at 90 ms), the others only long after this (server-everything
+# keeps timers for ~370 ms; the Python SDK's and FastMCP's servers take 0.3-1 s, seconds under
+# load, while their interpreter shuts down). A server still there is idling, not finishing, and
+# SIGTERM still lets one that handles it finish cleanly.
+STDIN_CLOSE_GRACE_SECONDS = 0.1
 LAST_GIT_CHECK_SECONDS = 30.0  # the scan after a sandboxed server ends is bounded in entries
 EXIT_STDERR_WAIT_SECONDS = 0.1  # after the process ends, how long to wait for its last stderr bytes
 # once its stdin or stdout closed, how long to wait for the exit, so that the exit is what is said
