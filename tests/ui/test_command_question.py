@@ -17,7 +17,7 @@ QUESTION = Question("Add 1 server to settings.json?", "add them", "add nothing",
 
 
 async def answered(pipe: PipeInput, *later: str) -> bool:
-    """The question's answer when each of `later` is typed LATER seconds after the one before."""
+    """The question's answer when each of `later` is typed once the step then drawn is armed."""
     type_later(pipe, *later)
     return await ask_async(QUESTION)
 

@@ -18,9 +18,12 @@ from tests.support.key_pipe import type_later
 OPTIONS = [("y", "once", "approve"), ("n", "deny", "deny")]
 
 
-async def answered(pipe: PipeInput, *later: str, confirm: dict[str, str] | None = None) -> str:
-    """`read_key`'s answer when each of `later` is typed LATER seconds after the one before."""
-    type_later(pipe, *later)
+async def answered(
+    pipe: PipeInput, *later: str, confirm: dict[str, str] | None = None, armed: bool = True
+) -> str:
+    """`read_key`'s answer when each of `later` is typed once the card step then drawn is armed
+    (`armed` False: as soon as it is drawn)."""
+    type_later(pipe, *later, armed=armed)
     return await read_key(OPTIONS, "deny", confirm=confirm)
 
 
@@ -47,7 +50,7 @@ def test_any_other_key_on_the_confirmation_goes_back_to_the_card(keys: PipeInput
 
 def test_ctrl_c_denies_even_while_the_card_arms(keys: PipeInput, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(card_keys, "ARMING_SECONDS", 60.0)
-    assert asyncio.run(answered(keys, "\x03")) == "deny"
+    assert asyncio.run(answered(keys, "\x03", armed=False)) == "deny"
 
 
 @pytest.mark.parametrize("ahead", ["\x04", "\x1b", "\x03"], ids=["ctrl-d", "escape", "ctrl-c"])
