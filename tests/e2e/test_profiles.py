@@ -15,25 +15,17 @@ from tests.fakes.fake_openai import offered_tool_names
 from tests.fakes.scripted_server import Reply
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, provider_env, provider_flags, run_cli, write_settings
+from tests.support.git_layouts import run_git
 from tests.support.org_policy import hostile_entry, policy_file, under_policy, words
 from tests.support.servers import node_server
 
 
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
-
-
 def repository(path: Path) -> Path:
     path.mkdir()
-    git(path, "init", "-q")
+    run_git(path, "init", "-q")
     (path / "README").write_text("hi\n")
-    git(path, "add", ".")
-    git(path, "commit", "-q", "-m", "first")
+    run_git(path, "add", ".")
+    run_git(path, "commit", "-q", "-m", "first")
     return path
 
 
@@ -103,7 +95,7 @@ def test_a_server_turned_off_here_stays_off_in_every_worktree_and_not_elsewhere(
     turned = run_cli(["mcp", "disable", "probe", "--here", "-C", str(main)], isolated_home)
     assert turned.returncode == 0, words(turned)
     assert "Disabled 'probe' here: it will not start in every worktree of the repository" in turned.stdout
-    git(main, "worktree", "add", "-q", str(tmp_path / "feature"))
+    run_git(main, "worktree", "add", "-q", str(tmp_path / "feature"))
     for folder in (main, tmp_path / "feature"):
         done = run_cli(["mcp", "list", "-v", "-C", str(folder)], isolated_home)
         assert not marker.exists(), words(done)

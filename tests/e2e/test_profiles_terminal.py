@@ -5,23 +5,14 @@ profile's servers run, and text typed during the restart is not lost."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 from tests.providers.support import OPENAI
 from tests.support.cli import LEVELCODE, provider_env, provider_flags, run_cli, write_settings
+from tests.support.git_layouts import run_git
 from tests.support.servers import FAULT_SERVER, node_server
 from tests.support.terminal import Terminal
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
 
 
 def test_profile_switches_servers_keeps_typed_text_and_a_disable_holds_in_a_worktree(
@@ -29,8 +20,8 @@ def test_profile_switches_servers_keeps_typed_text_and_a_disable_holds_in_a_work
 ) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
-    git(repo, "init", "-q")
-    git(repo, "commit", "-q", "--allow-empty", "-m", "first")
+    run_git(repo, "init", "-q")
+    run_git(repo, "commit", "-q", "--allow-empty", "-m", "first")
     slow = {"command": sys.executable, "args": [str(FAULT_SERVER), "--slow-start", "3"]}
     write_settings(
         isolated_home,
@@ -72,7 +63,7 @@ def test_profile_switches_servers_keeps_typed_text_and_a_disable_holds_in_a_work
         terminal.wait_for_prompt()
         terminal.send("C-d")
         terminal.wait_for("[exited 0]")
-    git(repo, "worktree", "add", "-q", str(tmp_path / "feature"))
+    run_git(repo, "worktree", "add", "-q", str(tmp_path / "feature"))
     listed = run_cli(["mcp", "list", "-v", "-C", str(tmp_path / "feature")], isolated_home)
     assert "memory · disabled in this workspace" in listed.stdout, listed.stdout + listed.stderr
     assert "slow · running" in listed.stdout

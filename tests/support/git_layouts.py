@@ -55,6 +55,16 @@ def user_git(home: Path, cwd: Path, *args: str, check: bool = True) -> subproces
     return done
 
 
+def run_git(cwd: Path, *args: str) -> None:
+    """git in the test's own (isolated) HOME, with a committer of its own; raises on failure."""
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
 def _commit_file(home: Path, repo: Path, path: str, text: str, message: str) -> None:
     (repo / path).parent.mkdir(parents=True, exist_ok=True)
     (repo / path).write_text(text)
